@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { ConfigError, parseEnv, storageEnvSchema, storageEnvShape } from './env';
+
+describe('environment validation at boot', () => {
+  it('applies the documented defaults when nothing is set', () => {
+    expect(parseEnv(storageEnvSchema, {})).toEqual({
+      PG_DATA_DIR: '.data/postgres',
+      EMBEDDED_PG_PORT: 54329,
+      KAFKA_CLIENT_ID: 'hadron-pool-analytics',
+      KAFKA_TOPIC_PREFIX: 'hadron',
+      KAFKA_TOPIC_PARTITIONS: 6,
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('treats empty strings as unset, as .env files and compose write them', () => {
+    expect(parseEnv(storageEnvSchema, { DATABASE_URL: '', KAFKA_BROKERS: '' }).DATABASE_URL).toBeUndefined();
+  });
+
+  it('parses broker lists and ports', () => {
+    const c = parseEnv(storageEnvSchema, { KAFKA_BROKERS: 'a:9092, b:9093', EMBEDDED_PG_PORT: '6000' });
+    expect(c.KAFKA_BROKERS).toEqual(['a:9092', 'b:9093']);
+    expect(c.EMBEDDED_PG_PORT).toBe(6000);
+  });
+
+  it('reports every malformed variable in one line naming each', () => {
+    const schema = z.object({ ...storageEnvShape, PORT: storageEnvShape.EMBEDDED_PG_PORT });
+    const run = () => parseEnv(schema, { DATABASE_URL: 'mysql://x', KAFKA_BROKERS: 'nohost', PORT: '70000', LOG_LEVEL: 'loud' });
+    expect(run).toThrow(ConfigError);
+    const message = (() => {
+      try {
+        run();
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })()!;
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message).toMatch(/^invalid configuration: /);
+    for (const part of ['DATABASE_URL: must be a postgres:// URL', 'KAFKA_BROKERS: expected host:port[,host:port]', 'PORT: must be an integer 1..65535', 'LOG_LEVEL']) {
+      expect(message).toContain(part);
+    }
+  });
+});

@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { createLogger } from '../logging/logger';
+import { startEmbeddedPostgres } from './embedded-postgres';
+
+const log = createLogger('test', 'silent');
+const ROOT = resolve(__dirname, '../../../..');
+
+async function count(url: string): Promise<number> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return Number((await c.query('SELECT count(*) AS n FROM kept')).rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
+
+describe('embedded Postgres (the zero-setup default)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hadron-embedded-'));
+    chmodSync(dir, 0o755); // the server runs as an unprivileged user when we are root
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps data across a stop and start, and reuses a server left running by a killed process', async () => {
+    const dataDir = join(dir, 'pg');
+    const port = 54400 + Math.floor(Math.random() * 500);
+    const first = await startEmbeddedPostgres({ dataDir, port, log });
+    expect(first.reused).toBe(false);
+    const c = new Client({ connectionString: first.url });
+    await c.connect();
+    await c.query('CREATE TABLE kept (n int); INSERT INTO kept VALUES (1), (2)');
+    await c.end();
+    await first.stop();
+
+    // A process starts the server and is SIGKILLed: the server outlives it.
+    const script = `require('${ROOT}/scripts/register-ts.js');
+      const { startEmbeddedPostgres } = require('${ROOT}/libs/platform/src/database/embedded-postgres.ts');
+      const { createLogger } = require('${ROOT}/libs/platform/src/logging/logger.ts');
+      startEmbeddedPostgres({ dataDir: '${dataDir}', port: ${port}, log: createLogger('x', 'silent') }).then(() => { console.log('up'); setInterval(() => {}, 1000); });`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((r) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('up') && r()));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+
+    const again = await startEmbeddedPostgres({ dataDir, port: port + 1, log });
+    expect(again.reused).toBe(true);
+    expect(again.url).toContain(`:${port}/`); // where the surviving server listens
+    expect(await count(again.url)).toBe(2);
+    await again.stop();
+
+    const cold = await startEmbeddedPostgres({ dataDir, port, log });
+    expect(cold.reused).toBe(false);
+    expect(await count(cold.url)).toBe(2);
+    await cold.stop();
+  }, 120_000);
+});

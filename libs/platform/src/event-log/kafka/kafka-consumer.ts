@@ -1,0 +1,276 @@
+import { Partitioners, type Admin, type Consumer, type ConsumerRunConfig, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
+import type { Pool } from 'pg';
+import type { Logger } from '../../logging/logger';
+import { CheckpointedBatch, type BatchOutcome, type PendingRecord } from '../checkpointed-batch';
+import type { ConsumeOptions, EventLogConsumer } from '../event-log.port';
+import { clusterOfTopic, deadLetterTopic, eventsTopic, type KafkaTopics } from './kafka-topics';
+
+export interface KafkaConsumerTuning {
+  /** A dead consumer (kill -9) holds its partitions this long before the group moves on. */
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  /** Longest idle fetch; also bounds how long stop() waits for an idle fetch to return. */
+  maxWaitTimeMs: number;
+}
+
+export const DEFAULT_CONSUMER_TUNING: KafkaConsumerTuning = { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000, maxWaitTimeMs: 1_000 };
+
+const DEFAULT_BATCH = 2000;
+const RESTART_MIN_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+
+/**
+ * Kafka group ids are global to the cluster while topics carry the prefix: two deployments (or two
+ * test runs) sharing a cluster must not join each other's groups, so the group id carries it too.
+ * The DB checkpoint keeps the plain group name (the database is already per deployment).
+ */
+export const kafkaGroupId = (prefix: string, group: string): string => `${prefix}.${group}`;
+
+/**
+ * Kafka log consumer. The database is the truth, Kafka's committed offset an optimisation:
+ * - every chunk of a fetched batch goes through CheckpointedBatch (one DB transaction: skip what the
+ *   group already processed, dead-letter, project, advance the checkpoint);
+ * - only after that COMMIT are dead letters copied to the DLQ topic and the Kafka offset committed,
+ *   so a crash anywhere leaves Kafka behind the DB (redelivery, skipped), never ahead (a gap);
+ * - on every partition assignment the consumer seeks to the DB checkpoint where it differs from
+ *   Kafka's committed offset, before any record of that assignment is processed.
+ * Transient failures throw out of eachBatch without resolving offsets; kafkajs re-fetches from the
+ * last resolved offset, retries, and restarts the consumer when retries run out.
+ */
+export class KafkaEventLogConsumer implements EventLogConsumer {
+  private consumer?: Consumer;
+  private dlqProducer?: Producer;
+  private batch?: CheckpointedBatch;
+  private opts?: ConsumeOptions;
+  private topics: string[] = [];
+  private runConfig?: ConsumerRunConfig;
+  private stopping = false;
+  private inFlight: Promise<void> = Promise.resolve();
+  /** Assignment of the current generation, and the seek to DB checkpoints that must precede its first batch. */
+  private assignment: Record<string, number[]> = {};
+  private aligned: Promise<void> = Promise.resolve();
+  private restartTimer?: NodeJS.Timeout;
+  private restartDelayMs = RESTART_MIN_MS;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly admin: () => Promise<Admin>,
+    private readonly kafkaTopics: KafkaTopics,
+    private readonly prefix: string,
+    private readonly pool: Pool,
+    private readonly log: Logger,
+    private readonly tuning: KafkaConsumerTuning = DEFAULT_CONSUMER_TUNING,
+  ) {}
+
+  async start(opts: ConsumeOptions): Promise<void> {
+    if (this.consumer) throw new Error('kafka consumer already started');
+    this.opts = opts;
+    this.stopping = false;
+    this.topics = opts.clusters.map((c) => eventsTopic(this.prefix, c));
+    this.batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log);
+    await this.kafkaTopics.ensure([...this.topics, ...opts.clusters.map((c) => deadLetterTopic(this.prefix, c))]);
+
+    const consumer = this.kafka.consumer({
+      groupId: kafkaGroupId(this.prefix, opts.group),
+      sessionTimeout: this.tuning.sessionTimeoutMs,
+      heartbeatInterval: this.tuning.heartbeatIntervalMs,
+      maxWaitTimeInMs: this.tuning.maxWaitTimeMs,
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    this.dlqProducer = this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      // Runs synchronously inside kafkajs's join, before the first fetch of the new generation.
+      this.restartDelayMs = RESTART_MIN_MS;
+      this.assignment = payload.memberAssignment;
+      this.aligned = this.alignWithCheckpoints(payload.memberAssignment);
+      this.aligned.catch(() => undefined); // surfaced (and retried) by the next batch
+      this.log.info({ group: opts.group, assignment: payload.memberAssignment }, 'kafka consumer joined its group');
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) => this.onCrash(payload.error, payload.restart));
+
+    await Promise.all([consumer.connect(), this.dlqProducer.connect()]);
+    await consumer.subscribe({ topics: this.topics, fromBeginning: true });
+    this.runConfig = {
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: (payload) => {
+        const run = this.inFlight.then(() => this.onBatch(payload));
+        this.inFlight = run.catch(() => undefined);
+        return run;
+      },
+    };
+    // Resolves once the consumer has joined the group (or crashed, then kafkajs restarts it).
+    await consumer.run(this.runConfig);
+  }
+
+  /** Finishes the chunk in flight (DB commit, DLQ, Kafka commit), then leaves the group. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    await this.inFlight;
+    await this.consumer?.disconnect().catch((e) => this.log.warn({ err: (e as Error).message }, 'kafka consumer disconnect failed'));
+    await this.dlqProducer?.disconnect().catch(() => undefined);
+    this.consumer = undefined;
+    this.dlqProducer = undefined;
+  }
+
+  /** Records in the subscribed topics past the group's DB checkpoint (Σ high watermark − checkpoint). */
+  async lag(): Promise<bigint> {
+    const batch = this.batch;
+    if (!batch) return 0n;
+    const admin = await this.admin();
+    let lag = 0n;
+    for (const topic of this.topics) {
+      const [offsets, done] = await Promise.all([admin.fetchTopicOffsets(topic), batch.checkpoints(topic)]);
+      for (const o of offsets) {
+        const behind = BigInt(o.high) - (done.get(o.partition) ?? BigInt(o.low));
+        if (behind > 0n) lag += behind;
+      }
+    }
+    return lag;
+  }
+
+  private async onBatch(p: EachBatchPayload): Promise<void> {
+    const { batch: fetched } = p;
+    if (this.stopping || !p.isRunning() || p.isStale()) return;
+    try {
+      await this.aligned;
+    } catch (e) {
+      this.aligned = this.alignWithCheckpoints(this.assignment);
+      this.aligned.catch(() => undefined);
+      throw e;
+    }
+    const { topic, partition } = fetched;
+    const maxBatch = Math.max(1, this.opts!.maxBatchSize ?? DEFAULT_BATCH);
+    for (let i = 0; i < fetched.messages.length; i += maxBatch) {
+      // A pending seek (a new assignment moved this partition) makes the rest of this batch stale.
+      if (this.stopping || !p.isRunning() || p.isStale()) return;
+      const chunk = fetched.messages.slice(i, i + maxBatch);
+      const records: PendingRecord[] = chunk.map((m) => ({
+        position: { stream: topic, partition, offset: BigInt(m.offset) },
+        payload: m.value?.toString('utf8') ?? '',
+      }));
+      const { outcome, rebalance } = await this.processWithHeartbeats(p, () => this.batch!.process(topic, records));
+      // --- the DB transaction has committed; everything below only tells Kafka about it ---
+      if (outcome.deadLettered.length > 0) await this.publishDeadLetters(topic, chunk, outcome);
+      this.opts!.onCommitted?.({ count: outcome.processed, deadLettered: outcome.deadLettered.length, positions: records.map((r) => r.position) });
+      // next ≥ last offset + 1; it is further only if another member already processed beyond it.
+      const next = outcome.next.get(partition) ?? BigInt(chunk[chunk.length - 1].offset) + 1n;
+      p.resolveOffset((next - 1n).toString());
+      const committing = p.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next.toString() }] }] });
+      if (rebalance) {
+        // Best effort: this member's generation may already be gone. Then kafkajs rejoins.
+        await committing.catch(() => undefined);
+        throw rebalance;
+      }
+      await committing;
+    }
+  }
+
+  /**
+   * Heartbeats keep flowing while a long transaction runs, so the group does not evict a busy
+   * member. A rebalance noticed meanwhile is returned, to be raised once the chunk is committed.
+   */
+  private async processWithHeartbeats(p: EachBatchPayload, work: () => Promise<BatchOutcome>): Promise<{ outcome: BatchOutcome; rebalance?: unknown }> {
+    let rebalance: unknown;
+    const timer = setInterval(() => {
+      p.heartbeat().catch((e) => (rebalance ??= e));
+    }, this.tuning.heartbeatIntervalMs);
+    try {
+      const outcome = await work();
+      return { outcome, rebalance };
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  /** After the DB commit: a copy of each dead-lettered record, original bytes, with the reason. */
+  private async publishDeadLetters(topic: string, chunk: KafkaMessage[], outcome: BatchOutcome): Promise<void> {
+    const byOffset = new Map(chunk.map((m) => [m.offset, m]));
+    const dlq = deadLetterTopic(this.prefix, clusterOfTopic(this.prefix, topic));
+    try {
+      await this.dlqProducer!.send({
+        topic: dlq,
+        acks: -1,
+        messages: outcome.deadLettered.map((d) => {
+          const original = byOffset.get(d.position.offset.toString());
+          return {
+            key: original?.key ?? null,
+            value: original?.value ?? d.payload,
+            headers: {
+              reason: d.reason,
+              group: this.opts!.group,
+              'source-topic': topic,
+              'source-partition': String(d.position.partition),
+              'source-offset': d.position.offset.toString(),
+              ...(d.eventId ? { 'event-id': d.eventId } : {}),
+            },
+          };
+        }),
+      });
+    } catch (e) {
+      // The records are already in event_dead_letter (committed) and will not be redelivered to us.
+      this.log.error(
+        { err: (e as Error).message, topic: dlq, positions: outcome.deadLettered.map((d) => `${topic}/${d.position.partition}@${d.position.offset}`) },
+        'could not copy dead letters to the DLQ topic; they remain in event_dead_letter',
+      );
+      throw e;
+    }
+  }
+
+  /**
+   * The DB checkpoint is the truth. Where Kafka's committed offset differs (a crash between the DB
+   * commit and the Kafka commit leaves the DB ahead; a restored or rebuilt DB leaves it behind), seek.
+   */
+  private async alignWithCheckpoints(assignment: Record<string, number[]>): Promise<void> {
+    const admin = await this.admin();
+    const group = this.opts!.group;
+    for (const [topic, partitions] of Object.entries(assignment)) {
+      if (partitions.length === 0) continue;
+      const [done, committedList, offsets] = await Promise.all([
+        this.batch!.checkpoints(topic),
+        admin.fetchOffsets({ groupId: kafkaGroupId(this.prefix, group), topics: [topic] }),
+        admin.fetchTopicOffsets(topic),
+      ]);
+      const committed = new Map((committedList[0]?.partitions ?? []).filter((c) => BigInt(c.offset) >= 0n).map((c) => [c.partition, BigInt(c.offset)]));
+      const low = new Map(offsets.map((o) => [o.partition, BigInt(o.low)]));
+      for (const partition of partitions) {
+        const kafkaNext = committed.get(partition);
+        // No DB row: nothing of this partition was processed into this database → start at the beginning.
+        const dbNext = done.get(partition) ?? low.get(partition) ?? 0n;
+        if (kafkaNext === undefined ? dbNext === (low.get(partition) ?? 0n) : kafkaNext === dbNext) continue;
+        const fields = { group, topic, partition, kafkaCommitted: kafkaNext?.toString() ?? null, dbCheckpoint: dbNext.toString() };
+        if (kafkaNext !== undefined && dbNext < kafkaNext) this.log.warn(fields, 'database checkpoint is behind the Kafka offset; replaying from the database checkpoint');
+        else this.log.info(fields, 'seeking to the database checkpoint');
+        this.consumer!.seek({ topic, partition, offset: dbNext.toString() });
+      }
+    }
+  }
+
+  /** kafkajs restarts after retriable crashes by itself; after any other crash we restart it, with backoff. */
+  private onCrash(error: Error, restartingItself: boolean): void {
+    if (this.stopping) return;
+    if (restartingItself) {
+      this.log.warn({ err: error.message, group: this.opts?.group }, 'kafka consumer crashed; kafkajs restarts it');
+      return;
+    }
+    const delay = this.restartDelayMs;
+    this.restartDelayMs = Math.min(RESTART_MAX_MS, delay * 2);
+    this.log.error({ err: error.message, group: this.opts?.group, restartInMs: delay }, 'kafka consumer crashed with a non-retriable error; restarting it');
+    this.restartTimer = setTimeout(() => {
+      const consumer = this.consumer;
+      if (this.stopping || !consumer || !this.runConfig) return;
+      consumer
+        .connect()
+        .then(() => consumer.run(this.runConfig))
+        .catch((e) => this.onCrash(e as Error, false));
+    }, delay);
+  }
+}

@@ -1,0 +1,10 @@
+import type { MigrationSet } from '../../database/migrate';
+import { EventLog1763800000000 } from './1763800000000-event-log';
+import { ComponentStatus1763800000001 } from './1763800000001-component-status';
+
+/** Platform tables: the event log, consumer checkpoints, dead letters, component status. Every process applies them. */
+export const eventLogMigrations: MigrationSet = {
+  name: 'event-log',
+  tableName: 'event_log_migrations',
+  migrations: [EventLog1763800000000, ComponentStatus1763800000001],
+};

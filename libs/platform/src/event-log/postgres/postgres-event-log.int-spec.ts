@@ -1,0 +1,80 @@
+import { fakeAddress, sampleEventStream } from '@hadron/contracts/testing/sample-events';
+import { createLogger } from '../../logging/logger';
+import { createTestDatabase, type TestDatabase } from '../../testing/test-database';
+import { eventLogMigrations } from '../migrations';
+import { eventLogContract } from '../testing/event-log.contract';
+import { PostgresEventLogConsumer, PostgresEventLogProducer } from './postgres-event-log';
+
+const log = createLogger('test', 'silent');
+
+eventLogContract('postgres', async () => {
+  const db = await createTestDatabase([eventLogMigrations]);
+  return {
+    db,
+    producer: new PostgresEventLogProducer(db.pool),
+    consumer: () => new PostgresEventLogConsumer(db.pool, db.url, log, 200),
+    childEnv: { KAFKA_BROKERS: '' }, // the child must open the Postgres log even where Kafka is configured
+    close: () => db.drop(),
+  };
+});
+
+describe('postgres event log', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase([eventLogMigrations]);
+  });
+  afterAll(() => db.drop());
+
+  it('appends idempotently by event id', async () => {
+    const producer = new PostgresEventLogProducer(db.pool);
+    const events = sampleEventStream('devnet', [fakeAddress('idem')], 50);
+    await producer.append(events);
+    await producer.append(events.slice(10, 30));
+    const { rows } = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM event_log WHERE key = $1', [fakeAddress('idem')]);
+    expect(rows[0].n).toBe('50');
+  });
+
+  it('refuses to append an event that breaks the contract, and appends nothing of that call', async () => {
+    const producer = new PostgresEventLogProducer(db.pool);
+    const [good, bad] = sampleEventStream('devnet', [fakeAddress('refuse')], 2);
+    await expect(producer.append([good, { ...bad, pool: 'nope' }])).rejects.toThrow(/refusing to append invalid event/);
+    const { rows } = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM event_log WHERE key = $1', [fakeAddress('refuse')]);
+    expect(rows[0].n).toBe('0');
+  });
+
+  it('wakes an idle consumer on append instead of polling', async () => {
+    const consumer = new PostgresEventLogConsumer(db.pool, db.url, log, 60_000);
+    const seen: string[] = [];
+    await consumer.start({ group: 'idle', clusters: ['mainnet-beta'], handler: async (ev) => void seen.push(...ev.map((d) => d.event.id)) });
+    await new Promise((r) => setTimeout(r, 300));
+    const idleFetches = consumer.fetches;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(consumer.fetches).toBe(idleFetches); // no reads while nothing is appended
+    const events = sampleEventStream('mainnet-beta', [fakeAddress('wake')], 3);
+    await new PostgresEventLogProducer(db.pool).append(events);
+    for (let i = 0; i < 100 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toEqual(events.map((e) => e.id));
+    await consumer.stop();
+  });
+
+  it('keeps one active consumer per group; a standby takes over when it stops', async () => {
+    const events = sampleEventStream('devnet', [fakeAddress('standby')], 40);
+    await new PostgresEventLogProducer(db.pool).append(events);
+    const seenBy: Record<string, number> = { a: 0, b: 0 };
+    const handler = (who: 'a' | 'b') => async (ev: readonly unknown[]) => void (seenBy[who] += ev.length);
+    const a = new PostgresEventLogConsumer(db.pool, db.url, log, 200);
+    const b = new PostgresEventLogConsumer(db.pool, db.url, log, 200);
+    await a.start({ group: 'standby', clusters: ['devnet'], handler: handler('a') });
+    await new Promise((r) => setTimeout(r, 500));
+    await b.start({ group: 'standby', clusters: ['devnet'], handler: handler('b') });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(seenBy.b).toBe(0);
+    const total = seenBy.a;
+    await a.stop();
+    await new PostgresEventLogProducer(db.pool).append(sampleEventStream('devnet', [fakeAddress('standby')], 5, 1000));
+    for (let i = 0; i < 100 && seenBy.b < 5; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(seenBy.b).toBe(5); // b resumed from a's checkpoint: only the new events
+    expect(total).toBeGreaterThanOrEqual(40);
+    await b.stop();
+  });
+});

@@ -1,0 +1,193 @@
+import { hadronEventSchema, type Cluster, type HadronEvent } from '@hadron/contracts';
+import { Client, type Pool } from 'pg';
+import { isTransientDbError } from '../../database/pool';
+import type { Logger } from '../../logging/logger';
+import { CheckpointedBatch, type PendingRecord } from '../checkpointed-batch';
+import type { ConsumeOptions, EventLogConsumer, EventLogProducer, RawLogRecord } from '../event-log.port';
+
+export const PG_STREAM = 'event_log';
+const CHANNEL = 'hadron_event_log';
+const APPEND_CHUNK = 5000;
+
+/** Validates events against the contracts before they reach any log: a producer bug fails loudly here. */
+export function toRawRecords(events: readonly HadronEvent[]): RawLogRecord[] {
+  return events.map((e) => {
+    const checked = hadronEventSchema.safeParse(e);
+    if (!checked.success) throw new Error(`refusing to append invalid event ${e.id}: ${checked.error.issues[0]?.message}`);
+    return { id: e.id, cluster: e.cluster, key: e.pool, payload: JSON.stringify(e) };
+  });
+}
+
+/**
+ * Postgres log producer. Appends run under one transaction-level advisory lock, so sequence
+ * numbers are assigned in commit order and a consumer reading `seq >= n` can never miss a row
+ * that commits late. Append is idempotent by event id.
+ */
+export class PostgresEventLogProducer implements EventLogProducer {
+  constructor(private readonly pool: Pool) {}
+
+  async append(events: readonly HadronEvent[]): Promise<void> {
+    return this.appendRaw(toRawRecords(events));
+  }
+
+  async appendRaw(records: readonly RawLogRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('hadron:event_log:append'))");
+      for (let i = 0; i < records.length; i += APPEND_CHUNK) {
+        const chunk = records.slice(i, i + APPEND_CHUNK);
+        await client.query(
+          `INSERT INTO event_log (id, cluster, key, payload)
+           SELECT id, cluster, key, payload
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, cluster, key, payload, ord)
+            ORDER BY ord
+           ON CONFLICT (id) DO NOTHING`,
+          [chunk.map((r) => r.id), chunk.map((r) => r.cluster), chunk.map((r) => r.key), chunk.map((r) => r.payload)],
+        );
+      }
+      await client.query(`SELECT pg_notify('${CHANNEL}', '')`);
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    // The pool belongs to the caller.
+  }
+}
+
+/**
+ * Postgres log consumer. One active consumer per group (a session advisory lock); others wait as
+ * hot standbys. It sleeps on LISTEN/NOTIFY when caught up (plus a slow safety poll), never busy-polls.
+ */
+export class PostgresEventLogConsumer implements EventLogConsumer {
+  private listener?: Client;
+  private running?: Promise<void>;
+  private stopping = false;
+  private wakePending = false;
+  private sleeper?: { done: () => void; wakeOnAppend: boolean };
+  private opts?: ConsumeOptions;
+  private next = 0n;
+  /** Log reads issued; lets tests and metrics see that an idle consumer does not poll. */
+  fetches = 0;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly url: string,
+    private readonly log: Logger,
+    private readonly idlePollMs = 5000,
+  ) {}
+
+  async start(opts: ConsumeOptions): Promise<void> {
+    this.opts = opts;
+    this.stopping = false;
+    const batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log);
+    this.next = (await batch.checkpoints(PG_STREAM)).get(0) ?? 0n;
+    this.running = this.loop(batch, opts).catch((e) => this.log.fatal({ err: e }, 'postgres consumer stopped unexpectedly'));
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.sleeper?.done();
+    await this.running;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+  }
+
+  async lag(): Promise<bigint> {
+    if (!this.opts) return 0n;
+    const { rows } = await this.pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[])',
+      [this.next.toString(), this.opts.clusters],
+    );
+    return BigInt(rows[0].n);
+  }
+
+  private async loop(batch: CheckpointedBatch, opts: ConsumeOptions): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      try {
+        if (!this.listener && !(await this.becomeActive(opts.group))) {
+          await this.sleep(2000);
+          continue;
+        }
+        this.wakePending = false;
+        const records = await this.fetch(opts.clusters, opts.maxBatchSize ?? 2000);
+        if (records.length === 0) {
+          await this.sleep(this.idlePollMs);
+          continue;
+        }
+        // Re-read the checkpoint inside the batch: a standby that took over may have advanced it.
+        const outcome = await batch.process(PG_STREAM, records);
+        this.next = outcome.next.get(0) ?? this.next;
+        failures = 0;
+        opts.onCommitted?.({ count: outcome.processed, deadLettered: outcome.deadLettered.length, positions: records.map((r) => r.position) });
+      } catch (e) {
+        failures++;
+        const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
+        this.log.error({ err: (e as Error).message, transient: isTransientDbError(e), retryInMs: delay }, 'postgres consumer batch failed; will retry');
+        if (!isTransientDbError(e)) await this.resync(batch);
+        await this.sleep(delay, { wakeOnAppend: false });
+      }
+    }
+  }
+
+  private async fetch(clusters: readonly Cluster[], limit: number): Promise<PendingRecord[]> {
+    this.fetches++;
+    const { rows } = await this.pool.query<{ seq: string; payload: string }>(
+      'SELECT seq, payload FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[]) ORDER BY seq LIMIT $3',
+      [this.next.toString(), clusters, limit],
+    );
+    return rows.map((r) => ({ position: { stream: PG_STREAM, partition: 0, offset: BigInt(r.seq) }, payload: r.payload }));
+  }
+
+  private async resync(batch: CheckpointedBatch): Promise<void> {
+    this.next = (await batch.checkpoints(PG_STREAM).catch(() => undefined))?.get(0) ?? this.next;
+  }
+
+  /** Takes the group's lock on a dedicated connection that also LISTENs; false = another consumer is active. */
+  private async becomeActive(group: string): Promise<boolean> {
+    const client = new Client({ connectionString: this.url, application_name: `hadron-consumer:${group}` });
+    client.on('error', (e) => {
+      this.log.warn({ err: e.message, group }, 'consumer listen connection lost; reconnecting');
+      if (this.listener === client) this.listener = undefined;
+      this.wake();
+    });
+    await client.connect();
+    const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('hadron:consumer:' || $1)) AS ok", [group]);
+    if (!rows[0].ok) {
+      await client.end();
+      return false;
+    }
+    client.on('notification', () => this.wake());
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.listener = client;
+    this.log.info({ group }, 'consumer active for group');
+    return true;
+  }
+
+  private wake(): void {
+    this.wakePending = true;
+    if (this.sleeper?.wakeOnAppend) this.sleeper.done();
+  }
+
+  /** Sleeps until `ms` passes, stop() is called, or (unless backing off) new events are appended. */
+  private sleep(ms: number, { wakeOnAppend = true } = {}): Promise<void> {
+    if ((wakeOnAppend && this.wakePending) || this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.sleeper = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.sleeper = { done, wakeOnAppend };
+    });
+  }
+}

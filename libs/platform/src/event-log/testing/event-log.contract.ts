@@ -1,0 +1,221 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { HadronEvent } from '@hadron/contracts';
+import { fakeAddress, sampleEventStream } from '@hadron/contracts/testing/sample-events';
+import type { TestDatabase } from '../../testing/test-database';
+import type { BatchHandler, EventLogConsumer, EventLogProducer } from '../event-log.port';
+
+/** What an adapter provides to run the shared contract suite. */
+export interface EventLogHarness {
+  db: TestDatabase;
+  producer: EventLogProducer;
+  consumer(): EventLogConsumer;
+  /** Environment that makes consume-child.ts open the same adapter and log. */
+  childEnv: Record<string, string>;
+  close(): Promise<void>;
+}
+
+const ROOT = resolve(__dirname, '../../../../..');
+let runId = 0;
+
+/**
+ * The event-log contract (issue 2): per-key order, kill -9 mid-batch with nothing lost and
+ * nothing applied twice, identical replay under a new group, dead-lettering without blocking,
+ * and a drain on stop. Every adapter must pass it unchanged.
+ */
+export function eventLogContract(name: string, makeHarness: () => Promise<EventLogHarness>): void {
+  describe(`event log contract: ${name}`, () => {
+    let h: EventLogHarness;
+    const running: EventLogConsumer[] = [];
+
+    beforeAll(async () => {
+      h = await makeHarness();
+      await h.db.pool.query('CREATE TABLE contract_applied (n bigserial PRIMARY KEY, grp text NOT NULL, event_id text NOT NULL, pool text NOT NULL)');
+    });
+    afterEach(async () => {
+      await Promise.all(running.splice(0).map((c) => c.stop()));
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    const uniquePools = (n: number) => Array.from({ length: n }, (_, i) => fakeAddress(`${name}:${++runId}:${i}:${Date.now()}`));
+    const recorder = (group: string, pools: readonly string[]): BatchHandler => {
+      const mine = new Set(pools);
+      return async (events, tx) => {
+        const ev = events.filter((d) => mine.has(d.event.pool));
+        if (ev.length === 0) return;
+        await tx.query('INSERT INTO contract_applied (grp, event_id, pool) SELECT $1, unnest($2::text[]), unnest($3::text[])', [
+          group,
+          ev.map((d) => d.event.id),
+          ev.map((d) => d.event.pool),
+        ]);
+      };
+    };
+    const consume = async (group: string, handler: BatchHandler, maxBatchSize = 100) => {
+      const c = h.consumer();
+      running.push(c);
+      await c.start({ group, clusters: ['mainnet-beta', 'devnet'], handler, maxBatchSize });
+      return c;
+    };
+    const applied = async (group: string) =>
+      (await h.db.pool.query<{ event_id: string; pool: string }>('SELECT event_id, pool FROM contract_applied WHERE grp = $1 ORDER BY n', [group])).rows;
+    const waitForCount = async (group: string, count: number, timeoutMs = 60_000) => {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const { rows } = await h.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM contract_applied WHERE grp = $1', [group]);
+        if (Number(rows[0].n) >= count) return;
+        if (Date.now() > until) throw new Error(`group ${group}: ${rows[0].n}/${count} events applied after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const byPool = (events: readonly { id?: string; event_id?: string; pool: string }[]) => {
+      const m = new Map<string, string[]>();
+      for (const e of events) m.set(e.pool, [...(m.get(e.pool) ?? []), (e.id ?? e.event_id)!]);
+      return m;
+    };
+
+    it('delivers the events of each key in the order they were appended, across appends and clusters', async () => {
+      // A pool lives on one cluster; each cluster's pools are distinct (Kafka has a topic per cluster).
+      const pools = uniquePools(4);
+      const devnetPools = uniquePools(3);
+      const events = [...sampleEventStream('mainnet-beta', pools, 120), ...sampleEventStream('devnet', devnetPools, 80, 500)];
+      for (let i = 0; i < events.length; i += 37) await h.producer.append(events.slice(i, i + 37));
+      await consume('order', recorder('order', [...pools, ...devnetPools]), 25);
+      await waitForCount('order', events.length);
+      expect(byPool(await applied('order'))).toEqual(byPool(events));
+    });
+
+    it('replays the whole history for a new group with identical results', async () => {
+      const pools = uniquePools(3);
+      const events = sampleEventStream('mainnet-beta', pools, 150);
+      await h.producer.append(events);
+      await consume('replay-a', recorder('replay-a', pools), 40);
+      await waitForCount('replay-a', events.length);
+      await consume('replay-b', recorder('replay-b', pools), 7);
+      await waitForCount('replay-b', events.length);
+      const a = await applied('replay-a');
+      const b = await applied('replay-b');
+      expect(b).toHaveLength(events.length);
+      expect(byPool(b)).toEqual(byPool(a));
+    });
+
+    it('dead-letters invalid payloads with their reason and still processes the events behind them', async () => {
+      const [pool] = uniquePools(1);
+      const good = sampleEventStream('devnet', [pool], 6);
+      await h.producer.append(good.slice(0, 3));
+      await h.producer.appendRaw([
+        { id: `${pool}:bad-json`, cluster: 'devnet', key: pool, payload: '{"type":"SwapExecuted",' },
+        { id: `${pool}:bad-amount`, cluster: 'devnet', key: pool, payload: JSON.stringify({ ...good[1], id: `${pool}:bad-amount`, data: { ...(good[1] as HadronEvent & { data: object }).data, amountIn: '-5' } }) },
+      ]);
+      await h.producer.append(good.slice(3));
+      await consume('dlq', recorder('dlq', [pool]));
+      await waitForCount('dlq', good.length);
+      expect((await applied('dlq')).map((r) => r.event_id)).toEqual(good.map((e) => e.id));
+      const { rows } = await h.db.pool.query<{ event_id: string | null; reason: string }>(
+        'SELECT event_id, reason FROM event_dead_letter WHERE group_id = $1 ORDER BY log_offset',
+        ['dlq'],
+      );
+      expect(rows).toEqual([
+        { event_id: null, reason: expect.stringContaining('not JSON') },
+        { event_id: `${pool}:bad-amount`, reason: expect.stringContaining('data.amountIn') },
+      ]);
+    });
+
+    it('dead-letters an event the projection cannot apply and keeps the rest of its batch', async () => {
+      const [pool] = uniquePools(1);
+      const events = sampleEventStream('mainnet-beta', [pool], 10);
+      const poison = events[4].id;
+      await h.producer.append(events);
+      const record = recorder('poison', [pool]);
+      await consume('poison', async (batch, tx) => {
+        if (batch.some((d) => d.event.id === poison)) throw new Error('cannot apply this one');
+        await record(batch, tx);
+      });
+      await waitForCount('poison', events.length - 1);
+      expect((await applied('poison')).map((r) => r.event_id)).toEqual(events.filter((e) => e.id !== poison).map((e) => e.id));
+      // (Other tests' invalid payloads are dead-lettered for this group too; look at this pool's events.)
+      const { rows } = await h.db.pool.query('SELECT event_id, reason FROM event_dead_letter WHERE group_id = $1 AND event_id = ANY($2::text[])', [
+        'poison',
+        events.map((e) => e.id),
+      ]);
+      expect(rows).toEqual([{ event_id: poison, reason: 'projection failed: cannot apply this one' }]);
+    });
+
+    it('applies every event exactly once although the consumer process is killed (-9) mid-batch again and again', async () => {
+      const pools = uniquePools(5);
+      const events = sampleEventStream('mainnet-beta', pools, 3000);
+      await h.producer.append(events);
+      const group = `kill-${runId}`;
+      const env = { ...process.env, ...h.childEnv, DATABASE_URL: h.db.url, GROUP: group, POOLS: pools.join(','), SLOW_MS: '15', BATCH: '40' };
+      let kills = 0;
+      for (let round = 0; round < 5; round++) {
+        const child = await startChild(env);
+        await new Promise((r) => setTimeout(r, 400 + Math.random() * 900));
+        child.kill('SIGKILL');
+        await exited(child);
+        kills++;
+      }
+      const final = await startChild(env);
+      await waitForCount(group, events.length, 120_000);
+      final.kill('SIGTERM');
+      expect(await exited(final)).toBe(0); // drained and exited cleanly
+      const { rows } = await h.db.pool.query<{ total: string; distinct: string }>(
+        'SELECT count(*) AS total, count(DISTINCT event_id) AS distinct FROM contract_applied WHERE grp = $1',
+        [group],
+      );
+      expect(kills).toBe(5);
+      expect(rows[0]).toEqual({ total: String(events.length), distinct: String(events.length) });
+      expect(byPool(await applied(group))).toEqual(byPool(events));
+    }, 240_000);
+
+    it('finishes and commits the in-flight batch on stop, and resumes after it on restart', async () => {
+      const [pool] = uniquePools(1);
+      const events = sampleEventStream('devnet', [pool], 200);
+      await h.producer.append(events);
+      const record = recorder('drain', [pool]);
+      let inFlight: string[] = [];
+      let entered!: () => void;
+      const handlerEntered = new Promise<void>((r) => (entered = r));
+      const c = await consume('drain', async (batch, tx) => {
+        const mine = batch.filter((d) => d.event.pool === pool).map((d) => d.event.id);
+        inFlight = mine;
+        if (mine.length) entered();
+        await record(batch, tx);
+        if (mine.length) await tx.query('SELECT pg_sleep(0.3)');
+        inFlight = [];
+      }, 20);
+      await handlerEntered;
+      const atStop = inFlight;
+      await c.stop();
+      const afterStop = (await applied('drain')).map((r) => r.event_id);
+      expect(atStop.length).toBeGreaterThan(0);
+      expect(afterStop).toEqual(expect.arrayContaining(atStop)); // the in-flight batch was committed
+      expect(afterStop).toEqual(events.slice(0, afterStop.length).map((e) => e.id)); // and nothing after it
+      expect(afterStop.length).toBeLessThan(events.length);
+      await consume('drain', record, 50);
+      await waitForCount('drain', events.length);
+      expect((await applied('drain')).map((r) => r.event_id)).toEqual(events.map((e) => e.id));
+    });
+  });
+}
+
+async function startChild(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'libs/platform/src/event-log/testing/consume-child.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  await new Promise<void>((resolveReady, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolveReady());
+    child.once('exit', (code) => reject(new Error(`consumer child exited early (${code}): ${err}`)));
+  });
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((r) => child.once('exit', (code) => r(code)));
+}

@@ -1,0 +1,56 @@
+import { resolve } from 'node:path';
+import type { Pool } from 'pg';
+import type { StorageConfig } from '../config/env';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../database/embedded-postgres';
+import { runMigrations, type MigrationSet } from '../database/migrate';
+import { createPool } from '../database/pool';
+import { openEventLog, type EventLog } from '../event-log/event-log.factory';
+import { eventLogMigrations } from '../event-log/migrations';
+import type { Logger } from '../logging/logger';
+
+export interface Storage {
+  url: string;
+  pool: Pool;
+  eventLog: EventLog;
+  embedded?: EmbeddedPostgres;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a process to its database and event log: `DATABASE_URL` or an embedded Postgres,
+ * `KAFKA_BROKERS` or the Postgres log. Applies the platform migrations and `extra` sets.
+ */
+export async function openStorage(config: StorageConfig, log: Logger, extra: readonly MigrationSet[] = [], opts: { poolSize?: number; application?: string } = {}): Promise<Storage> {
+  let embedded: EmbeddedPostgres | undefined;
+  let url = config.DATABASE_URL;
+  if (!url) {
+    embedded = await startEmbeddedPostgres({ dataDir: resolve(config.PG_DATA_DIR), port: config.EMBEDDED_PG_PORT, log });
+    url = embedded.url;
+  }
+  const applied = await runMigrations(url, [eventLogMigrations, ...extra]);
+  if (applied.length) log.info({ applied }, 'migrations applied');
+  const pool = createPool(url, { max: opts.poolSize ?? 10, application: opts.application });
+  const eventLog = openEventLog(
+    {
+      kafkaBrokers: config.KAFKA_BROKERS,
+      kafkaClientId: config.KAFKA_CLIENT_ID,
+      kafkaTopicPrefix: config.KAFKA_TOPIC_PREFIX,
+      kafkaTopicPartitions: config.KAFKA_TOPIC_PARTITIONS,
+    },
+    pool,
+    log,
+  );
+  log.info({ database: embedded ? 'embedded' : 'external', eventLog: eventLog.kind }, 'storage ready');
+  return {
+    url,
+    pool,
+    eventLog,
+    embedded,
+    close: async () => {
+      await eventLog.close();
+      await pool.end();
+      // Only the process that started the embedded server stops it; a reused one belongs to another.
+      if (embedded && !embedded.reused) await embedded.stop();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { Client, type Pool } from 'pg';
+import { runMigrations, type MigrationSet } from '../database/migrate';
+import { createPool } from '../database/pool';
+
+export interface TestDatabase {
+  url: string;
+  pool: Pool;
+  drop(): Promise<void>;
+}
+
+/** A fresh database on the test server, migrated with `sets`; dropped by `drop()`. */
+export async function createTestDatabase(sets: readonly MigrationSet[] = []): Promise<TestDatabase> {
+  const admin = process.env.TEST_ADMIN_DATABASE_URL;
+  if (!admin) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run integration tests through jest (global setup)');
+  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await withClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
+  const url = withDatabase(admin, name);
+  if (sets.length) await runMigrations(url, sets);
+  const pool = createPool(url, { max: 10, application: 'test' });
+  return {
+    url,
+    pool,
+    drop: async () => {
+      await pool.end();
+      await withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}

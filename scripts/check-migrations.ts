@@ -1,0 +1,91 @@
+/**
+ * Fails when entities and migrations drift, or a migration does not reverse cleanly:
+ * 1. apply every migration set to a fresh database;
+ * 2. ask TypeORM what it would change to match the entities — anything at all is drift;
+ * 3. revert every migration (down), check nothing is left, and apply them all again.
+ * Uses DATABASE_URL, or starts the embedded test Postgres.
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { createLogger, runMigrations, startEmbeddedPostgres } from '@hadron/platform';
+import { entities, migrationSets } from './schema-registry';
+
+async function main(): Promise<number> {
+  const log = createLogger('migrations:check', 'warn');
+  let admin = process.env.DATABASE_URL;
+  const embedded = admin
+    ? undefined
+    : await startEmbeddedPostgres({ dataDir: resolve(__dirname, '../.data/test-postgres'), port: Number(process.env.TEST_EMBEDDED_PG_PORT ?? 54339), database: 'postgres', log });
+  admin ??= embedded!.url;
+  const name = `migcheck_${randomBytes(4).toString('hex')}`;
+  await sql(admin, `CREATE DATABASE ${name}`);
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  let problems: string[] = [];
+  try {
+    await runMigrations(url, migrationSets);
+    problems = await drift(url);
+    if (problems.length === 0) problems = await reversibility(url);
+  } finally {
+    await sql(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    if (embedded && !embedded.reused) await embedded.stop();
+  }
+  if (problems.length) {
+    process.stderr.write(`migrations:check FAILED\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
+    return 1;
+  }
+  process.stdout.write(`migrations:check ok: ${migrationSets.map((s) => `${s.name} (${s.migrations.length})`).join(', ')} match ${entities.length} entities and reverse cleanly\n`);
+  return 0;
+}
+
+async function drift(url: string): Promise<string[]> {
+  const ds = new DataSource({ type: 'postgres', url, entities, logging: false });
+  await ds.initialize();
+  try {
+    const { upQueries } = await ds.driver.createSchemaBuilder().log();
+    return upQueries.map((q) => `entities differ from migrations; TypeORM would run: ${q.query}`);
+  } finally {
+    await ds.destroy();
+  }
+}
+
+async function reversibility(url: string): Promise<string[]> {
+  for (const set of [...migrationSets].reverse()) {
+    const ds = new DataSource({ type: 'postgres', url, migrations: set.migrations, migrationsTableName: set.tableName, logging: false });
+    await ds.initialize();
+    try {
+      for (let i = 0; i < set.migrations.length; i++) await ds.undoLastMigration({ transaction: 'each' });
+    } finally {
+      await ds.destroy();
+    }
+  }
+  const left = await sql(
+    url,
+    `SELECT table_schema || '.' || table_name AS t FROM information_schema.tables
+      WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_name NOT LIKE '%migrations'`,
+  );
+  if (left.length) return [`after reverting every migration these remain: ${left.map((r) => r.t).join(', ')}`];
+  await runMigrations(url, migrationSets);
+  return [];
+}
+
+async function sql(url: string, text: string): Promise<Array<Record<string, string>>> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`migrations:check error: ${(e as Error).stack}\n`);
+    process.exit(1);
+  },
+);
