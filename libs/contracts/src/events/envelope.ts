@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** Clusters we index. The API's `cluster` parameter takes exactly these. */
+export const CLUSTERS = ['mainnet-beta', 'devnet'] as const;
+export type Cluster = (typeof CLUSTERS)[number];
+
+const U64_MAX = (1n << 64n) - 1n;
+
+/** u64 as a decimal string: JS numbers lose precision above 2^53. */
+export const u64String = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)$/, 'must be a decimal u64 string')
+  .refine((s) => s.length <= 20 && BigInt(s) <= U64_MAX, 'exceeds u64');
+
+/** Base58 public key or signature text (not checked on-curve; that is the decoder's job). */
+export const base58 = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 public key');
+export const signature = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/, 'must be a base58 signature');
+
+export const envelopeShape = {
+  /** Deterministic: `signature:ixIndex[:innerIndex]` for instruction facts, `account:slot` for account state. */
+  id: z.string().min(1).max(200),
+  version: z.literal(1),
+  cluster: z.enum(CLUSTERS),
+  /** Pool config address; the log key, so all facts of one pool stay in order. */
+  pool: base58,
+  slot: z.number().int().nonnegative(),
+  /** Unix seconds; null only when the RPC had no block time. */
+  blockTime: z.number().int().nullable(),
+  signature: signature.nullable(),
+  /** Position of the transaction in its block, when known. */
+  txIndex: z.number().int().nonnegative().nullable(),
+  /** Top-level instruction index and inner index inside the tx (null for account-state facts). */
+  ixIndex: z.number().int().nonnegative().nullable(),
+  innerIndex: z.number().int().nonnegative().nullable(),
+  decoderVersion: z.string().min(1).max(32),
+};
+
+export const tokenSchema = z.object({
+  mint: base58,
+  symbol: z.string().max(64),
+  name: z.string().max(128),
+  decimals: z.number().int().min(0).max(30),
+  icon: z.string().max(2048),
+});
+export type TokenMetadata = z.infer<typeof tokenSchema>;
+
+export const POOL_STATES = ['Uninitialized', 'Initialized', 'Paused', 'RejectSwaps', 'Closed'] as const;
+export type PoolStateName = (typeof POOL_STATES)[number];
+
+export const feeSplitRecipientSchema = z.object({ recipient: base58, ppm: z.number().int().min(0).max(1_000_000) });
+export type FeeSplitRecipient = z.infer<typeof feeSplitRecipientSchema>;

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { base58, envelopeShape, feeSplitRecipientSchema } from './envelope';
+
+/**
+ * The fee split a pool's fee config names. `recipients` is empty when the pool uses the default
+ * single recipient (no split). The multi-recipient layout is an assumption (DESIGN §2 [A]).
+ */
+export const feeSplitChangedV1 = z.object({
+  ...envelopeShape,
+  type: z.literal('FeeSplitChanged'),
+  data: z.object({
+    feeConfig: base58,
+    feePpm: z.number().int().min(0).max(1_000_000),
+    recipients: z.array(feeSplitRecipientSchema),
+  }),
+});
+export type FeeSplitChangedV1 = z.infer<typeof feeSplitChangedV1>;

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { base58, envelopeShape, POOL_STATES, tokenSchema, u64String } from './envelope';
+
+/** Snapshot of a pool's config + oracle + fee config accounts, as read at `slot`. */
+export const poolSnapshotSchema = z.object({
+  programId: base58,
+  programVersion: z.union([z.literal(1), z.literal(2)]),
+  seed: u64String,
+  authority: base58,
+  quotingAuthority: base58.nullable(),
+  oracle: base58,
+  tokenX: tokenSchema,
+  tokenY: tokenSchema,
+  vaultX: base58,
+  vaultY: base58,
+  poolState: z.enum(POOL_STATES),
+  /** The raw state byte, kept because only state 1 is confirmed on chain. */
+  poolStateRaw: z.number().int().min(0).max(255),
+  oracleMode: z.number().int().min(0).max(255),
+  spreadConfigInitialized: z.boolean(),
+  hasPoolFee: z.boolean(),
+  feeConfig: base58.nullable(),
+  feePpm: z.number().int().min(0).max(1_000_000).nullable(),
+  feeRecipient: base58.nullable(),
+  midpriceQ32: u64String.nullable(),
+  spreadFactorQ32: u64String.nullable(),
+});
+export type PoolSnapshot = z.infer<typeof poolSnapshotSchema>;
+
+export const poolDiscoveredV1 = z.object({ ...envelopeShape, type: z.literal('PoolDiscovered'), data: poolSnapshotSchema });
+export type PoolDiscoveredV1 = z.infer<typeof poolDiscoveredV1>;
+
+export const poolConfigChangedV1 = z.object({ ...envelopeShape, type: z.literal('PoolConfigChanged'), data: poolSnapshotSchema });
+export type PoolConfigChangedV1 = z.infer<typeof poolConfigChangedV1>;

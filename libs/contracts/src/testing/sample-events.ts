@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import type { Cluster, HadronEvent, MidpriceUpdatedV1, SwapExecutedV1, VaultBalancesChangedV1 } from '../events';
+
+/** Deterministic, contract-valid events for tests of the log and projections. Not chain-accurate. */
+
+const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+function base58(bytes: Buffer): string {
+  let n = BigInt('0x' + bytes.toString('hex'));
+  let out = '';
+  while (n > 0n) {
+    out = B58[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  for (const b of bytes) {
+    if (b !== 0) break;
+    out = '1' + out;
+  }
+  return out;
+}
+
+/** A deterministic base58 32-byte key for `label` (looks like a pubkey; not on-curve checked). */
+export function fakeAddress(label: string): string {
+  return base58(createHash('sha256').update(`address:${label}`).digest());
+}
+
+export function fakeSignature(label: string): string {
+  const h = (s: string) => createHash('sha256').update(s).digest();
+  return base58(Buffer.concat([h(`sig-a:${label}`), h(`sig-b:${label}`)]));
+}
+
+const base = (cluster: Cluster, pool: string, n: number, ix = 0) => ({
+  version: 1 as const,
+  cluster,
+  pool,
+  slot: 1000 + n,
+  blockTime: 1_763_800_000 + Math.floor(n / 3),
+  signature: fakeSignature(`${cluster}:${pool}:${n}`),
+  txIndex: n % 7,
+  ixIndex: ix,
+  innerIndex: null,
+  decoderVersion: 'test',
+});
+
+export function sampleMidpriceUpdated(cluster: Cluster, pool: string, n: number): MidpriceUpdatedV1 {
+  const b = base(cluster, pool, n);
+  return {
+    ...b,
+    id: `${b.signature}:0`,
+    type: 'MidpriceUpdated',
+    data: {
+      instruction: 'UpdateMidpriceAndBaseSpread',
+      oracle: fakeAddress(`oracle:${pool}`),
+      quotingAuthority: fakeAddress('quoter'),
+      sequence: String(n),
+      midpriceQ32: String(644245094400n + BigInt(n) * 4294967n),
+      spreadFactorQ32: '4294537799',
+    },
+  };
+}
+
+export function sampleSwap(cluster: Cluster, pool: string, n: number): SwapExecutedV1 {
+  const b = base(cluster, pool, n, 1);
+  const sell = n % 2 === 0;
+  const amountIn = BigInt(1_000_000 + n * 17);
+  const fee = (amountIn * 10n) / 1_000_000n;
+  return {
+    ...b,
+    id: `${b.signature}:1`,
+    type: 'SwapExecuted',
+    data: {
+      side: sell ? 'sell' : 'buy',
+      trader: fakeAddress(`trader:${n % 5}`),
+      inputMint: fakeAddress(sell ? 'mint-x' : 'mint-y'),
+      outputMint: fakeAddress(sell ? 'mint-y' : 'mint-x'),
+      amountIn: amountIn.toString(),
+      amountInToVault: (amountIn - fee).toString(),
+      amountOut: String(150_000 + n),
+      feeRaw: fee.toString(),
+      feeMint: fakeAddress(sell ? 'mint-x' : 'mint-y'),
+      feeRecipientAta: fakeAddress('fee-ata'),
+      decimalsX: 9,
+      decimalsY: 6,
+      midpriceQ32: '644245094400',
+      spreadFactorQ32: '4294537799',
+      vaultXAfter: String(10n ** 12n + BigInt(n)),
+      vaultYAfter: String(10n ** 11n - BigInt(n)),
+      feeSplit: null,
+    },
+  };
+}
+
+export function sampleVaultBalancesChanged(cluster: Cluster, pool: string, n: number): VaultBalancesChangedV1 {
+  const b = base(cluster, pool, n, 2);
+  return {
+    ...b,
+    id: `${b.signature}:2`,
+    type: 'VaultBalancesChanged',
+    data: { vaultX: fakeAddress(`vx:${pool}`), vaultY: fakeAddress(`vy:${pool}`), amountX: String(5n * 10n ** 18n + BigInt(n)), amountY: '18446744073709551615' },
+  };
+}
+
+/** `count` events round-robin over `pools`, kinds rotating: midprice, swap, vault balances. */
+export function sampleEventStream(cluster: Cluster, pools: readonly string[], count: number, offset = 0): HadronEvent[] {
+  const out: HadronEvent[] = [];
+  for (let i = offset; i < offset + count; i++) {
+    const pool = pools[i % pools.length];
+    const kind = Math.floor(i / pools.length) % 3;
+    out.push(kind === 0 ? sampleMidpriceUpdated(cluster, pool, i) : kind === 1 ? sampleSwap(cluster, pool, i) : sampleVaultBalancesChanged(cluster, pool, i));
+  }
+  return out;
+}

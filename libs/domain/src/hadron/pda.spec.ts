@@ -1,0 +1,65 @@
+import { decodePubkey } from './base58';
+import { isOnEd25519Curve } from './ed25519-curve';
+import { associatedTokenAddress, createProgramAddress, findProgramAddress, u64LeSeed, utf8Seed } from './pda';
+import { derivePoolAddresses, globalFeeConfigAddress, spreadConfigAddress } from './pool-addresses';
+import { HADRON_PROGRAM_V1, SPL_TOKEN_PROGRAM } from './program-ids';
+import { pdaVectors } from './testing/golden-vectors';
+
+const FEE_RECIPIENT = '7fwqJJhGazsXcMhcwzAjtc2KsKNpbktsxDFbGN3RzYuQ';
+const pick = ({ address, bump }: { address: string; bump: number }) => ({ address, bump });
+
+describe('program-derived addresses — golden vectors', () => {
+  it.each(pdaVectors.global_fee_config.map((c) => [c.program, c] as const))('global fee config of %s', (program, c) => {
+    expect(globalFeeConfigAddress(program)).toEqual(pick(c));
+  });
+
+  it.each(pdaVectors.pools.map((p) => [`${p.program_version} seed ${p.seed}`, p] as const))('every account of pool %s', (_name, p) => {
+    const derived = derivePoolAddresses(p.program, BigInt(p.seed), p.mint_x, p.mint_y, p.vault_x.token_program, p.vault_y.token_program);
+    expect(derived).toEqual({
+      config: pick(p.config),
+      midprice_oracle: pick(p.midprice_oracle),
+      curve_meta: pick(p.curve_meta),
+      curve_prefabs: pick(p.curve_prefabs),
+      curve_updates: pick(p.curve_updates),
+      pool_fee_config: pick(p.pool_fee_config),
+      spread_config: pick(p.spread_config),
+      vault_x: pick(p.vault_x),
+      vault_y: pick(p.vault_y),
+    });
+  });
+
+  it.each(pdaVectors.fee_recipient_atas.map((a) => [a.address, a] as const))('fee recipient ATA %s', (_address, a) => {
+    expect(associatedTokenAddress(a.fee_recipient, a.mint, a.token_program)).toEqual(pick(a));
+  });
+
+  it('reproduces the third-party mainnet cross-checks', () => {
+    for (const check of pdaVectors.third_party_crosschecks.checks) {
+      const { owner, mint, token_program, config, program } = check.inputs;
+      const derived = config ? spreadConfigAddress(program, config) : associatedTokenAddress(owner, mint, token_program);
+      expect(derived.address).toBe(check.third_party_value);
+    }
+  });
+});
+
+describe('program-derived addresses — the curve rule', () => {
+  it('skips bumps whose hash is a curve point (bump < 255 means 255.. were on the curve)', () => {
+    const pool = pdaVectors.pools.find((p) => p.vault_x.bump < 255)!;
+    const seeds = [{ pubkey: pool.config.address }, { pubkey: SPL_TOKEN_PROGRAM }, { pubkey: pool.mint_x }];
+    const ata = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+    for (let bump = 255; bump > pool.vault_x.bump; bump--) expect(createProgramAddress([...seeds, Uint8Array.of(bump)], ata)).toBeNull();
+    expect(createProgramAddress([...seeds, Uint8Array.of(pool.vault_x.bump)], ata)).toBe(pool.vault_x.address);
+  });
+
+  it('sees real public keys on the curve and derived addresses off it', () => {
+    for (const key of ['7NCJevSNj93C9TpXb3FiJqSqzjfWeJ3rUCwGFAMjiYoS', '8MrQcBzRaiSfpjVJ8cURnJUpZRhAycnnL342A9wJgQpE', FEE_RECIPIENT]) {
+      expect(isOnEd25519Curve(decodePubkey(key))).toBe(true);
+    }
+    for (const p of pdaVectors.pools) expect(isOnEd25519Curve(decodePubkey(p.config.address))).toBe(false);
+  });
+
+  it('rejects seeds the runtime rejects', () => {
+    expect(() => findProgramAddress([new Uint8Array(33)], HADRON_PROGRAM_V1)).toThrow(RangeError);
+    expect(() => findProgramAddress(Array.from({ length: 16 }, () => utf8Seed('x')), HADRON_PROGRAM_V1)).toThrow(RangeError);
+    expect(() => u64LeSeed(1n << 64n)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,4 @@
+export * from './time';
+export * from './valuation';
+export * from './hadron';
+export * from './math';

@@ -1,0 +1,2 @@
+export * from './buckets';
+export * from './chain-position';
