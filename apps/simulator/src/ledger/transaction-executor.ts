@@ -1,0 +1,389 @@
+import { encodeBase58, SYSTEM_PROGRAM } from '@hadron/domain';
+import {
+  encodeTokenAccount,
+  isTokenProgramId,
+  mintDecimals,
+  NATIVE_MINT,
+  tokenAccountAmount,
+  tokenAccountMint,
+  tokenAccountOwner,
+  withTokenAmount,
+} from '../spl/spl-accounts';
+import { COMPUTE_BUDGET_PROGRAM, decodeSystemCreateAccount, decodeTokenInstruction } from '../spl/spl-instructions';
+import { RENT_EXEMPT_EPOCH, type AccountState, type Ledger, type StoredTx, type TxVersion } from './ledger';
+
+/**
+ * Executes a described transaction against the ledger and records it exactly as the RPC's
+ * `getTransaction` (json encoding) shows it. Token balances are not asserted by the caller: the
+ * executor interprets every SPL Token `Transfer` / System `CreateAccount` / `InitializeAccount3`
+ * (top-level or inner) itself, so pre/post balances always agree with the inner instructions.
+ */
+
+export interface AccountMeta {
+  pubkey: string;
+  isSigner: boolean;
+  isWritable: boolean;
+}
+
+export interface Instruction {
+  programId: string;
+  accounts: AccountMeta[];
+  data: Uint8Array;
+  /** Compute units this program uses itself (children add theirs); a default per program otherwise. */
+  units?: number;
+  /** `Program log:` lines this program prints before its children. */
+  logs?: string[];
+}
+
+export interface InnerInstruction extends Instruction {
+  stackHeight: number;
+}
+
+export interface TopLevelInstruction extends Instruction {
+  inner?: InnerInstruction[];
+}
+
+export interface LookupTable {
+  address: string;
+  addresses: readonly string[];
+}
+
+export interface TxFailure {
+  /** Top-level instruction that failed. */
+  instructionIndex: number;
+  /** Custom program error code. */
+  custom: number;
+  /** When set, the failing program is this CPI (inner index) under the top-level instruction. */
+  innerIndex?: number;
+}
+
+export interface TxSpec {
+  version: TxVersion;
+  feePayer: string;
+  instructions: TopLevelInstruction[];
+  lookupTables?: LookupTable[];
+  computeUnitLimit: number;
+  /** Lamports on top of 5000 per signature. */
+  priorityFeeLamports: number;
+  failure?: TxFailure;
+  /** Account states the Hadron program writes (oracle, config, fee config), applied on success. */
+  writes?: { address: string; state: AccountState | null }[];
+}
+
+export interface TokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  uiTokenAmount: { amount: string; decimals: number; uiAmount: number | null; uiAmountString: string };
+}
+
+export interface ExecutedTx {
+  stored: StoredTx;
+  /** static keys ++ loaded writable ++ loaded readonly */
+  accountKeys: string[];
+  preTokenBalances: TokenBalance[];
+  postTokenBalances: TokenBalance[];
+}
+
+const LAMPORTS_PER_SIGNATURE = 5000;
+const DEFAULT_UNITS: Record<string, number> = { [SYSTEM_PROGRAM]: 150, [COMPUTE_BUDGET_PROGRAM]: 150 };
+const TOKEN_UNITS: Record<string, number> = { transfer: 4644, initializeAccount3: 3158, getAccountDataSize: 1569, initializeImmutableOwner: 1405, other: 3000 };
+const TOKEN_LOG: Record<string, string> = {
+  transfer: 'Transfer',
+  initializeAccount3: 'InitializeAccount3',
+  getAccountDataSize: 'GetAccountDataSize',
+  initializeImmutableOwner: 'InitializeImmutableOwner',
+  other: 'Unknown',
+};
+
+export function executeTransaction(ledger: Ledger, slot: number, spec: TxSpec): ExecutedTx {
+  const message = compileMessage(spec);
+  const keys = message.accountKeys;
+  const indexOf = new Map(keys.map((k, i) => [k, i] as const));
+  const overlay = new Map<string, AccountState | null>();
+  const read = (address: string): AccountState | null => (overlay.has(address) ? overlay.get(address)! : ledger.getAccount(address));
+  const write = (address: string, state: AccountState | null) => overlay.set(address, state);
+
+  const signatures = message.signers.map(() => ledger.nextSignature());
+  const fee = LAMPORTS_PER_SIGNATURE * signatures.length + spec.priorityFeeLamports;
+  const preBalances = keys.map((k) => read(k)?.lamports ?? 0);
+  const preTokenBalances = tokenBalances(ledger, keys, read);
+
+  const payer = read(spec.feePayer);
+  if (!payer || payer.lamports < fee) throw new Error(`fee payer ${spec.feePayer} cannot pay ${fee}`);
+  const payerAfterFee = { ...payer, lamports: payer.lamports - fee };
+  write(spec.feePayer, payerAfterFee);
+
+  const logs: string[] = [];
+  let consumedTotal = 0;
+  let remaining = spec.computeUnitLimit;
+  const failure = spec.failure;
+  for (const [index, ix] of spec.instructions.entries()) {
+    if (failure && index > failure.instructionIndex) break;
+    const failing = failure?.instructionIndex === index ? failure : undefined;
+    const units = runInstruction(ix, ix.inner ?? [], 1, remaining, logs, failing, failing ? undefined : (i) => applyEffects(i, read, write));
+    if (ix.programId !== COMPUTE_BUDGET_PROGRAM) remaining -= units;
+    consumedTotal += units;
+  }
+  if (failure) {
+    // Only the fee is charged: drop every effect but the payer's debit.
+    overlay.clear();
+    overlay.set(spec.feePayer, payerAfterFee);
+  } else {
+    for (const w of spec.writes ?? []) write(w.address, w.state);
+  }
+
+  const postBalances = keys.map((k) => read(k)?.lamports ?? 0);
+  const postTokenBalances = tokenBalances(ledger, keys, read);
+  for (const [address, state] of overlay) ledger.setAccount(address, state, slot);
+
+  const err = failure ? { InstructionError: [failure.instructionIndex, { Custom: failure.custom }] } : null;
+  const innerInstructions = failure
+    ? []
+    : spec.instructions.flatMap((ix, index) =>
+        ix.inner && ix.inner.length > 0 ? [{ index, instructions: ix.inner.map((inner) => compiledInstruction(inner, indexOf, inner.stackHeight)) }] : [],
+      );
+  const meta = {
+    computeUnitsConsumed: consumedTotal,
+    err,
+    fee,
+    innerInstructions,
+    loadedAddresses: { readonly: message.loadedReadonly, writable: message.loadedWritable },
+    logMessages: logs,
+    postBalances,
+    postTokenBalances,
+    preBalances,
+    preTokenBalances,
+    rewards: [],
+    status: err === null ? { Ok: null } : { Err: err },
+  };
+  const transaction = {
+    message: {
+      accountKeys: message.staticKeys,
+      header: message.header,
+      instructions: spec.instructions.map((ix) => compiledInstruction(ix, indexOf, null)),
+      recentBlockhash: ledger.recentBlockhash(2 + (signatures[0].charCodeAt(0) % 20)),
+      ...(spec.version === 0 ? { addressTableLookups: message.lookups } : {}),
+    },
+    signatures,
+  };
+  const stored = ledger.appendTransaction({
+    signature: signatures[0],
+    slot,
+    version: spec.version,
+    err,
+    metaJson: JSON.stringify(meta),
+    transactionJson: JSON.stringify(transaction),
+    accountKeys: keys,
+  });
+  return { stored, accountKeys: keys, preTokenBalances, postTokenBalances };
+}
+
+/** Writes the runtime's log lines for one instruction and its CPIs; returns the units it consumed. */
+function runInstruction(
+  ix: Instruction,
+  inner: readonly InnerInstruction[],
+  depth: number,
+  budget: number,
+  logs: string[],
+  failure: TxFailure | undefined,
+  apply: ((ix: Instruction) => void) | undefined,
+): number {
+  const program = ix.programId;
+  logs.push(`Program ${program} invoke [${depth}]`);
+  apply?.(ix);
+  if (program === COMPUTE_BUDGET_PROGRAM || program === SYSTEM_PROGRAM) {
+    logs.push(`Program ${program} success`);
+    return DEFAULT_UNITS[program];
+  }
+  let own = ix.units ?? 3000;
+  if (isTokenProgramId(program)) {
+    const kind = decodeTokenInstruction(ix.data).type;
+    logs.push(`Program log: Instruction: ${TOKEN_LOG[kind]}`);
+    own = TOKEN_UNITS[kind];
+  }
+  for (const line of ix.logs ?? []) logs.push(`Program log: ${line}`);
+  let children = 0;
+  // Direct children are the inner instructions one level down; deeper ones belong to them.
+  for (let i = 0; i < inner.length; i++) {
+    // A program that fails itself (not in a CPI) invokes nothing.
+    if (failure && failure.innerIndex === undefined) break;
+    const child = inner[i];
+    if (child.stackHeight !== depth + 1) continue;
+    const grandChildren: InnerInstruction[] = [];
+    for (let j = i + 1; j < inner.length && inner[j].stackHeight > depth + 1; j++) grandChildren.push(inner[j]);
+    const childFails = failure?.innerIndex === i ? { ...failure, innerIndex: undefined } : undefined;
+    children += runInstruction(child, grandChildren, depth + 1, budget - own - children, logs, childFails, childFails ? undefined : apply);
+    if (childFails) break;
+  }
+  const consumed = own + children;
+  logs.push(`Program ${program} consumed ${consumed} of ${budget} compute units`);
+  if (failure) logs.push(`Program ${program} failed: custom program error: 0x${failure.custom.toString(16)}`);
+  else logs.push(`Program ${program} success`);
+  return consumed;
+}
+
+function applyEffects(ix: Instruction, read: (a: string) => AccountState | null, write: (a: string, s: AccountState | null) => void): void {
+  if (ix.programId === SYSTEM_PROGRAM) {
+    const create = decodeSystemCreateAccount(ix.data);
+    if (!create) return;
+    const [from, to] = ix.accounts.map((a) => a.pubkey);
+    const payer = mustRead(read, from);
+    if (read(to)) throw new Error(`CreateAccount: ${to} already exists`);
+    write(from, { ...payer, lamports: payer.lamports - create.lamports });
+    write(to, { owner: create.owner, lamports: create.lamports, data: new Uint8Array(create.space), executable: false, rentEpoch: RENT_EXEMPT_EPOCH });
+    return;
+  }
+  if (!isTokenProgramId(ix.programId)) return;
+  const decoded = decodeTokenInstruction(ix.data);
+  if (decoded.type === 'transfer') {
+    const [source, dest] = ix.accounts.map((a) => a.pubkey);
+    const from = mustRead(read, source);
+    const to = mustRead(read, dest);
+    const fromAmount = tokenAccountAmount(from.data);
+    if (fromAmount < decoded.amount) throw new Error(`Transfer: ${source} holds ${fromAmount}, needs ${decoded.amount}`);
+    if (tokenAccountMint(from.data) !== tokenAccountMint(to.data)) throw new Error(`Transfer between mints: ${source} → ${dest}`);
+    const native = tokenAccountMint(from.data) === NATIVE_MINT ? Number(decoded.amount) : 0;
+    write(source, { ...from, lamports: from.lamports - native, data: withTokenAmount(from.data, fromAmount - decoded.amount) });
+    const toNow = mustRead(read, dest); // source may equal dest
+    write(dest, { ...toNow, lamports: toNow.lamports + native, data: withTokenAmount(toNow.data, tokenAccountAmount(toNow.data) + decoded.amount) });
+  } else if (decoded.type === 'initializeAccount3') {
+    const [account, mint] = ix.accounts.map((a) => a.pubkey);
+    const state = mustRead(read, account);
+    const nativeReserve = mint === NATIVE_MINT ? state.lamports : null;
+    const data = encodeTokenAccount({ mint, owner: decoded.owner, amount: 0n, nativeReserve, tokenProgram: ix.programId });
+    if (data.length !== state.data.length) throw new Error(`InitializeAccount3: ${account} has ${state.data.length} bytes, needs ${data.length}`);
+    write(account, { ...state, owner: ix.programId, data });
+  }
+}
+
+function mustRead(read: (a: string) => AccountState | null, address: string): AccountState {
+  const state = read(address);
+  if (!state) throw new Error(`account ${address} does not exist`);
+  return state;
+}
+
+function tokenBalances(ledger: Ledger, keys: readonly string[], read: (a: string) => AccountState | null): TokenBalance[] {
+  const out: TokenBalance[] = [];
+  keys.forEach((key, accountIndex) => {
+    const state = read(key);
+    if (!state || !isTokenProgramId(state.owner) || state.data.length < 165) return;
+    const mint = tokenAccountMint(state.data);
+    const mintState = ledger.getAccount(mint);
+    if (!mintState) throw new Error(`token account ${key} of unknown mint ${mint}`);
+    const decimals = mintDecimals(mintState.data);
+    const amount = tokenAccountAmount(state.data);
+    out.push({ accountIndex, mint, owner: tokenAccountOwner(state.data), programId: state.owner, uiTokenAmount: uiTokenAmount(amount, decimals) });
+  });
+  return out;
+}
+
+/** As the RPC computes it: uiAmount = amount as f64 / 10^decimals (null for 0), exact string. */
+export function uiTokenAmount(amount: bigint, decimals: number): TokenBalance['uiTokenAmount'] {
+  const text = amount.toString().padStart(decimals + 1, '0');
+  const int = text.slice(0, text.length - decimals);
+  const frac = text.slice(text.length - decimals).replace(/0+$/, '');
+  return {
+    amount: amount.toString(),
+    decimals,
+    uiAmount: amount === 0n ? null : Number(amount) / 10 ** decimals,
+    uiAmountString: frac ? `${int}.${frac}` : int,
+  };
+}
+
+function compiledInstruction(ix: Instruction, indexOf: ReadonlyMap<string, number>, stackHeight: number | null) {
+  const index = (key: string) => {
+    const i = indexOf.get(key);
+    if (i === undefined) throw new Error(`${key} is not an account of this transaction`);
+    return i;
+  };
+  return { programIdIndex: index(ix.programId), accounts: ix.accounts.map((a) => index(a.pubkey)), data: encodeBase58(ix.data), stackHeight };
+}
+
+interface KeyMeta {
+  isSigner: boolean;
+  isWritable: boolean;
+  isInvoked: boolean;
+}
+
+interface CompiledMessage {
+  signers: string[];
+  staticKeys: string[];
+  header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number };
+  loadedWritable: string[];
+  loadedReadonly: string[];
+  lookups: { accountKey: string; writableIndexes: number[]; readonlyIndexes: number[] }[];
+  accountKeys: string[];
+}
+
+/**
+ * Orders account keys as web3.js' MessageV0.compile / Transaction.compileMessage do: fee payer
+ * first, then writable signers, readonly signers, writable non-signers, readonly non-signers, each
+ * in first-appearance order; a v0 message moves non-signer, non-invoked keys found in its lookup
+ * tables to the loaded addresses. Inner instructions may only use keys already present.
+ */
+function compileMessage(spec: TxSpec): CompiledMessage {
+  const metas = new Map<string, KeyMeta>();
+  const meta = (key: string) => {
+    let m = metas.get(key);
+    if (!m) {
+      m = { isSigner: false, isWritable: false, isInvoked: false };
+      metas.set(key, m);
+    }
+    return m;
+  };
+  Object.assign(meta(spec.feePayer), { isSigner: true, isWritable: true });
+  for (const ix of spec.instructions) {
+    meta(ix.programId).isInvoked = true;
+    for (const a of ix.accounts) {
+      const m = meta(a.pubkey);
+      m.isSigner ||= a.isSigner;
+      m.isWritable ||= a.isWritable;
+    }
+  }
+  const lookups: CompiledMessage['lookups'] = [];
+  const loadedWritable: string[] = [];
+  const loadedReadonly: string[] = [];
+  if (spec.version === 0) {
+    for (const table of spec.lookupTables ?? []) {
+      const drain = (writable: boolean, into: string[]) => {
+        const indexes: number[] = [];
+        for (const [key, m] of metas) {
+          if (m.isSigner || m.isInvoked || m.isWritable !== writable) continue;
+          const at = table.addresses.indexOf(key);
+          if (at < 0) continue;
+          indexes.push(at);
+          into.push(key);
+          metas.delete(key);
+        }
+        return indexes;
+      };
+      const writableIndexes = drain(true, loadedWritable);
+      const readonlyIndexes = drain(false, loadedReadonly);
+      if (writableIndexes.length + readonlyIndexes.length > 0) lookups.push({ accountKey: table.address, writableIndexes, readonlyIndexes });
+    }
+  } else if (spec.lookupTables?.length) {
+    throw new Error('a legacy message cannot use lookup tables');
+  }
+  const entries = [...metas];
+  const group = (signer: boolean, writable: boolean) => entries.filter(([, m]) => m.isSigner === signer && m.isWritable === writable).map(([k]) => k);
+  const writableSigners = group(true, true);
+  const readonlySigners = group(true, false);
+  const writableNonSigners = group(false, true);
+  const readonlyNonSigners = group(false, false);
+  const staticKeys = [...writableSigners, ...readonlySigners, ...writableNonSigners, ...readonlyNonSigners];
+  return {
+    signers: [...writableSigners, ...readonlySigners],
+    staticKeys,
+    header: {
+      numRequiredSignatures: writableSigners.length + readonlySigners.length,
+      numReadonlySignedAccounts: readonlySigners.length,
+      numReadonlyUnsignedAccounts: readonlyNonSigners.length,
+    },
+    loadedWritable,
+    loadedReadonly,
+    lookups,
+    accountKeys: [...staticKeys, ...loadedWritable, ...loadedReadonly],
+  };
+}

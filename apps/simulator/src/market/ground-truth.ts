@@ -1,0 +1,232 @@
+import type { HadronProgramVersion } from '@hadron/domain';
+
+/**
+ * Everything a simulated cluster generated, as plain JSON (u64 as decimal strings). Event records
+ * use the field names of fixtures/hadron swap-transactions.json `expected.events`, so a decoder's
+ * output can be deep-compared with them; simulator-only fields are listed in SIM_ONLY_SWAP_FIELDS.
+ */
+
+export interface InstructionLocation {
+  top_level_index: number;
+  inner_index: number | null;
+}
+
+export interface FeeSplitRecipient {
+  recipient: string;
+  ppm: number;
+}
+
+export interface SwapFact {
+  kind: 'swap';
+  event_id: string;
+  program: string;
+  program_version: HadronProgramVersion;
+  signature: string;
+  slot: number;
+  block_time: number;
+  instruction_location: InstructionLocation;
+  pool_config: string;
+  midprice_oracle: string;
+  is_x: number;
+  side: 'buy' | 'sell';
+  input_mint: string;
+  output_mint: string;
+  trader: string;
+  user_source: string;
+  user_dest: string;
+  vault_source: string;
+  vault_dest: string;
+  fee_recipient_ata: string;
+  instruction_args: { amount_in: string; min_out: string; expiration: string };
+  amount_in: string;
+  amount_in_to_vault: string;
+  amount_out: string;
+  protocol_fee_raw: string;
+  protocol_fee_mint: string;
+  vault_x: string;
+  vault_y: string;
+  /** postTokenBalances of the vaults (the whole transaction). */
+  vault_x_after: string;
+  vault_y_after: string;
+  // ---- simulator-only ----
+  tx_index: number;
+  tx_version: 'legacy' | 0;
+  /** 'direct' top-level instruction, or 'cpi' under the router program. */
+  route: 'direct' | 'cpi';
+  /** Vault balances right after this instruction (differs from *_after when a tx swaps twice). */
+  vault_x_after_instruction: string;
+  vault_y_after_instruction: string;
+  /** Oracle state in effect when the swap executed. */
+  midprice_q32: string;
+  spread_factor_q32: string;
+  fee_config: string;
+  fee_ppm: number;
+  /** Split of the pool's own fee config in effect; null on the global (default) fee config or an empty split. */
+  fee_split: FeeSplitRecipient[] | null;
+  decimals_x: number;
+  decimals_y: number;
+}
+
+export const SIM_ONLY_SWAP_FIELDS = [
+  'tx_index',
+  'tx_version',
+  'route',
+  'vault_x_after_instruction',
+  'vault_y_after_instruction',
+  'midprice_q32',
+  'spread_factor_q32',
+  'fee_config',
+  'fee_ppm',
+  'fee_split',
+  'decimals_x',
+  'decimals_y',
+] as const;
+
+export interface OracleUpdateFact {
+  kind: 'oracle_update';
+  event_id: string;
+  instruction: 'UpdateMidprice' | 'UpdateBaseSpread' | 'UpdateMidpriceAndBaseSpread';
+  tag: 5 | 9 | 10;
+  program: string;
+  program_version: HadronProgramVersion;
+  signature: string;
+  slot: number;
+  block_time: number;
+  instruction_location: InstructionLocation;
+  oracle: string;
+  quoting_authority: string;
+  sequence: string;
+  /** null when the instruction did not set it (tag 9 / tag 5). */
+  midprice_q32: string | null;
+  spread_factor_q32: string | null;
+  pool_config_via_registry: string;
+  tx_index: number;
+}
+
+export interface LiquidityFact {
+  kind: 'deposit' | 'withdraw';
+  event_id: string;
+  signature: string;
+  slot: number;
+  block_time: number;
+  tx_index: number;
+  pool_config: string;
+  amount_x: string;
+  amount_y: string;
+  vault_x_after: string;
+  vault_y_after: string;
+}
+
+/** One per successful transaction that changed a pool's vault balances (any tag). */
+export interface VaultBalanceChange {
+  signature: string;
+  slot: number;
+  block_time: number;
+  tx_index: number;
+  pool_config: string;
+  vault_x: string;
+  vault_y: string;
+  /** null when the vault did not exist before (created by this transaction). */
+  vault_x_before: string | null;
+  vault_y_before: string | null;
+  vault_x_after: string;
+  vault_y_after: string;
+  /** Instructions that moved them, e.g. ['swap', 'swap'], ['deposit'] or ['initialize'] (vaults created empty). */
+  causes: string[];
+}
+
+export interface FeeSplitChange {
+  pool_config: string;
+  fee_config: string;
+  slot: number;
+  block_time: number;
+  /** The admin transaction, or null for the state at genesis (before history). */
+  signature: string | null;
+  fee_ppm: number;
+  recipients: FeeSplitRecipient[];
+}
+
+export interface PoolStateChange {
+  slot: number;
+  block_time: number;
+  signature: string | null;
+  state: number;
+  state_name: string;
+}
+
+export interface FailedTxFact {
+  signature: string;
+  slot: number;
+  block_time: number;
+  tx_index: number;
+  kind: 'swap' | 'oracle_update';
+  pool_config: string;
+  reason: 'slippage' | 'pool_not_active' | 'stale_sequence';
+  err: unknown;
+}
+
+export interface TokenFact {
+  mint: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  token_program: string;
+  /** Metaplex metadata account, or null when the token has none. */
+  metadata: string | null;
+  uri: string | null;
+}
+
+export interface PoolFact {
+  config: string;
+  program: string;
+  program_version: HadronProgramVersion;
+  seed: string;
+  authority: string;
+  quoting_authority: string;
+  mint_x: string;
+  mint_y: string;
+  symbol_x: string;
+  symbol_y: string;
+  decimals_x: number;
+  decimals_y: number;
+  token_program_x: string;
+  token_program_y: string;
+  vault_x: string;
+  vault_y: string;
+  oracle: string;
+  curve_meta: string;
+  curve_prefabs: string;
+  curve_updates: string;
+  spread_config: string | null;
+  has_pool_fee: number;
+  /** The fee config swaps pass (account 12): the pool's own, or the program's global one. */
+  fee_config: string;
+  fee_recipient: string;
+  lookup_table: string;
+  activity: string;
+  /** Slot the pool's accounts appeared (genesis = first_slot − 1) and the Initialize tx, if any. */
+  created_slot: number;
+  created_signature: string | null;
+  /** The oracle account at genesis (oracle_updates replay on top of it). */
+  initial_oracle: { sequence: string; midprice_q32: string; spread_factor_q32: string; last_update_slot: string };
+  state_history: PoolStateChange[];
+}
+
+export interface GroundTruth {
+  cluster: string;
+  seed: string;
+  first_slot: number;
+  /** Last slot of the generated history (everything up to it is final at start). */
+  history_end_slot: number;
+  head_slot: number;
+  programs: { v1: string; v2: string; router: string };
+  global_fee_configs: { program_version: HadronProgramVersion; address: string; fee_ppm: number; fee_recipient: string }[];
+  tokens: TokenFact[];
+  pools: PoolFact[];
+  swaps: SwapFact[];
+  oracle_updates: OracleUpdateFact[];
+  liquidity: LiquidityFact[];
+  vault_balance_changes: VaultBalanceChange[];
+  fee_split_changes: FeeSplitChange[];
+  failed_transactions: FailedTxFact[];
+}

@@ -1,0 +1,1056 @@
+import {
+  associatedTokenAddress,
+  derivePoolAddresses,
+  encodeConfigAccount,
+  encodeFeeConfigAccount,
+  encodeFeeSplit,
+  encodeInstruction,
+  encodeOracleAccount,
+  FEE_CONFIG_SIZE,
+  findProgramAddress,
+  globalFeeConfigAddress,
+  HADRON_PROGRAM_V1,
+  HADRON_PROGRAM_V2,
+  ORACLE_SIZE,
+  poolStateName,
+  SYSVAR_CLOCK,
+  utf8Seed,
+  type DecodedHadronInstruction,
+  type HadronProgramVersion,
+  type SplitWeight,
+} from '@hadron/domain';
+import { KeyBook } from '../ledger/keys';
+import { Ledger, RENT_EXEMPT_EPOCH, type AccountState } from '../ledger/ledger';
+import { Rng } from '../ledger/prng';
+import { executeTransaction, type ExecutedTx, type InnerInstruction, type TopLevelInstruction, type TxSpec } from '../ledger/transaction-executor';
+import {
+  ADDRESS_LOOKUP_TABLE_PROGRAM,
+  encodeLookupTable,
+  encodeMetadata,
+  encodeMint,
+  encodeTokenAccount,
+  METAPLEX_PROGRAM,
+  NATIVE_MINT,
+  rentExempt,
+  tokenAccountAmount,
+  tokenAccountRent,
+  tokenAccountSize,
+} from '../spl/spl-accounts';
+import {
+  COMPUTE_BUDGET_PROGRAM,
+  setComputeUnitLimitData,
+  setComputeUnitPriceData,
+  systemCreateAccountData,
+  tokenInitializeAccount3Data,
+  tokenTransferData,
+} from '../spl/spl-instructions';
+import { ACTIVITY_FACTOR, GLOBAL_FEE, LIFECYCLE, POOL_ROTATION, QUOTE_USD, QUOTES, SPLIT_CHANGES_AT, type TokenTemplate } from './catalog';
+import type { FailedTxFact, FeeSplitChange, GroundTruth, LiquidityFact, OracleUpdateFact, PoolFact, SwapFact, TokenFact, VaultBalanceChange } from './ground-truth';
+import { DEPOSIT_TAG, HADRON_ERRORS, initializeData, liquidityData, setPoolStateData, updateFeeConfigData, WITHDRAW_TAG } from './hadron-extra-instructions';
+import { midpriceRaw, quoteSwap, type PoolRuntime } from './pool-runtime';
+import { buildSwapTransaction, type PlannedSwap, type SwapRoute } from './swap-transaction';
+
+export interface MarketOptions {
+  /** Names the cluster in ground truth and seeds its PRNG streams with `seed`. */
+  cluster: string;
+  seed: string;
+  pools: number;
+  historySeconds: number;
+  /** Unix ms where the history ends (live slots continue from here). */
+  historyEndTimeMs: number;
+  slotMs: number;
+  /** Oracle updates per second on a busy pool (medium pools ¼, quiet ones ~1/16). */
+  midpriceUpdatesPerSecond: number;
+  /** Swaps per second on a busy pool. */
+  swapsPerSecond: number;
+  /** Deposits + withdrawals per second per pool. */
+  liquidityEventsPerSecond: number;
+  /** Fraction of slots with no block. */
+  skippedSlotRate: number;
+  /** Fraction of swaps sent with a min_out they cannot meet (failed tx). */
+  failedSwapRate: number;
+  /**
+   * With ≥ 6 pools the last one is created (Initialize + first deposit) at this fraction of the
+   * history instead of at genesis: swaps on a pool an indexer has not discovered yet. null = never.
+   */
+  latePoolAt: number | null;
+  /** An extra pool (index `pools`) is created this many seconds into live mode; null = never. */
+  newPoolAfterSeconds: number | null;
+}
+
+export const DEFAULT_MARKET_OPTIONS: Omit<MarketOptions, 'cluster' | 'seed' | 'historyEndTimeMs'> = {
+  pools: 6,
+  historySeconds: 1800,
+  slotMs: 400,
+  midpriceUpdatesPerSecond: 3,
+  swapsPerSecond: 0.6,
+  liquidityEventsPerSecond: 1 / 300,
+  skippedSlotRate: 0.03,
+  failedSwapRate: 0.04,
+  latePoolAt: 0.5,
+  newPoolAfterSeconds: null,
+};
+
+const BPF_UPGRADEABLE_LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
+const BPF_LOADER_2 = 'BPFLoader2111111111111111111111111111111111';
+const NATIVE_LOADER = 'NativeLoader1111111111111111111111111111111';
+const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+const SYSVAR_INSTRUCTIONS = 'Sysvar1nstructions1111111111111111111111111';
+const SOL = 1_000_000_000;
+const I64_MAX = (1n << 63n) - 1n;
+const Q32 = 2 ** 32;
+
+/** Sizes of the Hadron accounts whose layouts we do not know (zero-filled; distinct from every known size). */
+const UNKNOWN_LAYOUT_SIZES = { curveMeta: 160, curvePrefabs: 2048, curveUpdates: 512, spreadConfig: 96 };
+
+const PROGRAMS: Record<HadronProgramVersion, string> = { v1: HADRON_PROGRAM_V1, v2: HADRON_PROGRAM_V2 };
+
+interface Trader {
+  key: string;
+}
+
+interface ScheduledEvent {
+  slot: number;
+  run: (slot: number) => void;
+}
+
+/**
+ * One simulated cluster: genesis accounts, then slot after slot of Hadron activity written into a
+ * Ledger, with the ground truth recorded as it happens. Deterministic: the same options give the
+ * same bytes (every random draw comes from streams seeded by `seed`, in a fixed order).
+ */
+export class SimulatedMarket {
+  readonly ledger: Ledger;
+  readonly keys: KeyBook;
+  readonly options: MarketOptions;
+  readonly routerProgram: string;
+  /** Pools that exist on chain (created so far). */
+  readonly pools: PoolRuntime[] = [];
+  /** Every pool, including those created later (by index). */
+  private readonly planned: PoolRuntime[] = [];
+  private readonly rng: Rng;
+  private readonly traders: Trader[] = [];
+  private readonly tokens = new Map<string, TokenFact>();
+  private readonly schedule: ScheduledEvent[] = [];
+  private readonly historyEndSlot: number;
+  private readonly truth: Omit<GroundTruth, 'head_slot' | 'history_end_slot' | 'tokens' | 'pools'> & { pools: PoolFact[] };
+
+  constructor(options: MarketOptions) {
+    this.options = options;
+    const root = new Rng(`${options.seed}/${options.cluster}`);
+    this.rng = root.fork('market');
+    this.keys = new KeyBook(`${options.seed}/${options.cluster}`);
+    const historySlots = Math.max(1, Math.round((options.historySeconds * 1000) / options.slotMs));
+    // A realistic mainnet-sized slot number, different per seed.
+    const firstSlot = 300_000_000 + (root.fork('slot').nextU32() % 20_000_000);
+    const clock = { firstSlot, firstSlotTimeMs: options.historyEndTimeMs - historySlots * options.slotMs, slotMs: options.slotMs };
+    this.ledger = new Ledger(clock, root.fork('ledger'), this.keys.key('genesis-hash'), firstSlot - 4_000_000);
+    this.historyEndSlot = firstSlot + historySlots - 1;
+    this.routerProgram = this.keys.key('router-program');
+    this.truth = {
+      cluster: options.cluster,
+      seed: options.seed,
+      first_slot: firstSlot,
+      programs: { v1: HADRON_PROGRAM_V1, v2: HADRON_PROGRAM_V2, router: this.routerProgram },
+      global_fee_configs: [],
+      pools: [],
+      swaps: [],
+      oracle_updates: [],
+      liquidity: [],
+      vault_balance_changes: [],
+      fee_split_changes: [],
+      failed_transactions: [],
+    };
+    this.genesis();
+    this.planLifecycle();
+  }
+
+  /** Generates the whole history; afterwards everything in it is final. */
+  generateHistory(): void {
+    while (this.ledger.head < this.historyEndSlot) this.produceSlot();
+    this.ledger.settle();
+  }
+
+  get lastHistorySlot(): number {
+    return this.historyEndSlot;
+  }
+
+  /** Produces the next slot (history or live). */
+  produceSlot(): void {
+    const slot = this.ledger.head + 1;
+    const skipped = this.rng.chance(this.options.skippedSlotRate);
+    const block = this.ledger.openSlot(slot, skipped);
+    if (!block) return;
+    while (this.schedule.length > 0 && this.schedule[0].slot <= slot) this.schedule.shift()!.run(slot);
+
+    type Action = () => void;
+    const actions: Action[] = [];
+    const seconds = this.options.slotMs / 1000;
+    for (const pool of this.pools) {
+      const state = pool.config.state;
+      if (state === 4) continue;
+      for (let n = this.rng.poisson(pool.midpriceRate * seconds); n > 0; n--) actions.push(() => this.oracleUpdate(pool, slot));
+      const swaps = this.rng.poisson(pool.swapRate * seconds);
+      for (let n = 0; n < swaps; n++) {
+        if (state === 1) actions.push(() => this.swap(pool, slot));
+        else if (this.rng.chance(0.5)) actions.push(() => this.swap(pool, slot)); // a client that did not notice: fails
+      }
+      if (state === 1 && this.rng.chance(pool.liquidityRate * seconds)) actions.push(() => this.liquidity(pool, slot, this.rng.chance(0.55) ? 'deposit' : 'withdraw'));
+    }
+    for (const action of this.rng.shuffle(actions)) action();
+  }
+
+  groundTruth(): GroundTruth {
+    const t = this.truth;
+    return {
+      cluster: t.cluster,
+      seed: t.seed,
+      first_slot: t.first_slot,
+      history_end_slot: this.historyEndSlot,
+      head_slot: this.ledger.head,
+      programs: t.programs,
+      global_fee_configs: t.global_fee_configs,
+      tokens: [...this.tokens.values()],
+      pools: t.pools.map((p) => ({ ...p, state_history: [...p.state_history] })),
+      swaps: [...t.swaps],
+      oracle_updates: [...t.oracle_updates],
+      liquidity: [...t.liquidity],
+      vault_balance_changes: [...t.vault_balance_changes],
+      fee_split_changes: [...t.fee_split_changes],
+      failed_transactions: [...t.failed_transactions],
+    };
+  }
+
+  // ---- genesis ---------------------------------------------------------------------------------
+
+  private genesis(): void {
+    const slot = this.ledger.clock.firstSlot - 1;
+    const put = (address: string, state: Omit<AccountState, 'rentEpoch' | 'executable'> & { executable?: boolean }) =>
+      this.ledger.setAccount(address, { executable: false, rentEpoch: RENT_EXEMPT_EPOCH, ...state }, slot);
+    const program = (address: string, owner: string, lamports: number) => put(address, { owner, lamports, data: new Uint8Array(owner === BPF_UPGRADEABLE_LOADER ? 36 : 0), executable: true });
+
+    for (const id of [HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, this.routerProgram]) program(id, BPF_UPGRADEABLE_LOADER, 1_141_440);
+    program(QUOTES.USDC.tokenProgram, BPF_LOADER_2, 5_299_606_121);
+    program('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb', BPF_UPGRADEABLE_LOADER, 1_141_440);
+    program(ASSOCIATED_TOKEN_PROGRAM, BPF_LOADER_2, 731_913_600);
+    program(METAPLEX_PROGRAM, BPF_UPGRADEABLE_LOADER, 1_141_440);
+    for (const id of [SYSTEM_PROGRAM, COMPUTE_BUDGET_PROGRAM, ADDRESS_LOOKUP_TABLE_PROGRAM]) program(id, NATIVE_LOADER, 1);
+    put(SYSVAR_CLOCK, { owner: SYSVAR_OWNER, lamports: 1_169_280, data: new Uint8Array(40) });
+
+    // Global fee configs of both programs, on the real PDAs and recipients.
+    for (const version of ['v1', 'v2'] as const) {
+      const { address, bump } = globalFeeConfigAddress(PROGRAMS[version]);
+      const fee = { version, size: FEE_CONFIG_SIZE[version], initialized: 1, fee_ppm: GLOBAL_FEE[version].ppm, bump, admin: this.keys.key(`fee-admin/${version}`), fee_recipient: GLOBAL_FEE[version].recipient };
+      put(address, { owner: PROGRAMS[version], lamports: rentExempt(fee.size), data: encodeFeeConfigAccount(fee) });
+      this.truth.global_fee_configs.push({ program_version: version, address, fee_ppm: fee.fee_ppm, fee_recipient: fee.fee_recipient });
+    }
+
+    // Traders: funded wallets; token accounts are created per pool below.
+    const traderCount = 10 + 2 * this.options.pools;
+    for (let i = 0; i < traderCount; i++) {
+      const key = this.keys.key(`trader/${i}`);
+      this.traders.push({ key });
+      put(key, { owner: SYSTEM_PROGRAM, lamports: 25 * SOL + this.rng.int(0, SOL), data: new Uint8Array(0) });
+    }
+
+    const late = this.options.latePoolAt !== null && this.options.pools >= 6 ? this.options.pools - 1 : null;
+    for (let i = 0; i < this.options.pools; i++) {
+      const pool = this.createPool(i, slot, put, i === late);
+      if (i === late) this.schedule.push({ slot: this.slotAt(this.options.latePoolAt!), run: (s) => this.initializePool(pool, s) });
+    }
+    if (this.options.newPoolAfterSeconds !== null) {
+      const at = this.historyEndSlot + Math.max(1, Math.ceil((this.options.newPoolAfterSeconds * 1000) / this.options.slotMs));
+      const index = this.options.pools;
+      this.schedule.push({ slot: at, run: (s) => this.initializePool(this.createPool(index, s, (address, state) => this.ledger.setAccount(address, { executable: false, rentEpoch: RENT_EXEMPT_EPOCH, ...state }, s), true), s) });
+    }
+  }
+
+  private token(template: TokenTemplate, slot: number): TokenFact {
+    const mint = template.mint ?? this.keys.key(`mint/${template.symbol}`);
+    const existing = this.tokens.get(mint);
+    if (existing) return existing;
+    const put = (address: string, owner: string, data: Uint8Array) => this.ledger.setAccount(address, { owner, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH }, slot);
+    const authority = mint === NATIVE_MINT ? null : this.keys.key(`mint-authority/${template.symbol}`);
+    put(mint, template.tokenProgram, encodeMint({ mintAuthority: authority, supply: 10n ** BigInt(template.decimals + 12), decimals: template.decimals, freezeAuthority: null }));
+    let metadata: string | null = null;
+    let uri: string | null = null;
+    if (template.metadata) {
+      metadata = findProgramAddress([utf8Seed('metadata'), { pubkey: METAPLEX_PROGRAM }, { pubkey: mint }], METAPLEX_PROGRAM).address;
+      uri = `https://tokens.example/${template.symbol.toLowerCase()}.json`;
+      put(metadata, METAPLEX_PROGRAM, encodeMetadata({ updateAuthority: authority ?? this.keys.key('metadata-authority'), mint, name: template.name, symbol: template.symbol, uri }));
+    }
+    const fact: TokenFact = { mint, symbol: template.symbol, name: template.name, decimals: template.decimals, token_program: template.tokenProgram, metadata, uri };
+    this.tokens.set(mint, fact);
+    return fact;
+  }
+
+  /** A token account with `amount`, created at genesis (WSOL accounts hold rent + amount as lamports). */
+  private tokenAccount(owner: string, mint: string, tokenProgram: string, amount: bigint, slot: number): string {
+    const { address } = associatedTokenAddress(owner, mint, tokenProgram);
+    const native = mint === NATIVE_MINT;
+    const rent = tokenAccountRent(tokenProgram);
+    this.ledger.setAccount(
+      address,
+      {
+        owner: tokenProgram,
+        lamports: rent + (native ? Number(amount) : 0),
+        data: encodeTokenAccount({ mint, owner, amount, nativeReserve: native ? rent : null, tokenProgram }),
+        executable: false,
+        rentEpoch: RENT_EXEMPT_EPOCH,
+      },
+      slot,
+    );
+    return address;
+  }
+
+  /**
+   * Plans pool `index` and writes what exists independently of it (wallets, tokens, token accounts,
+   * its lookup table) at `slot`. Unless `deferred`, the pool's own accounts and funded vaults are
+   * written too (a pool that exists at genesis); otherwise initializePool creates them by a tx.
+   */
+  private createPool(index: number, slot: number, put: (address: string, state: Omit<AccountState, 'rentEpoch' | 'executable'>) => void, deferred: boolean): PoolRuntime {
+    const template = POOL_ROTATION[index % POOL_ROTATION.length];
+    const version = template.program;
+    const programId = PROGRAMS[version];
+    const base = this.token(template.base, slot);
+    const quote = this.token(QUOTES[template.quote], slot);
+    const seed = index < POOL_ROTATION.length ? BigInt(this.rng.int(0, 999_999)) : this.rng.bigBelow(1n << 64n);
+    const addresses = derivePoolAddresses(programId, seed, base.mint, quote.mint, base.token_program, quote.token_program);
+    const authority = this.keys.key(`pool-authority/${index}`);
+    const quotingAuthority = this.keys.key(`quoting-authority/${index}`);
+    for (const wallet of [authority, quotingAuthority]) put(wallet, { owner: SYSTEM_PROGRAM, lamports: 500 * SOL, data: new Uint8Array(0) });
+
+    // Oracle: start from the template price, a spread of 0–25 bps.
+    const price = template.base.price!;
+    const midpriceQ32 = BigInt(Math.round(price * 10 ** (quote.decimals - base.decimals) * Q32));
+    const spreadFactorQ32 = spreadFactor(this.rng.pick([0, 3, 5, 7, 10, 25]));
+    const oracle = { sequence: BigInt(this.rng.int(1, 5_000_000)), midpriceQ32, spreadFactorQ32, lastUpdateSlot: BigInt(slot) };
+
+    // Fee config in use.
+    const isPoolFee = template.fee !== 'global';
+    const feeVersion: HadronProgramVersion = template.fee === 'pool-zero' ? 'v1' : version;
+    const feeAddress = isPoolFee ? addresses.pool_fee_config : globalFeeConfigAddress(programId);
+    const recipient = isPoolFee ? this.keys.key(`pool-fee-recipient/${index}`) : GLOBAL_FEE[version].recipient;
+    const fee: PoolRuntime['fee'] = {
+      address: feeAddress.address,
+      isPoolFee,
+      version: feeVersion,
+      bump: feeAddress.bump,
+      admin: isPoolFee ? this.keys.key(`pool-fee-admin/${index}`) : this.keys.key(`fee-admin/${version}`),
+      ppm: template.fee === 'global' ? GLOBAL_FEE[version].ppm : template.fee === 'pool-zero' ? 0 : this.rng.pick([5, 25, 100]),
+      recipient,
+      split: template.fee === 'pool-split' ? this.randomSplit(index, 0) : [],
+      atas: {},
+    };
+    for (const t of [base, quote]) fee.atas[t.mint] = associatedTokenAddress(recipient, t.mint, t.token_program).address;
+    if (!this.ledger.getAccount(fee.admin)) put(fee.admin, { owner: SYSTEM_PROGRAM, lamports: 10 * SOL, data: new Uint8Array(0) });
+
+    const config = {
+      version,
+      size: version === 'v1' ? 248 : 724,
+      state: 1,
+      seed: seed.toString(),
+      authority,
+      mint_x: base.mint,
+      mint_y: quote.mint,
+      bump: addresses.config.bump,
+      curve_meta: addresses.curve_meta.address,
+      spread_config_initialized: template.spreadConfig ? 1 : 0,
+      delta_staleness: 10,
+      oracle_mode: 0,
+      has_pool_fee: isPoolFee ? 1 : 0,
+      padding_hex: '0000',
+      pending_authority: SYSTEM_PROGRAM,
+      nomination_expiry: '0',
+      token_program_x: base.token_program,
+      token_program_y: quote.token_program,
+    };
+
+    const lookupTable = this.keys.key(`lookup-table/${index}`);
+    const quoteUsd = QUOTE_USD[template.quote];
+    const swapUsd = template.activity === 'busy' ? { min: 1, max: 25_000 } : { min: 0.5, max: 4_000 };
+    const pool: PoolRuntime = {
+      index,
+      template,
+      programId,
+      version,
+      seed,
+      addresses,
+      config,
+      authority,
+      quotingAuthority,
+      mintX: base.mint,
+      mintY: quote.mint,
+      decimalsX: base.decimals,
+      decimalsY: quote.decimals,
+      tokenProgramX: base.token_program,
+      tokenProgramY: quote.token_program,
+      authorityAtaX: '',
+      authorityAtaY: '',
+      initialVaults: { x: 0n, y: 0n },
+      oracle,
+      fee,
+      lookupTable,
+      midpriceRate: this.options.midpriceUpdatesPerSecond * ACTIVITY_FACTOR[template.activity],
+      swapRate: this.options.swapsPerSecond * ACTIVITY_FACTOR[template.activity],
+      liquidityRate: this.options.liquidityEventsPerSecond,
+      swapValue: { min: swapUsd.min / quoteUsd, max: swapUsd.max / quoteUsd },
+      fact: {
+        config: addresses.config.address,
+        program: programId,
+        program_version: version,
+        seed: seed.toString(),
+        authority,
+        quoting_authority: quotingAuthority,
+        mint_x: base.mint,
+        mint_y: quote.mint,
+        symbol_x: base.symbol,
+        symbol_y: quote.symbol,
+        decimals_x: base.decimals,
+        decimals_y: quote.decimals,
+        token_program_x: base.token_program,
+        token_program_y: quote.token_program,
+        vault_x: addresses.vault_x.address,
+        vault_y: addresses.vault_y.address,
+        oracle: addresses.midprice_oracle.address,
+        curve_meta: addresses.curve_meta.address,
+        curve_prefabs: addresses.curve_prefabs.address,
+        curve_updates: addresses.curve_updates.address,
+        spread_config: template.spreadConfig ? addresses.spread_config.address : null,
+        has_pool_fee: config.has_pool_fee,
+        fee_config: feeAddress.address,
+        fee_recipient: recipient,
+        lookup_table: lookupTable,
+        activity: template.activity,
+        created_slot: slot,
+        created_signature: null,
+        initial_oracle: {
+          sequence: oracle.sequence.toString(),
+          midprice_q32: oracle.midpriceQ32.toString(),
+          spread_factor_q32: oracle.spreadFactorQ32.toString(),
+          last_update_slot: oracle.lastUpdateSlot.toString(),
+        },
+        state_history: [{ slot, block_time: this.ledger.blockTimeOf(slot), signature: null, state: 1, state_name: 'Initialized' }],
+      },
+    };
+
+    // Vaults and the token accounts swaps and deposits use, funded in quote value.
+    const vaultValue = (template.activity === 'busy' ? 2_000_000 : template.activity === 'medium' ? 400_000 : 150_000) / quoteUsd;
+    const traderValue = 250_000 / quoteUsd;
+    const atomsOf = (value: number, isBase: boolean) => BigInt(Math.floor(isBase ? (value * 10 ** quote.decimals) / midpriceRaw(pool) : value * 10 ** quote.decimals));
+    pool.initialVaults = { x: atomsOf(vaultValue, true), y: atomsOf(vaultValue, false) };
+    if (!deferred) {
+      for (const [address, state] of this.poolOwnedAccounts(pool)) put(address, state);
+      this.tokenAccount(addresses.config.address, base.mint, base.token_program, pool.initialVaults.x, slot);
+      this.tokenAccount(addresses.config.address, quote.mint, quote.token_program, pool.initialVaults.y, slot);
+      this.poolCreated(pool, slot, null);
+    }
+    pool.authorityAtaX = this.ensureFunded(authority, base, atomsOf(20 * vaultValue, true), slot);
+    pool.authorityAtaY = this.ensureFunded(authority, quote, atomsOf(20 * vaultValue, false), slot);
+    for (const t of [base, quote]) {
+      if (!this.ledger.getAccount(fee.atas[t.mint])) this.tokenAccount(recipient, t.mint, t.token_program, 0n, slot);
+    }
+    // Most traders hold both tokens; the rest get their token account created by their first swap.
+    for (const [i, trader] of this.traders.entries()) {
+      if ((i + index) % 4 !== 0) this.ensureFunded(trader.key, base, atomsOf(traderValue, true), slot);
+      this.ensureFunded(trader.key, quote, atomsOf(traderValue, false), slot);
+    }
+
+    // The pool's address lookup table (used by v0 transactions).
+    const tableAddresses = [
+      ...new Set([
+        pool.tokenProgramX,
+        pool.tokenProgramY,
+        addresses.config.address,
+        addresses.midprice_oracle.address,
+        addresses.curve_meta.address,
+        addresses.curve_prefabs.address,
+        addresses.curve_updates.address,
+        addresses.vault_x.address,
+        addresses.vault_y.address,
+        fee.address,
+        fee.atas[base.mint],
+        fee.atas[quote.mint],
+        SYSVAR_CLOCK,
+        ...(template.spreadConfig ? [addresses.spread_config.address, SYSVAR_INSTRUCTIONS] : []),
+        base.mint,
+        quote.mint,
+        SYSTEM_PROGRAM,
+        ASSOCIATED_TOKEN_PROGRAM,
+        programId,
+      ]),
+    ];
+    const tableData = encodeLookupTable({ authority: this.keys.key('lookup-table-authority'), lastExtendedSlot: slot - 1000, addresses: tableAddresses });
+    put(lookupTable, { owner: ADDRESS_LOOKUP_TABLE_PROGRAM, lamports: rentExempt(tableData.length), data: tableData });
+    this.lookupTables.set(lookupTable, tableAddresses);
+    this.planned[index] = pool;
+    return pool;
+  }
+
+  /** Config, oracle, curve accounts, spread config and a per-pool fee config, as first written. */
+  private poolOwnedAccounts(pool: PoolRuntime): [string, AccountState][] {
+    const a = pool.addresses;
+    const zeroed = (size: number): AccountState => ({ owner: pool.programId, lamports: rentExempt(size), data: new Uint8Array(size), executable: false, rentEpoch: RENT_EXEMPT_EPOCH });
+    const out: [string, AccountState][] = [
+      [a.config.address, this.configState(pool)],
+      [a.midprice_oracle.address, this.oracleState(pool)],
+      [a.curve_meta.address, zeroed(UNKNOWN_LAYOUT_SIZES.curveMeta)],
+      [a.curve_prefabs.address, zeroed(UNKNOWN_LAYOUT_SIZES.curvePrefabs)],
+      [a.curve_updates.address, zeroed(UNKNOWN_LAYOUT_SIZES.curveUpdates)],
+    ];
+    if (pool.template.spreadConfig) out.push([a.spread_config.address, zeroed(UNKNOWN_LAYOUT_SIZES.spreadConfig)]);
+    if (pool.fee.isPoolFee) out.push([pool.fee.address, this.feeConfigState(pool)]);
+    return out;
+  }
+
+  /** The pool exists from `slot` on: it trades, and the ground truth lists it. */
+  private poolCreated(pool: PoolRuntime, slot: number, signature: string | null): void {
+    const blockTime = this.ledger.blockTimeOf(slot);
+    pool.fact.created_slot = slot;
+    pool.fact.created_signature = signature;
+    pool.fact.state_history = [{ slot, block_time: blockTime, signature, state: 1, state_name: 'Initialized' }];
+    if (pool.fee.isPoolFee) {
+      this.truth.fee_split_changes.push({ pool_config: pool.fact.config, fee_config: pool.fee.address, slot, block_time: blockTime, signature, fee_ppm: pool.fee.ppm, recipients: pool.fee.split.map((w) => ({ ...w })) });
+    }
+    this.pools.push(pool);
+    this.truth.pools.push(pool.fact);
+  }
+
+  /**
+   * Creates a planned pool by transaction: Initialize (tag 0) with the account creations it CPIs,
+   * then a first deposit. [A] The Initialize account list is not confirmed; the indexer discovers
+   * pools from their config accounts, not from this instruction.
+   */
+  private initializePool(pool: PoolRuntime, slot: number): void {
+    pool.oracle = { ...pool.oracle, lastUpdateSlot: BigInt(slot) };
+    pool.fact.initial_oracle = { ...pool.fact.initial_oracle, last_update_slot: String(slot) };
+    const a = pool.addresses;
+    const owned = this.poolOwnedAccounts(pool);
+    const inner: InnerInstruction[] = owned.map(([address, state]) => ({
+      programId: SYSTEM_PROGRAM,
+      accounts: [signer(pool.authority), signer(address)],
+      data: systemCreateAccountData(state.lamports, state.data.length, pool.programId),
+      stackHeight: 2,
+    }));
+    for (const [vault, mint, program] of [
+      [a.vault_x.address, pool.mintX, pool.tokenProgramX],
+      [a.vault_y.address, pool.mintY, pool.tokenProgramY],
+    ] as const) {
+      inner.push({ programId: SYSTEM_PROGRAM, accounts: [signer(pool.authority), signer(vault)], data: systemCreateAccountData(tokenAccountRent(program), tokenAccountSize(program), program), stackHeight: 2 });
+      inner.push({ programId: program, accounts: [writable(vault), readonly(mint)], data: tokenInitializeAccount3Data(a.config.address), stackHeight: 2 });
+    }
+    const ix: TopLevelInstruction = {
+      programId: pool.programId,
+      accounts: [
+        signer(pool.authority),
+        ...owned.map(([address]) => writable(address)),
+        writable(a.vault_x.address),
+        writable(a.vault_y.address),
+        readonly(pool.mintX),
+        readonly(pool.mintY),
+        readonly(pool.tokenProgramX),
+        readonly(pool.tokenProgramY),
+        readonly(SYSTEM_PROGRAM),
+      ],
+      data: initializeData({
+        seed: pool.seed,
+        mintX: pool.mintX,
+        mintY: pool.mintY,
+        authority: pool.authority,
+        initialMidpriceQ32: pool.oracle.midpriceQ32,
+        oracleMode: pool.config.oracle_mode,
+        maxPrefabSlots: 4,
+        maxCurvePoints: 16,
+      }),
+      units: 60_000,
+      inner,
+    };
+    const executed = this.run(slot, { version: 'legacy', feePayer: pool.authority, instructions: [ix], writes: owned.map(([address, state]) => ({ address, state })) }, 400_000);
+    this.poolCreated(pool, slot, executed.stored.signature);
+    // The vaults now exist (empty): the transaction lists them in postTokenBalances.
+    this.vaultChange(executed, pool, ['initialize'], -1n, -1n);
+    this.liquidity(pool, slot, 'deposit', { x: pool.initialVaults.x, y: pool.initialVaults.y });
+  }
+
+  readonly lookupTables = new Map<string, string[]>();
+
+  private readonly ataCache = new Map<string, string>();
+
+  /** Associated token address, memoised: deriving one costs a few curve checks. */
+  private ata(owner: string, mint: string, tokenProgram: string): string {
+    const key = `${owner}/${mint}/${tokenProgram}`;
+    let address = this.ataCache.get(key);
+    if (address === undefined) {
+      address = associatedTokenAddress(owner, mint, tokenProgram).address;
+      this.ataCache.set(key, address);
+    }
+    return address;
+  }
+
+  private ensureFunded(owner: string, token: TokenFact, amount: bigint, slot: number): string {
+    const address = this.ata(owner, token.mint, token.token_program);
+    const existing = this.ledger.getAccount(address);
+    if (existing) return address;
+    return this.tokenAccount(owner, token.mint, token.token_program, amount, slot);
+  }
+
+  private randomSplit(poolIndex: number, generation: number): SplitWeight[] {
+    const count = this.rng.int(2, 4);
+    const weights: number[] = [];
+    let left = 1_000_000;
+    for (let i = 0; i < count - 1; i++) {
+      const w = this.rng.int(1, Math.floor(left / 2)) * 1;
+      weights.push(w);
+      left -= w;
+    }
+    weights.push(left);
+    return weights.map((ppm, i) => ({ recipient: this.keys.key(`split-recipient/${poolIndex}/${generation}/${i}`), ppm }));
+  }
+
+  // ---- account writers -------------------------------------------------------------------------
+
+  private configState(pool: PoolRuntime): AccountState {
+    const data = pool.version === 'v2' ? encodeConfigAccount(pool.config, { u64_at_422: '16', curve_prefabs_at_430: pool.addresses.curve_prefabs.address }) : encodeConfigAccount(pool.config);
+    return { owner: pool.programId, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH };
+  }
+
+
+  private oracleState(pool: PoolRuntime): AccountState {
+    const data = encodeOracleAccount({
+      version: pool.version,
+      size: ORACLE_SIZE[pool.version],
+      quoting_authority: pool.quotingAuthority,
+      sequence: pool.oracle.sequence.toString(),
+      midprice_q32: pool.oracle.midpriceQ32.toString(),
+      spread_factor_q32: pool.oracle.spreadFactorQ32.toString(),
+      last_update_slot: pool.oracle.lastUpdateSlot.toString(),
+    });
+    return { owner: pool.programId, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH };
+  }
+
+
+  private feeConfigState(pool: PoolRuntime): AccountState {
+    const f = pool.fee;
+    const account = { version: f.version, size: FEE_CONFIG_SIZE[f.version], initialized: 1, fee_ppm: f.ppm, bump: f.bump, admin: f.admin, fee_recipient: f.recipient };
+    const data = f.version === 'v2' ? encodeFeeSplit(account, f.split) : encodeFeeConfigAccount(account);
+    return { owner: pool.programId, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH };
+  }
+
+
+  // ---- scheduled events ------------------------------------------------------------------------
+
+  private slotAt(fraction: number): number {
+    return this.ledger.clock.firstSlot + Math.floor(fraction * (this.historyEndSlot - this.ledger.clock.firstSlot + 1));
+  }
+
+  private planLifecycle(): void {
+    const n = this.options.pools;
+    if (n >= 3) {
+      for (const event of LIFECYCLE) {
+        const pool = this.planned[event.pool % n === 0 ? 1 : event.pool % n];
+        if (event.state === 4) {
+          this.schedule.push({
+            slot: this.slotAt(event.at),
+            run: (slot) => {
+              this.withdrawAll(pool, slot);
+              this.setPoolState(pool, 4, slot);
+            },
+          });
+        } else {
+          this.schedule.push({ slot: this.slotAt(event.at), run: (slot) => this.setPoolState(pool, event.state, slot) });
+          if (event.until !== null) this.schedule.push({ slot: this.slotAt(event.until), run: (slot) => this.setPoolState(pool, 1, slot) });
+        }
+      }
+    }
+    for (const pool of this.planned) {
+      if (pool.template.fee !== 'pool-split') continue;
+      const createdAt = this.pools.includes(pool) ? 0 : (this.options.latePoolAt ?? 1);
+      SPLIT_CHANGES_AT.forEach((at, generation) => {
+        if (at > createdAt) this.schedule.push({ slot: this.slotAt(at) + pool.index, run: (slot) => this.changeFeeSplit(pool, generation + 1, slot) });
+      });
+    }
+    this.schedule.sort((a, b) => a.slot - b.slot);
+  }
+
+  // ---- transactions ----------------------------------------------------------------------------
+
+  /** Compute-budget prefix: 0, 1 or 2 instructions, so Hadron instruction indexes vary. */
+  private computeBudget(limit: number): { instructions: TopLevelInstruction[]; priorityFeeLamports: number } {
+    const shape = this.rng.weighted([
+      ['both', 0.7],
+      ['price', 0.15],
+      ['none', 0.15],
+    ] as const);
+    if (shape === 'none') return { instructions: [], priorityFeeLamports: 0 };
+    const microLamports = BigInt(this.rng.int(1, 200_000));
+    const priorityFeeLamports = Number((BigInt(limit) * microLamports + 999_999n) / 1_000_000n);
+    const price: TopLevelInstruction = { programId: COMPUTE_BUDGET_PROGRAM, accounts: [], data: setComputeUnitPriceData(microLamports) };
+    if (shape === 'price') return { instructions: [price], priorityFeeLamports };
+    return { instructions: [{ programId: COMPUTE_BUDGET_PROGRAM, accounts: [], data: setComputeUnitLimitData(limit) }, price], priorityFeeLamports };
+  }
+
+  /** Runs `spec` behind a compute-budget prefix; `prefix` is how many instructions that added. */
+  private run(slot: number, spec: Omit<TxSpec, 'computeUnitLimit' | 'priorityFeeLamports'>, limit = 200_000): ExecutedTx & { prefix: number } {
+    const budget = this.computeBudget(limit);
+    const withBudget: TxSpec = {
+      ...spec,
+      instructions: [...budget.instructions, ...spec.instructions],
+      computeUnitLimit: budget.instructions.length === 2 ? limit : 200_000 * Math.max(1, spec.instructions.length),
+      priorityFeeLamports: budget.priorityFeeLamports,
+      failure: spec.failure ? { ...spec.failure, instructionIndex: spec.failure.instructionIndex + budget.instructions.length } : undefined,
+    };
+    return { ...executeTransaction(this.ledger, slot, withBudget), prefix: budget.instructions.length };
+  }
+
+  private oracleUpdate(pool: PoolRuntime, slot: number): void {
+    const tag = this.rng.weighted([
+      [5, 0.7],
+      [10, 0.25],
+      [9, 0.05],
+    ] as const);
+    const o = pool.oracle;
+    const stale = this.rng.chance(0.01);
+    const step = this.rng.weighted([
+      [1n, 0.93],
+      [0n, 0.02],
+      [BigInt(this.rng.int(2, 9)), 0.05],
+    ] as const);
+    const sequence = stale ? o.sequence - 1n : o.sequence + step;
+    // A random walk in ppm steps, in integers so every platform draws the same prices.
+    const drift = BigInt(this.rng.int(-350, 350));
+    const midprice = tag === 9 ? o.midpriceQ32 : bigMax(1n, (o.midpriceQ32 * (1_000_000n + drift)) / 1_000_000n);
+    const spread = tag === 5 ? o.spreadFactorQ32 : spreadFactor(this.rng.pick([0, 2, 3, 5, 7, 10, 15, 25]));
+    const ix: DecodedHadronInstruction =
+      tag === 5
+        ? { tag, instruction: 'UpdateMidprice', sequence: sequence.toString(), midprice_q32: midprice.toString() }
+        : tag === 9
+          ? { tag, instruction: 'UpdateBaseSpread', sequence: sequence.toString(), spread_factor_q32: spread.toString() }
+          : { tag, instruction: 'UpdateMidpriceAndBaseSpread', sequence: sequence.toString(), midprice_q32: midprice.toString(), spread_factor_q32: spread.toString() };
+    const hadronIx: TopLevelInstruction = {
+      programId: pool.programId,
+      accounts: [signer(pool.quotingAuthority), writable(pool.addresses.midprice_oracle.address), readonly(SYSVAR_CLOCK)],
+      data: encodeInstruction(ix),
+      units: 35,
+    };
+    if (!stale) {
+      pool.oracle = { sequence, midpriceQ32: midprice, spreadFactorQ32: spread, lastUpdateSlot: BigInt(slot) };
+    }
+    const executed = this.run(
+      slot,
+      {
+        version: 'legacy',
+        feePayer: pool.quotingAuthority,
+        instructions: [hadronIx],
+        failure: stale ? { instructionIndex: 0, custom: HADRON_ERRORS.staleSequence } : undefined,
+        writes: stale ? undefined : [{ address: pool.addresses.midprice_oracle.address, state: this.oracleState(pool) }],
+      },
+      1_400,
+    );
+    const tx = executed.stored;
+    const ixIndex = executed.prefix;
+    if (stale) {
+      this.failed(executed, 'oracle_update', pool, 'stale_sequence');
+      return;
+    }
+    const fact: OracleUpdateFact = {
+      kind: 'oracle_update',
+      event_id: `${tx.signature}:${ixIndex}`,
+      instruction: ix.instruction,
+      tag,
+      program: pool.programId,
+      program_version: pool.version,
+      signature: tx.signature,
+      slot,
+      block_time: tx.blockTime,
+      instruction_location: { top_level_index: ixIndex, inner_index: null },
+      oracle: pool.addresses.midprice_oracle.address,
+      quoting_authority: pool.quotingAuthority,
+      sequence: sequence.toString(),
+      midprice_q32: tag === 9 ? null : midprice.toString(),
+      spread_factor_q32: tag === 5 ? null : spread.toString(),
+      pool_config_via_registry: pool.fact.config,
+      tx_index: tx.txIndex,
+    };
+    this.truth.oracle_updates.push(fact);
+  }
+
+  private failed(executed: ExecutedTx, kind: FailedTxFact['kind'], pool: PoolRuntime, reason: FailedTxFact['reason']): void {
+    const tx = executed.stored;
+    this.truth.failed_transactions.push({ signature: tx.signature, slot: tx.slot, block_time: tx.blockTime, tx_index: tx.txIndex, kind, pool_config: pool.fact.config, reason, err: tx.err });
+  }
+
+  private tokenBalance(address: string): bigint {
+    const state = this.ledger.getAccount(address);
+    return state ? tokenAccountAmount(state.data) : 0n;
+  }
+
+  private swap(pool: PoolRuntime, slot: number): void {
+    const trader = this.rng.pick(this.traders);
+    const route: SwapRoute = this.rng.weighted([
+      ['legacy-direct', 0.5],
+      ['v0-direct', 0.15],
+      ['v0-cpi', 0.15],
+      ['legacy-cpi', 0.07],
+      ['legacy-double', 0.07],
+      ['v0-cpi-double', 0.06],
+    ] as const);
+    const double = route === 'legacy-double' || route === 'v0-cpi-double';
+    const active = pool.config.state === 1;
+    const slippage = active && this.rng.chance(this.options.failedSwapRate);
+    const vaultX = this.tokenBalance(pool.addresses.vault_x.address);
+    const vaultY = this.tokenBalance(pool.addresses.vault_y.address);
+    const planned: PlannedSwap[] = [];
+    const vaults = { x: vaultX, y: vaultY };
+    for (let k = 0; k < (double ? 2 : 1); k++) {
+      const isX = this.rng.chance(0.5);
+      const [inMint, outMint, inProgram, outProgram] = isX ? [pool.mintX, pool.mintY, pool.tokenProgramX, pool.tokenProgramY] : [pool.mintY, pool.mintX, pool.tokenProgramY, pool.tokenProgramX];
+      const userSource = this.ata(trader.key, inMint, inProgram);
+      const userDest = this.ata(trader.key, outMint, outProgram);
+      const available = this.tokenBalance(userSource) - planned.filter((p) => p.userSource === userSource).reduce((a, p) => a + p.amountIn, 0n);
+      if (available <= 0n) return;
+      if (double && !this.ledger.getAccount(userDest)) return;
+      const value = this.rng.logUniform(pool.swapValue.min, pool.swapValue.max);
+      const mid = midpriceRaw(pool);
+      let amountIn = BigInt(Math.max(1, Math.floor(isX ? (value * 10 ** pool.decimalsY) / mid : value * 10 ** pool.decimalsY)));
+      if (amountIn > available) amountIn = available / 2n;
+      const vaultOut = isX ? vaults.y : vaults.x;
+      let quote = quoteSwap(pool, isX, amountIn, pool.fee.ppm);
+      if (quote.out > vaultOut / 5n) {
+        amountIn = (amountIn * (vaultOut / 5n)) / (quote.out + 1n);
+        quote = quoteSwap(pool, isX, amountIn, pool.fee.ppm);
+      }
+      if (amountIn === 0n || quote.out === 0n) return;
+      const minOut = slippage && k === 0 ? quote.out + 1n + quote.out / 100n : (quote.out * BigInt(this.rng.pick([9_900, 9_950, 9_990, 10_000]))) / 10_000n;
+      const expiration = this.rng.chance(0.5) ? I64_MAX : BigInt(this.ledger.blockTimeOf(slot) + this.rng.int(20, 120));
+      planned.push({ isX, amountIn, minOut, expiration, fee: quote.fee, amountOut: quote.out, userSource, userDest, inMint, outMint, inProgram, outProgram });
+      if (isX) {
+        vaults.x += quote.net;
+        vaults.y -= quote.out;
+      } else {
+        vaults.y += quote.net;
+        vaults.x -= quote.out;
+      }
+    }
+    const failure = !active ? ({ custom: HADRON_ERRORS.poolNotActive, reason: 'pool_not_active' } as const) : slippage ? ({ custom: HADRON_ERRORS.slippageExceeded, reason: 'slippage' } as const) : null;
+    const built = buildSwapTransaction({
+      pool,
+      trader: trader.key,
+      route,
+      swaps: planned,
+      routerProgram: this.routerProgram,
+      lookupTable: { address: pool.lookupTable, addresses: this.lookupTables.get(pool.lookupTable)! },
+      createDestAccount: !this.ledger.getAccount(planned[0].userDest),
+      failure: failure?.custom ?? null,
+    });
+    const executed = this.run(slot, built.spec, 300_000);
+    if (failure) {
+      this.failed(executed, 'swap', pool, failure.reason);
+      return;
+    }
+    const tx = executed.stored;
+    const prefix = executed.prefix;
+    const post = (address: string) => {
+      const i = executed.accountKeys.indexOf(address);
+      return executed.postTokenBalances.find((b) => b.accountIndex === i)!.uiTokenAmount.amount;
+    };
+    const after = { x: vaultX, y: vaultY };
+    for (const [k, s] of planned.entries()) {
+      const location = built.locations[k];
+      const top = location.top_level_index + prefix;
+      if (s.isX) {
+        after.x += s.amountIn - s.fee;
+        after.y -= s.amountOut;
+      } else {
+        after.y += s.amountIn - s.fee;
+        after.x -= s.amountOut;
+      }
+      const fact: SwapFact = {
+        kind: 'swap',
+        event_id: location.inner_index === null ? `${tx.signature}:${top}` : `${tx.signature}:${top}:${location.inner_index}`,
+        program: pool.programId,
+        program_version: pool.version,
+        signature: tx.signature,
+        slot,
+        block_time: tx.blockTime,
+        instruction_location: { top_level_index: top, inner_index: location.inner_index },
+        pool_config: pool.fact.config,
+        midprice_oracle: pool.addresses.midprice_oracle.address,
+        is_x: s.isX ? 1 : 0,
+        side: s.isX ? 'sell' : 'buy',
+        input_mint: s.inMint,
+        output_mint: s.outMint,
+        trader: trader.key,
+        user_source: s.userSource,
+        user_dest: s.userDest,
+        vault_source: s.isX ? pool.addresses.vault_x.address : pool.addresses.vault_y.address,
+        vault_dest: s.isX ? pool.addresses.vault_y.address : pool.addresses.vault_x.address,
+        fee_recipient_ata: pool.fee.atas[s.inMint],
+        instruction_args: { amount_in: s.amountIn.toString(), min_out: s.minOut.toString(), expiration: s.expiration.toString() },
+        amount_in: s.amountIn.toString(),
+        amount_in_to_vault: (s.amountIn - s.fee).toString(),
+        amount_out: s.amountOut.toString(),
+        protocol_fee_raw: s.fee.toString(),
+        protocol_fee_mint: s.inMint,
+        vault_x: pool.addresses.vault_x.address,
+        vault_y: pool.addresses.vault_y.address,
+        vault_x_after: post(pool.addresses.vault_x.address),
+        vault_y_after: post(pool.addresses.vault_y.address),
+        tx_index: tx.txIndex,
+        tx_version: tx.version,
+        route: location.inner_index === null ? 'direct' : 'cpi',
+        vault_x_after_instruction: after.x.toString(),
+        vault_y_after_instruction: after.y.toString(),
+        midprice_q32: pool.oracle.midpriceQ32.toString(),
+        spread_factor_q32: pool.oracle.spreadFactorQ32.toString(),
+        fee_config: pool.fee.address,
+        fee_ppm: pool.fee.ppm,
+        fee_split: pool.fee.isPoolFee && pool.fee.split.length > 0 ? pool.fee.split.map((w) => ({ ...w })) : null,
+        decimals_x: pool.decimalsX,
+        decimals_y: pool.decimalsY,
+      };
+      this.truth.swaps.push(fact);
+    }
+    this.vaultChange(executed, pool, planned.map(() => 'swap'), vaultX, vaultY);
+  }
+
+  private vaultChange(executed: ExecutedTx, pool: PoolRuntime, causes: string[], beforeX: bigint, beforeY: bigint): void {
+    const tx = executed.stored;
+    const x = this.tokenBalance(pool.addresses.vault_x.address);
+    const y = this.tokenBalance(pool.addresses.vault_y.address);
+    if (x === beforeX && y === beforeY) return;
+    const shown = (before: bigint) => (before < 0n ? null : before.toString());
+    const change: VaultBalanceChange = {
+      signature: tx.signature,
+      slot: tx.slot,
+      block_time: tx.blockTime,
+      tx_index: tx.txIndex,
+      pool_config: pool.fact.config,
+      vault_x: pool.addresses.vault_x.address,
+      vault_y: pool.addresses.vault_y.address,
+      vault_x_before: shown(beforeX),
+      vault_y_before: shown(beforeY),
+      vault_x_after: x.toString(),
+      vault_y_after: y.toString(),
+      causes,
+    };
+    this.truth.vault_balance_changes.push(change);
+  }
+
+  private liquidity(pool: PoolRuntime, slot: number, kind: 'deposit' | 'withdraw', fixed?: { x: bigint; y: bigint } | 'all'): void {
+    const vaultX = this.tokenBalance(pool.addresses.vault_x.address);
+    const vaultY = this.tokenBalance(pool.addresses.vault_y.address);
+    const fraction = () => BigInt(this.rng.int(5, 60)); // per mille
+    let amountX = fixed === 'all' ? vaultX : fixed ? fixed.x : this.rng.chance(0.15) ? 0n : (vaultX * fraction()) / 1000n;
+    let amountY = fixed === 'all' ? vaultY : fixed ? fixed.y : this.rng.chance(0.15) ? 0n : (vaultY * fraction()) / 1000n;
+    if (kind === 'deposit') {
+      amountX = bigMin(amountX, this.tokenBalance(pool.authorityAtaX));
+      amountY = bigMin(amountY, this.tokenBalance(pool.authorityAtaY));
+    }
+    if (amountX === 0n && amountY === 0n) return;
+    const a = pool.addresses;
+    const [from, to, authority] =
+      kind === 'deposit'
+        ? ([[pool.authorityAtaX, pool.authorityAtaY], [a.vault_x.address, a.vault_y.address], pool.authority] as const)
+        : ([[a.vault_x.address, a.vault_y.address], [pool.authorityAtaX, pool.authorityAtaY], a.config.address] as const);
+    const inner = [];
+    if (amountX > 0n) inner.push({ programId: pool.tokenProgramX, accounts: [writable(from[0]), writable(to[0]), readonly(authority)], data: tokenTransferData(amountX), stackHeight: 2 });
+    if (amountY > 0n) inner.push({ programId: pool.tokenProgramY, accounts: [writable(from[1]), writable(to[1]), readonly(authority)], data: tokenTransferData(amountY), stackHeight: 2 });
+    const expiration = BigInt(this.ledger.blockTimeOf(slot) + 60);
+    const ix: TopLevelInstruction = {
+      programId: pool.programId,
+      accounts: [
+        signer(pool.authority),
+        writable(a.vault_x.address),
+        writable(a.vault_y.address),
+        writable(pool.authorityAtaX),
+        writable(pool.authorityAtaY),
+        readonly(a.config.address),
+        readonly(pool.tokenProgramX),
+        readonly(pool.tokenProgramY),
+      ],
+      data: liquidityData(kind === 'deposit' ? DEPOSIT_TAG : WITHDRAW_TAG, amountX, amountY, expiration),
+      units: 9_000,
+      inner,
+    };
+    const executed = this.run(slot, { version: 'legacy', feePayer: pool.authority, instructions: [ix] }, 60_000);
+    const tx = executed.stored;
+    const ixIndex = executed.prefix;
+    const fact: LiquidityFact = {
+      kind,
+      event_id: `${tx.signature}:${ixIndex}`,
+      signature: tx.signature,
+      slot,
+      block_time: tx.blockTime,
+      tx_index: tx.txIndex,
+      pool_config: pool.fact.config,
+      amount_x: amountX.toString(),
+      amount_y: amountY.toString(),
+      vault_x_after: this.tokenBalance(a.vault_x.address).toString(),
+      vault_y_after: this.tokenBalance(a.vault_y.address).toString(),
+    };
+    this.truth.liquidity.push(fact);
+    this.vaultChange(executed, pool, [kind], vaultX, vaultY);
+  }
+
+  private withdrawAll(pool: PoolRuntime, slot: number): void {
+    this.liquidity(pool, slot, 'withdraw', 'all');
+  }
+
+  private setPoolState(pool: PoolRuntime, state: number, slot: number): void {
+    pool.config = { ...pool.config, state };
+    const executed = this.run(
+      slot,
+      {
+        version: 'legacy',
+        feePayer: pool.authority,
+        instructions: [{ programId: pool.programId, accounts: [signer(pool.authority), writable(pool.addresses.config.address)], data: setPoolStateData(state), units: 1_200 }],
+        writes: [{ address: pool.addresses.config.address, state: this.configState(pool) }],
+      },
+      5_000,
+    );
+    pool.fact.state_history.push({ slot, block_time: executed.stored.blockTime, signature: executed.stored.signature, state, state_name: poolStateName(state) ?? `Unknown(${state})` });
+  }
+
+  private changeFeeSplit(pool: PoolRuntime, generation: number, slot: number): void {
+    pool.fee.split = this.randomSplit(pool.index, generation);
+    if (this.rng.chance(0.5)) pool.fee.ppm = this.rng.pick([5, 25, 100, 250]);
+    const executed = this.run(
+      slot,
+      {
+        version: 'legacy',
+        feePayer: pool.fee.admin,
+        instructions: [{ programId: pool.programId, accounts: [signer(pool.fee.admin), writable(pool.fee.address)], data: updateFeeConfigData(pool.fee.ppm), units: 2_400 }],
+        writes: [{ address: pool.fee.address, state: this.feeConfigState(pool) }],
+      },
+      10_000,
+    );
+    const change: FeeSplitChange = {
+      pool_config: pool.fact.config,
+      fee_config: pool.fee.address,
+      slot,
+      block_time: executed.stored.blockTime,
+      signature: executed.stored.signature,
+      fee_ppm: pool.fee.ppm,
+      recipients: pool.fee.split.map((w) => ({ ...w })),
+    };
+    this.truth.fee_split_changes.push(change);
+  }
+}
+
+export const signer = (pubkey: string) => ({ pubkey, isSigner: true, isWritable: true });
+export const writable = (pubkey: string) => ({ pubkey, isSigner: false, isWritable: true });
+export const readonly = (pubkey: string) => ({ pubkey, isSigner: false, isWritable: false });
+
+function spreadFactor(bps: number): bigint {
+  return (BigInt(10_000 - bps) << 32n) / 10_000n;
+}
+
+function bigMax(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+function bigMin(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
