@@ -1,0 +1,103 @@
+import { decodeInstructionBase58, HadronDecodeError, type HadronInstruction, type HadronProgramVersion } from '@hadron/domain';
+import type { DecodeContext } from './decode-context';
+import { eventIdOf, type InstructionFactHeader, type ProblemReporter } from './instruction-header';
+import { decodeOracleUpdate } from './oracle-update.decoder';
+import type { RpcCompiledInstruction, RpcTransactionResult } from './rpc-transaction';
+import type { InstructionRange } from './swap-amounts';
+import { decodeSwap } from './swap.decoder';
+import type { DecodeProblem, InstructionLocation, OracleUpdateFact, SwapFact, TransactionFacts } from './transaction-facts';
+import { TransactionView } from './transaction-view';
+import { vaultBalancesOf } from './vault-balances';
+
+/**
+ * One getTransaction result → the Hadron facts it proves. Pure and total: a bad instruction becomes
+ * a recorded problem, never an exception, so one odd transaction cannot stall a batch. A failed
+ * transaction changed nothing and yields nothing.
+ */
+export function decodeTransaction(result: RpcTransactionResult, ctx: DecodeContext): TransactionFacts {
+  const signature = result.transaction.signatures[0];
+  const facts: TransactionFacts = { signature, slot: result.slot, block_time: result.blockTime ?? null, events: [], vault_balances: [], problems: [] };
+  const { meta } = result;
+  if (meta === null) {
+    facts.problems.push({ code: 'missing_meta', message: 'the RPC returned no transaction metadata', event_id: signature, instruction_location: null, pool_config: null });
+    return facts;
+  }
+  if (meta.err !== null && meta.err !== undefined) return facts;
+  const tx = new TransactionView(result, meta);
+  if (!tx.mentionsHadron) return facts;
+
+  tx.topLevel.forEach((ix, i) => {
+    const inner = tx.innerOf(i);
+    const version = tx.hadronVersion(ix.programIdIndex);
+    // A top-level Hadron instruction invoked everything that ran under it.
+    if (version) decodeHadronInstruction(tx, ctx, facts, ix, version, { top_level_index: i, inner_index: null }, { list: inner, from: 0, to: inner.length });
+    inner.forEach((cpi, j) => {
+      const cpiVersion = tx.hadronVersion(cpi.programIdIndex);
+      if (cpiVersion) decodeHadronInstruction(tx, ctx, facts, cpi, cpiVersion, { top_level_index: i, inner_index: j }, invokedBy(inner, j));
+    });
+  });
+  facts.vault_balances = vaultBalancesOf(tx, ctx);
+  return facts;
+}
+
+function decodeHadronInstruction(
+  tx: TransactionView,
+  ctx: DecodeContext,
+  facts: TransactionFacts,
+  ix: RpcCompiledInstruction,
+  version: HadronProgramVersion,
+  location: InstructionLocation,
+  invoked: InstructionRange,
+): void {
+  const event_id = eventIdOf(tx.signature, location);
+  const problem: ProblemReporter = (code, message, poolConfig) => ({ code, message, event_id, instruction_location: location, pool_config: poolConfig ?? null });
+  let args: HadronInstruction;
+  try {
+    args = decodeInstructionBase58(ix.data);
+  } catch (e) {
+    if (!(e instanceof HadronDecodeError)) throw e; // a bug, not bad input
+    facts.problems.push(problem(e.code, e.message));
+    return;
+  }
+  if ('kind' in args) return; // known tag without facts of its own (deposits etc. show in vault balances)
+  if (!tx.accountsResolve(ix)) {
+    facts.problems.push(problem('missing_accounts', 'an account index is outside the key list'));
+    return;
+  }
+  const header: InstructionFactHeader = {
+    event_id,
+    program: tx.keys[ix.programIdIndex],
+    program_version: version,
+    signature: tx.signature,
+    slot: tx.result.slot,
+    block_time: tx.result.blockTime ?? null,
+    instruction_location: location,
+  };
+  let fact: SwapFact | OracleUpdateFact | DecodeProblem;
+  switch (args.tag) {
+    case 3:
+      fact = decodeSwap(tx, ctx, ix, args, header, invoked, problem);
+      break;
+    case 5:
+    case 9:
+    case 10:
+      fact = decodeOracleUpdate(tx, ctx, ix, args, header, problem);
+      break;
+    default:
+      return; // curve switches: no fact
+  }
+  if ('code' in fact) facts.problems.push(fact);
+  else facts.events.push(fact);
+}
+
+/**
+ * The inner instructions a CPI'd instruction at `list[j]` invoked: those after it while the stack
+ * is deeper than its own level. Without stackHeight (transactions before the field existed) the
+ * extent is unknown, so the range is empty and the caller falls back to balance deltas.
+ */
+function invokedBy(list: readonly RpcCompiledInstruction[], j: number): InstructionRange {
+  const level = list[j].stackHeight;
+  let to = j + 1;
+  if (level !== null && level !== undefined) while (to < list.length && (list[to].stackHeight ?? 0) > level) to++;
+  return { list, from: j + 1, to };
+}

@@ -1,0 +1,4 @@
+export * from './decode-context';
+export * from './decode-transaction';
+export * from './rpc-transaction';
+export * from './transaction-facts';

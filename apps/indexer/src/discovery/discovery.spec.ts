@@ -1,0 +1,97 @@
+import { encodeFeeConfigAccount, encodeFeeSplit, encodeOracleAccount, FEE_CONFIG_SIZE, ORACLE_SIZE } from '@hadron/domain';
+import { accountVectors, bytesOf, pdaVectors } from '@hadron/domain/hadron/testing/golden-vectors';
+import { TokenList } from '../tokens/token-list';
+import { accountStateOf, configFingerprint, poolFromConfigAccount, poolSnapshotOf, splitFingerprint } from './pool-accounts';
+import { decodeMetaplexMetadata, metaplexMetadataAddress, mintDecimals, tokenMetadataOf } from './token-metadata';
+
+const configCase = accountVectors.cases.find((c) => c.name === 'config_v1_wsol_usdc_seed_12345678901234')!;
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+describe('a pool from its config account', () => {
+  it('derives the oracle, vaults and fee configs exactly as pdas.json', () => {
+    const pool = poolFromConfigAccount(configCase.owner, configCase.address!, bytesOf(configCase))!;
+    const truth = pdaVectors.pools.find((p) => p.config.address === configCase.address)!;
+    expect(pool.static).toMatchObject({ oracle: truth.midprice_oracle.address, vaultX: truth.vault_x.address, vaultY: truth.vault_y.address, poolFeeConfig: truth.pool_fee_config.address, seed: truth.seed });
+    expect(pool.static.globalFeeConfig).toBe('FoDswiGbeRMEm2dEpLfvJTZaQjjZXFcJzCYyhzxiWcRd');
+  });
+
+  it('refuses an account that is not at its own config PDA, or of the wrong size', () => {
+    expect(poolFromConfigAccount(configCase.owner, USDC, bytesOf(configCase))).toBeNull();
+    expect(poolFromConfigAccount(configCase.owner, configCase.address!, new Uint8Array(247))).toBeNull();
+  });
+
+  it('reads config + oracle + fee config into the pool snapshot, and notices what changed', () => {
+    const pool = poolFromConfigAccount(configCase.owner, configCase.address!, bytesOf(configCase))!.static;
+    const oracle = encodeOracleAccount({ version: 'v1', size: ORACLE_SIZE.v1, quoting_authority: USDC, sequence: '7', midprice_q32: '644245094400', spread_factor_q32: '4294537799', last_update_slot: '1' });
+    const fee = { version: 'v1' as const, size: FEE_CONFIG_SIZE.v1, initialized: 1, fee_ppm: 10, bump: 255, admin: USDC, fee_recipient: USDC };
+    const accounts = new Map<string, Uint8Array>([
+      [pool.config, bytesOf(configCase)],
+      [pool.oracle, oracle],
+      [pool.globalFeeConfig, encodeFeeConfigAccount(fee)],
+    ]);
+    const state = accountStateOf(pool, (a) => accounts.get(a) ?? null)!;
+    expect(state).toMatchObject({ state: 1, feeConfig: pool.globalFeeConfig, fee: { feePpm: 10, split: [] }, oracle: { quotingAuthority: USDC, midpriceQ32: '644245094400' } });
+    const tokens = { x: { mint: pool.mintX, symbol: 'SOL', name: 'Wrapped SOL', decimals: 9, icon: '' }, y: { mint: pool.mintY, symbol: 'USDC', name: 'USD Coin', decimals: 6, icon: '' } };
+    expect(poolSnapshotOf(pool, tokens, state, { midpriceQ32: '1', spreadFactorQ32: null })).toMatchObject({ programVersion: 1, poolState: 'Initialized', poolStateRaw: 1, feePpm: 10, quotingAuthority: USDC, midpriceQ32: '1' });
+
+    const paused = { ...state, state: 2 };
+    expect(configFingerprint(paused)).not.toBe(configFingerprint(state));
+    expect(splitFingerprint(paused)).toBe(splitFingerprint(state));
+    expect(poolSnapshotOf(pool, tokens, { ...state, state: 9 }, { midpriceQ32: null, spreadFactorQ32: null })).toMatchObject({ poolState: 'Uninitialized', poolStateRaw: 9 });
+  });
+
+  it('reads a v2 fee config split (the assumed layout lives in libs/domain)', () => {
+    const pool = poolFromConfigAccount(configCase.owner, configCase.address!, bytesOf(configCase))!.static;
+    const split = [{ recipient: USDC, ppm: 1_000_000 }];
+    const v2 = encodeFeeSplit({ version: 'v2', size: FEE_CONFIG_SIZE.v2, initialized: 1, fee_ppm: 25, bump: 254, admin: USDC, fee_recipient: USDC }, split);
+    const state = accountStateOf(pool, (a) => (a === pool.config ? bytesOf(configCase) : a === pool.globalFeeConfig ? v2 : null))!;
+    expect(state.fee).toEqual({ feePpm: 25, feeRecipient: USDC, split });
+    expect(state.oracle).toBeNull();
+  });
+});
+
+describe('token metadata', () => {
+  /** A Metaplex Metadata v1 account as CreateMetadataAccountV3 writes it: NUL-padded name/symbol/uri. */
+  function metadataAccount(mint: Uint8Array, name: string, symbol: string): Uint8Array {
+    const data = new Uint8Array(679);
+    const view = new DataView(data.buffer);
+    data[0] = 4;
+    data.set(mint, 33);
+    let at = 65;
+    for (const [text, len] of [
+      [name, 32],
+      [symbol, 10],
+      ['https://x', 200],
+    ] as const) {
+      view.setUint32(at, len, true);
+      data.set(new TextEncoder().encode(text), at + 4);
+      at += 4 + len;
+    }
+    return data;
+  }
+
+  it('decodes Metaplex name and symbol, trimming the NUL padding', () => {
+    const mint = new Uint8Array(32).fill(7);
+    expect(decodeMetaplexMetadata(metadataAccount(mint, 'Bonq Inu', 'BONQ'))).toMatchObject({ name: 'Bonq Inu', symbol: 'BONQ' });
+    expect(decodeMetaplexMetadata(new Uint8Array(10))).toBeNull();
+  });
+
+  it('derives the metadata PDA of a mint', () => {
+    expect(metaplexMetadataAddress(USDC)).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+  });
+
+  it('takes the curated list first, Metaplex next, and leaves the icon empty when unknown', () => {
+    const list = new TokenList([{ mint: USDC, symbol: 'USDC', name: 'USD Coin', icon: 'https://icon/usdc.png' }]);
+    expect(tokenMetadataOf(USDC, 6, { mint: USDC, name: 'Something', symbol: 'X' }, list)).toEqual({ mint: USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6, icon: 'https://icon/usdc.png' });
+    const other = 'BWkGFo11qcN5GbPDxDc5MMG7KZBj7R6NoirBqQj7DtRR';
+    expect(tokenMetadataOf(other, 5, { mint: other, name: 'Bonq Inu', symbol: 'BONQ' }, list)).toEqual({ mint: other, symbol: 'BONQ', name: 'Bonq Inu', decimals: 5, icon: '' });
+    expect(tokenMetadataOf(other, 6, null, list)).toEqual({ mint: other, symbol: '', name: '', decimals: 6, icon: '' });
+  });
+
+  it('reads decimals at byte 44 of the mint', () => {
+    const mint = new Uint8Array(82);
+    mint[44] = 8;
+    expect(mintDecimals(mint)).toBe(8);
+    expect(mintDecimals(new Uint8Array(10))).toBeNull();
+  });
+});

@@ -1,0 +1,93 @@
+import type { RpcObserver } from './source/json-rpc-transport';
+import { publishStatus, type Logger, type Running, type Storage } from '@hadron/platform';
+import { clusterSettings, type IndexerConfig } from './config/indexer.config';
+import { HADRON_PROGRAMS, PoolReader } from './discovery/pool-reader';
+import { IndexerMetrics } from './metrics/indexer-metrics';
+import { ClusterIndexer, type ClusterStatus } from './pipeline/cluster-indexer';
+import { EventPublisher } from './publish/event-publisher';
+import { subscribeProgramLogs, type LiveWakeup } from './source/live-wakeup';
+import { SolanaRpc } from './source/solana-rpc';
+import { IndexerStore } from './store/indexer-store';
+import { shippedTokenList } from './tokens/token-list';
+
+export interface RunningIndexer extends Running {
+  metrics: IndexerMetrics;
+  /** Ready = every cluster backfilled, within INDEXER_READY_MAX_SLOT_LAG of its head, with an empty gap ledger. */
+  ready(): Promise<{ ready: boolean; detail: unknown }>;
+  status(): ClusterStatus[];
+}
+
+const STATUS_EVERY_MS = 2000;
+
+/**
+ * Runs one ClusterIndexer per configured cluster against the opened storage: events go to the
+ * event log, progress to the indexer's tables, lag to component_status (`indexer:<cluster>`).
+ */
+export async function startIndexer(storage: Storage, config: IndexerConfig, log: Logger, opts: { metrics?: IndexerMetrics } = {}): Promise<RunningIndexer> {
+  const metrics = opts.metrics ?? new IndexerMetrics();
+  const producer = await storage.eventLog.producer();
+  const sink = new EventPublisher(producer);
+  const store = new IndexerStore(storage.pool);
+  const indexers: ClusterIndexer[] = [];
+  const wakeups: LiveWakeup[] = [];
+  const base = log.child({ component: 'indexer' });
+
+  for (const cluster of config.INDEXER_CLUSTERS) {
+    const settings = clusterSettings(config, cluster);
+    const observer = warnOnRetries(metrics.rpcObserver(cluster), base.child({ cluster, rpc: settings.rpcUrl }));
+    const rpc = new SolanaRpc({ ...settings, url: settings.rpcUrl, observer });
+    const indexer = new ClusterIndexer({ settings, rpc, reader: new PoolReader(rpc, shippedTokenList), store, sink, metrics, log: base });
+    await indexer.start();
+    indexers.push(indexer);
+    if (settings.wsUrl) {
+      wakeups.push(subscribeProgramLogs(settings.rpcUrl, settings.wsUrl, HADRON_PROGRAMS.map((p) => p.programId), () => indexer.poke(), (e) => base.warn({ cluster, err: e.message }, 'websocket wake-up failed; polling only')));
+    }
+    base.info({ cluster, rpc: settings.rpcUrl, commitment: settings.commitment, start: settings.start }, 'indexing');
+  }
+
+  const publish = async () => {
+    for (const s of indexers.map((i) => i.status())) {
+      await publishStatus(storage.pool, `indexer:${s.cluster}`, BigInt(s.slotLag ?? s.headSlot), { ...s, ready: indexers.find((i) => i.status().cluster === s.cluster)!.ready() });
+    }
+  };
+  const timer = setInterval(() => void publish().catch((e: Error) => base.warn({ err: e.message }, 'could not publish indexer status')), STATUS_EVERY_MS);
+
+  return {
+    metrics,
+    status: () => indexers.map((i) => i.status()),
+    ready: async () => {
+      const detail = indexers.map((i) => ({ ...i.status(), ready: i.ready() }));
+      return { ready: detail.every((d) => d.ready), detail };
+    },
+    stop: async () => {
+      clearInterval(timer);
+      for (const w of wakeups) await w.close();
+      await Promise.all(indexers.map((i) => i.stop()));
+      await producer.close();
+      await publish().catch(() => undefined);
+    },
+  };
+}
+
+
+/**
+ * Retries are counted in metrics; an operator reading logs must also see that the RPC is failing
+ * (unreachable, rate limiting, erroring) — at most one line per 10 s per cluster, with the counts.
+ */
+function warnOnRetries(inner: RpcObserver, log: Logger, everyMs = 10_000): RpcObserver {
+  let last = 0;
+  let since = new Map<string, number>();
+  return {
+    ...inner,
+    retry: (method, kind) => {
+      inner.retry(method, kind);
+      const key = `${method}:${kind}`;
+      since.set(key, (since.get(key) ?? 0) + 1);
+      const now = Date.now();
+      if (now - last < everyMs) return;
+      log.warn({ retries: Object.fromEntries(since) }, 'RPC calls failing; retrying with backoff');
+      last = now;
+      since = new Map();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RpcObserver } from '../source/json-rpc-transport';
+import type { RpcFailureKind } from '../source/retry-policy';
+
+/** Prometheus metrics of the indexer (one registry per process; `/metrics` on the ops server). */
+export class IndexerMetrics {
+  readonly registry = new Registry();
+
+  readonly headSlot = new Gauge({ name: 'indexer_head_slot', help: 'Newest slot seen at the indexing commitment', labelNames: ['cluster'], registers: [this.registry] });
+  readonly cursorSlot = new Gauge({ name: 'indexer_cursor_slot', help: 'Every transaction up to this slot is indexed', labelNames: ['cluster'], registers: [this.registry] });
+  readonly slotLag = new Gauge({ name: 'indexer_slot_lag', help: 'head slot − cursor slot', labelNames: ['cluster'], registers: [this.registry] });
+  readonly transactions = new Counter({ name: 'indexer_transactions_total', help: 'Successful Hadron transactions processed', labelNames: ['cluster'], registers: [this.registry] });
+  readonly events = new Counter({ name: 'indexer_events_total', help: 'Events appended to the log', labelNames: ['cluster', 'type'], registers: [this.registry] });
+  readonly problems = new Counter({ name: 'indexer_decode_problems_total', help: 'Hadron instructions that yielded no event (indexer.problem)', labelNames: ['cluster', 'code'], registers: [this.registry] });
+  readonly gapLedger = new Gauge({ name: 'indexer_gap_ledger_size', help: 'Transactions listed but not fetched yet (indexer.gap)', labelNames: ['cluster'], registers: [this.registry] });
+  readonly gapsRecorded = new Counter({ name: 'indexer_gaps_recorded_total', help: 'Transactions that went to the gap ledger', labelNames: ['cluster'], registers: [this.registry] });
+  readonly gapsResolved = new Counter({ name: 'indexer_gaps_resolved_total', help: 'Gap-ledger transactions fetched later', labelNames: ['cluster'], registers: [this.registry] });
+  readonly pools = new Gauge({ name: 'indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
+  readonly backfillRatio = new Gauge({ name: 'indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
+  readonly cycleErrors = new Counter({ name: 'indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });
+  readonly rpcRequests = new Counter({ name: 'indexer_rpc_calls_total', help: 'JSON-RPC calls sent, by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
+  readonly rpcHttpRequests = new Counter({ name: 'indexer_rpc_http_requests_total', help: 'HTTP requests sent (a batch is one), by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
+  readonly rpcErrors = new Counter({ name: 'indexer_rpc_errors_total', help: 'RPC failures, by method and kind (429, 5xx, timeout, malformed, missing, …)', labelNames: ['cluster', 'method', 'kind'], registers: [this.registry] });
+  readonly rpcRetries = new Counter({ name: 'indexer_rpc_retries_total', help: 'RPC calls retried, by method and failure kind', labelNames: ['cluster', 'method', 'kind'], registers: [this.registry] });
+  readonly rpcSeconds = new Histogram({
+    name: 'indexer_rpc_request_seconds',
+    help: 'HTTP request duration, by method',
+    labelNames: ['cluster', 'method'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  constructor(opts: { defaultMetrics?: boolean } = {}) {
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'indexer_' });
+  }
+
+  rpcObserver(cluster: string): RpcObserver {
+    return {
+      request: (method: string, calls: number, seconds: number) => {
+        this.rpcRequests.inc({ cluster, method }, calls);
+        this.rpcHttpRequests.inc({ cluster, method });
+        this.rpcSeconds.observe({ cluster, method }, seconds);
+      },
+      failure: (method: string, kind: RpcFailureKind) => this.rpcErrors.inc({ cluster, method, kind }),
+      retry: (method: string, kind: RpcFailureKind) => this.rpcRetries.inc({ cluster, method, kind }),
+    };
+  }
+}

@@ -1,0 +1,740 @@
+import type { Cluster, HadronEvent } from '@hadron/contracts';
+import type { Logger } from '@hadron/platform';
+import type { ClusterSettings } from '../config/indexer.config';
+import { decodeContextOf, decodeTransaction, type DecodeContext, type DecodeProblem, type KnownPool, type TransactionFacts } from '../decode';
+import type { AccountState } from '../discovery/pool-accounts';
+import { HADRON_PROGRAMS, type AccountsSnapshot, type PoolReader } from '../discovery/pool-reader';
+import type { IndexerMetrics } from '../metrics/indexer-metrics';
+import type { EventSink } from '../publish/event-publisher';
+import type { ItemResult, SolanaRpc, WireTransaction } from '../source/solana-rpc';
+import type { ClusterProgress, CycleRecord, GapRow, IndexerStore, NewPool, ProgramCursor } from '../store/indexer-store';
+import { scanTransaction, type AdminScan } from './admin-scan';
+import { attribute, splitChanged, type At, type PoolAttribution } from './attribution';
+import { applyBlockPositions, mergeInChainOrder, slotAlignedChunks, slotsNeedingPositions, type ListedSignature, type TxRef } from './chain-order';
+import { EventBuilder, type ObservationPosition } from './event-builder';
+import { lookbackOracleState } from './oracle-lookback';
+import { canonicalSplit, knownPoolOf, UNKNOWN_STATE, type PoolRecord, type TrackedState } from './pool-state';
+
+/**
+ * One cluster's indexer: backfill, then live tail, in CYCLES. A cycle indexes every transaction of
+ * both Hadron programs in (cursor, C], in chain order, where C is the slot of an account snapshot
+ * (or just the head when no account needs reading). Events are appended, and only then does the
+ * cursor (with the per-pool state in effect) move, chunk by chunk, in one DB transaction.
+ *
+ * Two modes. LOOKAHEAD (a batch that fits one chunk — the live tail): every transaction is fetched
+ * before any is processed, so account changes are placed at the transaction that wrote them
+ * (attribution.ts). AT-TARGET (the backfill, or catching up after a pause): chunks stream; pools
+ * are announced first, and what the snapshot at C says takes effect at C.
+ *
+ * A cycle with a snapshot is persisted before its first event is appended, so a crash at any point
+ * re-derives exactly the same events (same ids, same payloads) on restart.
+ */
+
+const SIGNATURE_PAGE = 1000;
+const GAP_BATCH = 100;
+const MAX_GAP_DELAY_MS = 10 * 60_000;
+const MAX_CYCLE_BACKOFF_MS = 30_000;
+
+export interface ClusterIndexerDeps {
+  settings: ClusterSettings;
+  rpc: SolanaRpc;
+  reader: PoolReader;
+  store: IndexerStore;
+  sink: EventSink;
+  metrics: IndexerMetrics;
+  log: Logger;
+  now?: () => number;
+}
+
+export interface ClusterStatus {
+  cluster: Cluster;
+  headSlot: number;
+  cursorSlot: number | null;
+  slotLag: number | null;
+  backfillDone: boolean;
+  gaps: number;
+  pools: number;
+  lastError: string | null;
+  /** False while another process holds this cluster (standby). */
+  active: boolean;
+}
+
+interface Snapshot {
+  accounts: AccountsSnapshot;
+  blockTime: number | null;
+  newPools: Record<string, NewPool>;
+}
+
+interface Listing {
+  refs: TxRef[];
+  /** Per program, the newest listed signature (any status) at or below the target. */
+  newest: Map<string, ProgramCursor>;
+}
+
+interface Fetched {
+  refs: TxRef[];
+  txs: Map<string, ItemResult<WireTransaction>>;
+}
+
+export class ClusterIndexer {
+  private readonly cluster: Cluster;
+  private progress!: ClusterProgress;
+  private ctx!: DecodeContext;
+  private snapshotDueAt = 0;
+  private headSlot = 0;
+  private observedThrough: number | null = null;
+  private gaps = 0;
+  private lastError: string | null = null;
+  private stopping = false;
+  /** Holds the cluster lock (a standby process is never ready). */
+  private active = false;
+  private running?: Promise<void>;
+  private wakeUp?: () => void;
+  private nextGapCheck = 0;
+  /** When each not-yet-served transaction first failed every retry (the gap grace period). */
+  private readonly firstFailure = new Map<string, number>();
+  private readonly now: () => number;
+  private readonly log: Logger;
+
+  constructor(private readonly d: ClusterIndexerDeps) {
+    this.cluster = d.settings.cluster;
+    this.now = d.now ?? Date.now;
+    this.log = d.log.child({ cluster: this.cluster });
+  }
+
+  async start(): Promise<void> {
+    await this.reload();
+    this.running = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeUp?.();
+    await this.running;
+  }
+
+  /** Wake the live tail now (a websocket notification). */
+  poke(): void {
+    this.wakeUp?.();
+  }
+
+  status(): ClusterStatus {
+    const cursor = this.observedThrough ?? this.progress?.throughSlot ?? null;
+    return {
+      cluster: this.cluster,
+      headSlot: this.headSlot,
+      cursorSlot: cursor,
+      slotLag: cursor === null ? null : Math.max(0, this.headSlot - cursor),
+      backfillDone: this.progress?.backfillDone ?? false,
+      gaps: this.gaps,
+      pools: this.progress?.pools.size ?? 0,
+      lastError: this.lastError,
+      active: this.active,
+    };
+  }
+
+  ready(): boolean {
+    const s = this.status();
+    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= this.d.settings.readyMaxSlotLag && s.gaps === 0;
+  }
+
+  // ---- loop ----------------------------------------------------------------------------------
+
+  private async loop(): Promise<void> {
+    const lock = await this.acquireClusterLock();
+    if (!lock) return;
+    try {
+      await this.index();
+    } finally {
+      this.active = false;
+      await lock.release();
+    }
+  }
+
+  /** Waits (as a standby) until this process is the cluster's one active indexer. */
+  private async acquireClusterLock(): Promise<{ release(): Promise<void> } | null> {
+    let logged = false;
+    while (!this.stopping) {
+      const lock = await this.d.store.tryLockCluster(this.cluster).catch((e: Error) => {
+        this.lastError = e.message;
+        return null;
+      });
+      if (lock) {
+        if (logged) this.log.info('cluster lock acquired: indexing');
+        this.active = true;
+        this.lastError = null;
+        await this.reload(); // another process may have moved the cursor meanwhile
+        return lock;
+      }
+      if (!logged) this.log.warn('another indexer holds this cluster: standing by');
+      logged = true;
+      this.lastError = this.lastError ?? 'standby: another indexer process holds this cluster';
+      await this.sleep(1000);
+    }
+    return null;
+  }
+
+  private async index(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      let busy = false;
+      try {
+        busy = await this.cycle();
+        if (this.now() >= this.nextGapCheck) await this.retryGaps();
+        failures = 0;
+        this.lastError = null;
+      } catch (e) {
+        if (this.stopping) break; // interrupted on purpose; the cursor is where the last commit left it
+        failures++;
+        this.lastError = (e as Error).message;
+        this.d.metrics.cycleErrors.inc({ cluster: this.cluster });
+        const delay = Math.min(MAX_CYCLE_BACKOFF_MS, 500 * 2 ** Math.min(failures - 1, 10));
+        this.log.warn({ err: e, failures, retryInMs: delay }, 'indexing cycle failed; retrying from the cursor');
+        await this.reload().catch((err: Error) => this.log.error({ err: err.message }, 'could not reload indexer state'));
+        await this.sleep(delay);
+        continue;
+      }
+      if (!busy) await this.sleep(this.d.settings.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  private async reload(): Promise<void> {
+    this.progress = await this.d.store.load(this.cluster);
+    this.rebuildContext();
+    this.gaps = await this.d.store.gapCount(this.cluster);
+    this.d.metrics.gapLedger.set({ cluster: this.cluster }, this.gaps);
+    this.d.metrics.pools.set({ cluster: this.cluster }, this.progress.pools.size);
+    if (this.progress.throughSlot !== null) this.d.metrics.cursorSlot.set({ cluster: this.cluster }, this.progress.throughSlot);
+  }
+
+  private rebuildContext(extra: Iterable<NewPool> = []): void {
+    const known = new Map<string, KnownPool>();
+    for (const r of this.progress.pools.values()) known.set(r.static.config, knownPoolOf(r.static));
+    for (const n of extra) known.set(n.static.config, knownPoolOf(n.static));
+    this.ctx = decodeContextOf(known);
+  }
+
+  // ---- one cycle -------------------------------------------------------------------------------
+
+  /** Runs (or resumes) one cycle; true when it indexed something (poll again at once). */
+  private async cycle(): Promise<boolean> {
+    const resumed = this.progress.cycle;
+    if (resumed) {
+      this.log.info({ targetSlot: resumed.targetSlot, mode: resumed.mode }, 'resuming the cycle in progress');
+      const listing = await this.list(resumed.targetSlot, resumed);
+      this.rebuildContext(Object.values(resumed.newPools));
+      const fetched = resumed.mode === 'lookahead' ? await this.fetch(listing.refs) : null;
+      await this.run(resumed, listing, fetched);
+      return true;
+    }
+
+    const first = this.progress.throughSlot === null;
+    let snapshot: Snapshot | null = null;
+    let target: number;
+    if (first || this.now() >= this.snapshotDueAt) {
+      snapshot = await this.takeSnapshot(true);
+      target = snapshot.accounts.slot;
+    } else {
+      target = await this.d.rpc.getSlot();
+    }
+    this.noteHead(target);
+    const range = first ? this.d.settings.start : null;
+    const bounds = { rangeStartSlot: range && 'slot' in range ? range.slot : null, rangeStartTime: range && 'time' in range ? range.time : null };
+    let listing = await this.list(target, bounds);
+
+    let mode: CycleRecord['mode'];
+    let fetched: Fetched | null = null;
+    if (listing.refs.length <= this.d.settings.chunkTxs) {
+      mode = 'lookahead';
+      fetched = await this.fetch(listing.refs);
+      if (!snapshot) {
+        const trigger = this.triggers(fetched);
+        if (trigger) {
+          snapshot = await this.takeSnapshot(trigger === 'discover', target);
+          const more = await this.list(snapshot.accounts.slot, { ...bounds, afterSlot: target, until: listing.newest });
+          const extra = await this.fetch(more.refs);
+          listing = { refs: [...listing.refs, ...more.refs], newest: new Map([...listing.newest, ...more.newest]) };
+          fetched = { refs: [...fetched.refs, ...extra.refs], txs: new Map([...fetched.txs, ...extra.txs]) };
+          target = snapshot.accounts.slot;
+          this.noteHead(target);
+        }
+      }
+    } else {
+      mode = 'at-target';
+      if (!snapshot) {
+        snapshot = await this.takeSnapshot(true, target);
+        target = snapshot.accounts.slot;
+        listing = await this.list(target, bounds);
+      }
+    }
+
+    if (!snapshot && listing.refs.length === 0) {
+      this.observedThrough = target; // nothing new up to the head: the cursor is as good as there
+      this.updateLag();
+      return false;
+    }
+
+    const cycle: CycleRecord = {
+      targetSlot: target,
+      targetBlockTime: snapshot?.blockTime ?? null,
+      mode,
+      snapshot: snapshot?.accounts ?? null,
+      newPools: snapshot?.newPools ?? {},
+      rangeStartSlot: bounds.rangeStartSlot,
+      rangeStartTime: bounds.rangeStartTime,
+      discoveryPublished: false,
+    };
+    if (snapshot) {
+      await this.lookback(cycle, fetched?.refs ?? listing.refs);
+      await this.d.store.saveCycle(this.cluster, cycle);
+      this.progress.cycle = cycle;
+    }
+    this.rebuildContext(Object.values(cycle.newPools));
+    await this.run(cycle, listing, fetched);
+    return listing.refs.length > 0;
+  }
+
+  /** Why this batch needs a fresh account snapshot: a write to a pool account, or a pool we do not know. */
+  private triggers(fetched: Fetched): 'discover' | 'refresh' | null {
+    let refresh = false;
+    const watched = new Set<string>();
+    for (const r of this.progress.pools.values()) for (const a of [r.static.config, r.static.oracle, r.static.poolFeeConfig, r.static.globalFeeConfig]) watched.add(a);
+    for (const ref of fetched.refs) {
+      const res = fetched.txs.get(ref.signature);
+      if (!res?.ok) continue;
+      const scan = scanTransaction(res.value);
+      if (scan.initializes.length > 0) return 'discover';
+      const facts = decodeTransaction(res.value, this.ctx);
+      if (facts.problems.some((p) => p.code === 'unknown_pool') || facts.events.some((e) => e.kind === 'oracle_update' && e.pool_config_via_registry === null)) return 'discover';
+      for (const a of scan.written) if (watched.has(a)) refresh = true;
+    }
+    return refresh ? 'refresh' : null;
+  }
+
+  // ---- reading the chain ---------------------------------------------------------------------
+
+  /** Account snapshot of every known pool (and, with `discover`, of new ones) at a slot ≥ minSlot. */
+  private async takeSnapshot(discover: boolean, minSlot?: number): Promise<Snapshot> {
+    const statics = [...this.progress.pools.values()].map((r) => r.static);
+    const newStatics = [];
+    let min = minSlot;
+    if (discover) {
+      const found = await this.d.reader.discover();
+      min = Math.max(min ?? 0, found.slot);
+      for (const p of found.pools) if (!this.progress.pools.has(p.config)) newStatics.push(p);
+    }
+    const accounts = await this.d.reader.snapshot([...statics, ...newStatics], min);
+    const newPools: Record<string, NewPool> = {};
+    const present = newStatics.filter((p) => accounts.pools[p.config] !== undefined);
+    if (present.length > 0) {
+      const tokens = await this.d.reader.tokenMetadata(present.flatMap((p) => [p.mintX, p.mintY]));
+      for (const p of present) newPools[p.config] = { static: p, tokens: { x: tokens.get(p.mintX)!, y: tokens.get(p.mintY)! }, tracked: { ...UNKNOWN_STATE } };
+    }
+    const blockTime = await this.d.rpc.getBlockTime(accounts.slot);
+    this.snapshotDueAt = this.now() + this.d.settings.refreshMs;
+    if (present.length > 0) this.log.info({ slot: accounts.slot, newPools: present.map((p) => p.config) }, 'pools discovered');
+    return { accounts, blockTime, newPools };
+  }
+
+  /** The oracle state in effect just before the batch, for pools first seen now (the last updates before it). */
+  private async lookback(cycle: CycleRecord, refs: readonly TxRef[]): Promise<void> {
+    if (refs.length === 0) return;
+    for (const pool of Object.values(cycle.newPools)) {
+      const ctx = decodeContextOf(new Map([[pool.static.config, knownPoolOf(pool.static)]]));
+      const found = await lookbackOracleState(this.d.rpc, pool.static.oracle, refs[0].signature, ctx);
+      pool.tracked = { ...pool.tracked, midpriceQ32: found.midpriceQ32, spreadFactorQ32: found.spreadFactorQ32 };
+    }
+  }
+
+  /**
+   * Successful signatures of both programs in (cursor, target], chain order. The first run lists
+   * back to the backfill start (a slot or a block time); later ones stop at the cursor (`until`).
+   */
+  private async list(
+    target: number,
+    bounds: { rangeStartSlot: number | null; rangeStartTime: number | null; afterSlot?: number; until?: ReadonlyMap<string, ProgramCursor> },
+  ): Promise<Listing> {
+    const afterSlot = bounds.afterSlot ?? this.progress.throughSlot;
+    const lists: ListedSignature[][] = [];
+    const newest = new Map<string, ProgramCursor>();
+    for (const { programId } of HADRON_PROGRAMS) {
+      const until = (bounds.until ?? this.progress.programCursors).get(programId)?.signature;
+      const list: ListedSignature[] = [];
+      let before: string | undefined;
+      for (let done = false; !done && !this.stopping; ) {
+        const page = await this.d.rpc.getSignaturesForAddress(programId, { before, until: afterSlot === null ? undefined : until, limit: SIGNATURE_PAGE });
+        for (const s of page) {
+          if (s.slot > target) continue;
+          if (afterSlot !== null && s.slot <= afterSlot) {
+            done = true;
+            break;
+          }
+          if (afterSlot === null && ((bounds.rangeStartSlot !== null && s.slot < bounds.rangeStartSlot) || (bounds.rangeStartTime !== null && s.blockTime !== null && s.blockTime < bounds.rangeStartTime))) {
+            done = true;
+            break;
+          }
+          if (!newest.has(programId)) newest.set(programId, { slot: s.slot, signature: s.signature });
+          list.push(s);
+        }
+        if (page.length < SIGNATURE_PAGE) done = true;
+        else before = page[page.length - 1].signature;
+      }
+      lists.push(list);
+    }
+    if (this.stopping) throw new Error('stopping');
+    return { refs: mergeInChainOrder(lists), newest };
+  }
+
+  /** Block positions (when needed) and the transactions, batched; failures stay in the map. */
+  private async fetch(refs: readonly TxRef[]): Promise<Fetched> {
+    if (refs.length === 0) return { refs: [], txs: new Map() };
+    const slots = slotsNeedingPositions(refs, this.d.settings.positions);
+    const positions = new Map<number, string[]>();
+    if (slots.length > 0) {
+      const blocks = await this.d.rpc.getBlockSignatures(slots);
+      blocks.forEach((b, i) => {
+        if (!b.ok) throw b.failure; // positions decide event content: no guessing, retry the cycle
+        positions.set(slots[i], b.value);
+      });
+    }
+    const ordered = applyBlockPositions([...refs], positions);
+    const results = await this.d.rpc.getTransactions(ordered.map((r) => r.signature));
+    return { refs: ordered, txs: new Map(ordered.map((r, i) => [r.signature, results[i]])) };
+  }
+
+  // ---- processing ----------------------------------------------------------------------------
+
+  private async run(cycle: CycleRecord, listing: Listing, fetched: Fetched | null): Promise<void> {
+    const snapshot = cycle.snapshot;
+    const builder = (pools: ReadonlyMap<string, PoolRecord>) => new EventBuilder(this.cluster, pools);
+    const at: ObservationPosition = { slot: cycle.targetSlot, blockTime: cycle.targetBlockTime, signature: null, txIndex: null };
+
+    // Work on copies: the in-memory state changes only once the chunk is durable (commitChunk).
+    const pools = new Map([...this.progress.pools].map(([k, v]) => [k, structuredClone(v)]));
+    // Pools first seen by this cycle become records now (their events may come before PoolDiscovered in lookahead mode).
+    for (const n of Object.values(cycle.newPools)) {
+      if (pools.has(n.static.config) || !snapshot?.pools[n.static.config]) continue;
+      pools.set(n.static.config, { static: n.static, tokens: n.tokens, tracked: { ...n.tracked, split: null }, published: snapshot.pools[n.static.config], discoveredSlot: cycle.targetSlot });
+    }
+
+    if (cycle.mode === 'at-target') {
+      const newPools = Object.keys(cycle.newPools).filter((c) => pools.has(c) && !this.progress.pools.has(c));
+      if (!cycle.discoveryPublished && newPools.length > 0) {
+        const events = newPools.flatMap((c) => builder(pools).discovered(pools.get(c)!, snapshot!.pools[c], at, oracleOf(snapshot!.pools[c].oracle)));
+        await this.d.sink.append(events);
+        this.countEvents(events);
+      }
+      cycle.discoveryPublished = true;
+      const chunks = slotAlignedChunks(listing.refs, this.d.settings.chunkTxs);
+      const total = listing.refs.length;
+      const progress = new ProgressLine(this.log, total, this.d.settings.progressMs, this.now);
+      let done = 0;
+      for (const chunk of chunks) {
+        if (this.stopping) return;
+        const f = await this.fetch(chunk);
+        this.holdForMissing(f);
+        const out = this.processChunk(f, pools, null, snapshot, builder(pools));
+        done += chunk.length;
+        await this.commitChunk(cycle, chunk[chunk.length - 1].slot, out, pools, listing, false);
+        progress.update(done);
+        this.d.metrics.backfillRatio.set({ cluster: this.cluster }, total === 0 ? 1 : done / total);
+      }
+      const end = snapshot ? this.applyAtEnd(snapshot, cycle, pools, builder(pools), at, new Set(newPools)) : [];
+      await this.commitChunk(cycle, cycle.targetSlot, { events: end, gaps: [], problems: [], lastSignature: null }, pools, listing, true);
+      progress.finish(done);
+      return;
+    }
+
+    // lookahead: one chunk, every transaction already fetched
+    const f = fetched ?? (await this.fetch(listing.refs));
+    this.holdForMissing(f);
+    const plan = snapshot ? this.plan(snapshot, pools, f) : null;
+    const out = this.processChunk(f, pools, plan, snapshot, builder(pools));
+    if (snapshot) out.events.push(...this.applyAtEnd(snapshot, cycle, pools, builder(pools), at, new Set(), plan!));
+    await this.commitChunk(cycle, cycle.targetSlot, out, pools, listing, true);
+  }
+
+  /**
+   * A transaction the RPC listed but will not serve, even after every retry, is usually a lagging
+   * node: hold the cursor (retry the chunk) for the grace period so its events land in order and
+   * exact. Past the grace period the cursor moves on and the transaction goes to the gap ledger.
+   */
+  private holdForMissing(f: Fetched): void {
+    const now = this.now();
+    const young: string[] = [];
+    for (const [signature, res] of f.txs) {
+      if (res.ok) {
+        this.firstFailure.delete(signature);
+        continue;
+      }
+      const first = this.firstFailure.get(signature) ?? now;
+      this.firstFailure.set(signature, first);
+      if (now - first < this.d.settings.gapGraceMs) young.push(signature);
+    }
+    if (young.length > 0) throw new Error(`waiting for ${young.length} transaction(s) the RPC listed but does not serve yet (e.g. ${young[0]}); gap ledger after ${this.d.settings.gapGraceMs / 1000} s`);
+    for (const signature of f.txs.keys()) this.firstFailure.delete(signature);
+  }
+
+  /** Lookahead attribution for every pool the snapshot read. */
+  private plan(snapshot: AccountsSnapshot, pools: ReadonlyMap<string, PoolRecord>, f: Fetched): Map<string, PoolAttribution> {
+    const scans = f.refs.map((r) => {
+      const res = f.txs.get(r.signature);
+      return res?.ok ? scanTransaction(res.value) : null;
+    });
+    const inputs = [...pools.values()]
+      .filter((r) => snapshot.pools[r.static.config] !== undefined)
+      .map((r) => ({ pool: r.static, observed: snapshot.pools[r.static.config], published: this.progress.pools.has(r.static.config) ? r.published : null }));
+    return new Map(attribute(inputs, scans).map((a) => [a.config, a]));
+  }
+
+  private processChunk(
+    f: Fetched,
+    pools: Map<string, PoolRecord>,
+    plan: Map<string, PoolAttribution> | null,
+    snapshot: AccountsSnapshot | null,
+    builder: EventBuilder,
+  ): { events: HadronEvent[]; gaps: GapRow[]; problems: (DecodeProblem & { slot: number })[]; lastSignature: string | null } {
+    const events: HadronEvent[] = [];
+    const gaps: GapRow[] = [];
+    const problems: (DecodeProblem & { slot: number })[] = [];
+    let lastSignature: string | null = null;
+    f.refs.forEach((ref, i) => {
+      lastSignature = ref.signature;
+      const res = f.txs.get(ref.signature);
+      if (!res || !res.ok) {
+        const error = res ? `${res.failure.message} (after ${res.attempts} attempts)` : 'not fetched';
+        gaps.push({ signature: ref.signature, slot: ref.slot, txIndex: ref.txIndex, attempts: 0, lastError: error, state: trackedStates(pools) });
+        return;
+      }
+      const tx = res.value;
+      const scan: AdminScan = scanTransaction(tx);
+      const facts: TransactionFacts = decodeTransaction(tx, this.ctx);
+      const pos = { signature: ref.signature, slot: ref.slot, blockTime: tx.blockTime ?? ref.blockTime, txIndex: ref.txIndex };
+      const obs: ObservationPosition = { slot: ref.slot, blockTime: pos.blockTime, signature: ref.signature, txIndex: ref.txIndex };
+      // A new pool nothing in the batch wrote: what was read at C held before this transaction too.
+      if (plan && snapshot) {
+        for (const a of plan.values()) {
+          if (a.discoverAt !== i || !a.discoverBefore) continue;
+          const r = pools.get(a.config)!;
+          const state = snapshot.pools[a.config];
+          events.push(...builder.discovered(r, state, obs, oracleOf(r.tracked)));
+          r.tracked.split = state.fee ? canonicalSplit(state.fee.split) : null;
+        }
+      }
+      const built = builder.transaction(facts, pos, scan.initializes);
+      events.push(...built.events);
+      problems.push(...built.problems.map((p) => ({ ...p, slot: ref.slot })));
+      this.d.metrics.transactions.inc({ cluster: this.cluster });
+      // A transaction that may have written a fee config: the split in effect is unknown from here…
+      for (const r of pools.values()) {
+        const observedFee = snapshot?.pools[r.static.config]?.feeConfig;
+        if (scan.written.has(r.static.config) || scan.written.has(r.published.feeConfig) || (observedFee !== undefined && scan.written.has(observedFee))) r.tracked.split = null;
+      }
+      if (!plan || !snapshot) return;
+      // …until the snapshot says what it is after the last such write (lookahead attribution).
+      for (const a of plan.values()) {
+        const r = pools.get(a.config)!;
+        const state = snapshot.pools[a.config];
+        if (a.discoverAt === i && !a.discoverBefore) events.push(...builder.discovered(r, state, obs, oracleOf(r.tracked)));
+        if (a.configChangeAt === i) events.push(builder.configChanged(r, state, obs, oracleOf(r.tracked)));
+        if (a.splitAt === i && !a.discoverBefore) {
+          if (a.discoverAt === null && splitChanged(state, r.published)) events.push(builder.feeSplit(r, state, obs));
+          r.tracked.split = state.fee ? canonicalSplit(state.fee.split) : null;
+        }
+      }
+    });
+    return { events, gaps, problems, lastSignature };
+  }
+
+  /** What the snapshot at C says takes effect at C: remaining changes, the oracle state, the split. */
+  private applyAtEnd(
+    snapshot: AccountsSnapshot,
+    cycle: CycleRecord,
+    pools: Map<string, PoolRecord>,
+    builder: EventBuilder,
+    at: ObservationPosition,
+    announced: ReadonlySet<string>,
+    plan?: Map<string, PoolAttribution>,
+  ): HadronEvent[] {
+    const events: HadronEvent[] = [];
+    for (const r of pools.values()) {
+      const state = snapshot.pools[r.static.config];
+      if (!state) continue;
+      const isNew = !this.progress.pools.has(r.static.config);
+      const a = plan?.get(r.static.config);
+      const oracle = oracleOf(state.oracle);
+      if (isNew && !announced.has(r.static.config) && (!a || a.discoverAt === 'end')) events.push(...builder.discovered(r, state, at, oracle));
+      if (!isNew) {
+        const configAt: At | null = a ? a.configChangeAt : configChangedAtEnd(state, r.published) ? 'end' : null;
+        if (configAt === 'end') events.push(builder.configChanged(r, state, at, oracle));
+        const splitAt: At = a ? a.splitAt : 'end';
+        if (splitAt === 'end' && splitChanged(state, r.published)) events.push(builder.feeSplit(r, state, at));
+      }
+      // The snapshot is the state after every write up to C: adopt it.
+      if (state.oracle) {
+        r.tracked.midpriceQ32 = state.oracle.midpriceQ32 === '0' ? r.tracked.midpriceQ32 : state.oracle.midpriceQ32;
+        r.tracked.spreadFactorQ32 = state.oracle.spreadFactorQ32;
+      }
+      r.tracked.split = state.fee ? canonicalSplit(state.fee.split) : null;
+      r.published = state;
+      if (isNew) r.discoveredSlot = cycle.targetSlot;
+    }
+    return events;
+  }
+
+  private async commitChunk(
+    cycle: CycleRecord,
+    throughSlot: number,
+    out: { events: HadronEvent[]; gaps: GapRow[]; problems: (DecodeProblem & { slot: number })[]; lastSignature: string | null },
+    pools: Map<string, PoolRecord>,
+    listing: Listing,
+    last: boolean,
+  ): Promise<void> {
+    await this.d.sink.append(out.events);
+    this.countEvents(out.events);
+    const programCursors = new Map(this.progress.programCursors);
+    for (const [program, c] of listing.newest) if (c.slot <= throughSlot) programCursors.set(program, c);
+    const startSlot = this.progress.startSlot ?? (listing.refs[0]?.slot ?? cycle.targetSlot);
+    const backfillDone = this.progress.backfillDone || last;
+    await this.d.store.commit(this.cluster, {
+      throughSlot,
+      lastSignature: out.lastSignature ?? this.progress.lastSignature,
+      startSlot,
+      backfillDone,
+      cycle: last ? null : cycle,
+      programCursors,
+      pools: [...pools.values()],
+      gaps: out.gaps,
+      problems: out.problems,
+    });
+    // Durable: make it the in-memory truth.
+    this.progress = { ...this.progress, throughSlot, lastSignature: out.lastSignature ?? this.progress.lastSignature, startSlot, backfillDone, cycle: last ? null : cycle, programCursors, pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])) };
+    this.observedThrough = throughSlot;
+    if (out.gaps.length > 0) {
+      this.gaps += out.gaps.length;
+      this.d.metrics.gapsRecorded.inc({ cluster: this.cluster }, out.gaps.length);
+      this.log.warn({ gaps: out.gaps.map((g) => ({ signature: g.signature, error: g.lastError })) }, 'transactions not fetched after every retry: recorded in the gap ledger');
+    }
+    for (const p of out.problems) this.d.metrics.problems.inc({ cluster: this.cluster, code: p.code });
+    this.d.metrics.gapLedger.set({ cluster: this.cluster }, this.gaps);
+    this.d.metrics.pools.set({ cluster: this.cluster }, this.progress.pools.size);
+    this.d.metrics.cursorSlot.set({ cluster: this.cluster }, throughSlot);
+    if (last) this.d.metrics.backfillRatio.set({ cluster: this.cluster }, 1);
+    this.updateLag();
+  }
+
+  // ---- the gap ledger ------------------------------------------------------------------------
+
+  /** Fetches due gap-ledger transactions again; resolved ones get their events now (state as it was at their position). */
+  private async retryGaps(): Promise<void> {
+    this.nextGapCheck = this.now() + Math.min(this.d.settings.gapRetryMs, 5000);
+    if (this.gaps === 0) return;
+    const due = await this.d.store.dueGaps(this.cluster, GAP_BATCH);
+    if (due.length === 0) return;
+    const results = await this.d.rpc.getTransactions(due.map((g) => g.signature));
+    const events: HadronEvent[] = [];
+    const problems: (DecodeProblem & { slot: number })[] = [];
+    const resolved: string[] = [];
+    for (const [i, gap] of due.entries()) {
+      const res = results[i];
+      if (!res.ok) {
+        const delay = Math.min(MAX_GAP_DELAY_MS, this.d.settings.gapRetryMs * 2 ** Math.min(gap.attempts, 10));
+        await this.d.store.deferGap(this.cluster, gap.signature, res.failure.message, delay);
+        continue;
+      }
+      const pools = new Map<string, PoolRecord>();
+      for (const [config, r] of this.progress.pools) pools.set(config, { ...r, tracked: { ...(gap.state[config] ?? UNKNOWN_STATE) } });
+      const tx = res.value;
+      const built = new EventBuilder(this.cluster, pools).transaction(decodeTransaction(tx, this.ctx), { signature: gap.signature, slot: gap.slot, blockTime: tx.blockTime ?? null, txIndex: gap.txIndex }, scanTransaction(tx).initializes);
+      events.push(...built.events);
+      problems.push(...built.problems.map((p) => ({ ...p, slot: gap.slot })));
+      resolved.push(gap.signature);
+    }
+    if (resolved.length === 0) return;
+    await this.d.sink.append(events);
+    this.countEvents(events);
+    await this.d.store.resolveGaps(this.cluster, resolved, problems);
+    this.gaps = await this.d.store.gapCount(this.cluster);
+    this.d.metrics.gapsResolved.inc({ cluster: this.cluster }, resolved.length);
+    this.d.metrics.gapLedger.set({ cluster: this.cluster }, this.gaps);
+    this.log.info({ resolved: resolved.length, left: this.gaps }, 'gap-ledger transactions fetched and indexed');
+  }
+
+  // ---- bookkeeping ---------------------------------------------------------------------------
+
+  private noteHead(slot: number): void {
+    if (slot > this.headSlot) this.headSlot = slot;
+    this.d.metrics.headSlot.set({ cluster: this.cluster }, this.headSlot);
+  }
+
+  private updateLag(): void {
+    const s = this.status();
+    if (s.slotLag !== null) this.d.metrics.slotLag.set({ cluster: this.cluster }, s.slotLag);
+  }
+
+  private countEvents(events: readonly HadronEvent[]): void {
+    for (const e of events) this.d.metrics.events.inc({ cluster: this.cluster, type: e.type });
+  }
+}
+
+function oracleOf(o: { midpriceQ32: string | null; spreadFactorQ32: string | null } | null): { midpriceQ32: string | null; spreadFactorQ32: string | null } {
+  return { midpriceQ32: o?.midpriceQ32 ?? null, spreadFactorQ32: o?.spreadFactorQ32 ?? null };
+}
+
+function configChangedAtEnd(observed: AccountState, published: AccountState): boolean {
+  return JSON.stringify(configPart(observed)) !== JSON.stringify(configPart(published));
+}
+
+function configPart(a: AccountState): unknown[] {
+  return [a.state, a.authority, a.oracleMode, a.spreadConfigInitialized, a.hasPoolFee, a.feeConfig, a.fee?.feePpm ?? null, a.fee?.feeRecipient ?? null, a.oracle?.quotingAuthority ?? null];
+}
+
+function trackedStates(pools: ReadonlyMap<string, PoolRecord>): Record<string, TrackedState> {
+  const out: Record<string, TrackedState> = {};
+  for (const [config, r] of pools) out[config] = structuredClone(r.tracked);
+  return out;
+}
+
+/** The backfill progress line: done/total, rate, ETA. */
+class ProgressLine {
+  private readonly started: number;
+  private lastAt: number;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly total: number,
+    private readonly everyMs: number,
+    private readonly now: () => number,
+  ) {
+    this.started = now();
+    this.lastAt = this.started;
+    if (total > 0) log.info({ total }, 'catching up: indexing the backfill range');
+  }
+
+  update(done: number): void {
+    const now = this.now();
+    if (now - this.lastAt < this.everyMs) return;
+    this.lastAt = now;
+    const rate = done / Math.max(0.001, (now - this.started) / 1000);
+    const eta = rate > 0 ? Math.round((this.total - done) / rate) : null;
+    this.log.info({ done, total: this.total, percent: Math.round((done / Math.max(1, this.total)) * 1000) / 10, txPerSecond: Math.round(rate), etaSeconds: eta }, `backfill ${done}/${this.total} tx, ${Math.round(rate)} tx/s, ETA ${eta ?? '?'} s`);
+  }
+
+  finish(done: number): void {
+    if (this.total === 0) return;
+    const seconds = (this.now() - this.started) / 1000;
+    this.log.info({ done, seconds: Math.round(seconds * 10) / 10, txPerSecond: Math.round(done / Math.max(0.001, seconds)) }, 'caught up');
+  }
+}

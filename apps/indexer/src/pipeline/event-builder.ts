@@ -1,0 +1,210 @@
+import type {
+  Cluster,
+  FeeSplitChangedV1,
+  HadronEvent,
+  MidpriceUpdatedV1,
+  PoolConfigChangedV1,
+  PoolDiscoveredV1,
+  SwapExecutedV1,
+  VaultBalancesChangedV1,
+} from '@hadron/contracts';
+import type { DecodeProblem, OracleUpdateFact, SwapFact, TransactionFacts, VaultBalancesFact } from '../decode';
+import { poolSnapshotOf, type AccountState } from '../discovery/pool-accounts';
+import type { InitializeArgs } from './admin-scan';
+import { canonicalSplit, splitOnSwap, type PoolRecord } from './pool-state';
+
+/**
+ * Decoded facts + the state in effect → v1 events (libs/contracts), advancing the state. Pure and
+ * deterministic: the same facts in the same order from the same state give the same events (same
+ * ids, same payloads), which is what makes re-processing after a crash harmless.
+ */
+
+/** Stamped on every event: bump when decoding or event derivation changes what is emitted. */
+export const DECODER_VERSION = 'hadron-indexer/1.0.0';
+
+/** Where a transaction sits: the envelope of its events. */
+export interface TxPosition {
+  signature: string;
+  slot: number;
+  blockTime: number | null;
+  txIndex: number | null;
+}
+
+/** Where an account-state observation is placed: right after a transaction, or at the end of a slot (read slot). */
+export interface ObservationPosition {
+  slot: number;
+  blockTime: number | null;
+  signature: string | null;
+  txIndex: number | null;
+}
+
+export interface BuiltTransaction {
+  events: HadronEvent[];
+  problems: DecodeProblem[];
+}
+
+export class EventBuilder {
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly pools: ReadonlyMap<string, PoolRecord>,
+  ) {}
+
+  /** The events of one successful transaction, in execution order, then its vault balances. */
+  transaction(facts: TransactionFacts, pos: TxPosition, initializes: readonly InitializeArgs[] = []): BuiltTransaction {
+    const events: HadronEvent[] = [];
+    const problems: DecodeProblem[] = [...facts.problems];
+    // Initialize [C] sets the oracle's first midprice; it runs before anything else touches the new pool.
+    for (const init of initializes) {
+      const pool = this.pools.get(init.config);
+      if (pool && init.initialMidpriceQ32 !== '0') pool.tracked.midpriceQ32 = init.initialMidpriceQ32;
+    }
+    for (const fact of facts.events) {
+      if (fact.kind === 'swap') {
+        const e = this.swap(fact, pos);
+        if ('code' in e) problems.push(e);
+        else events.push(e);
+      } else {
+        const e = this.oracleUpdate(fact, pos);
+        if ('code' in e) problems.push(e);
+        else events.push(e);
+      }
+    }
+    for (const v of facts.vault_balances) {
+      const e = this.vaultBalances(v, pos);
+      if ('code' in e) problems.push(e);
+      else events.push(e);
+    }
+    return { events, problems };
+  }
+
+  private swap(f: SwapFact, pos: TxPosition): SwapExecutedV1 | DecodeProblem {
+    const pool = this.pools.get(f.pool_config);
+    if (!pool) return { code: 'unknown_pool', message: `swap on unknown pool ${f.pool_config}`, event_id: f.event_id, instruction_location: f.instruction_location, pool_config: f.pool_config };
+    const t = pool.tracked;
+    const vaultXAfter = f.vault_x_after ?? t.vaultX;
+    const vaultYAfter = f.vault_y_after ?? t.vaultY;
+    if (vaultXAfter === null || vaultYAfter === null) {
+      return { code: 'unresolved_amounts', message: 'a vault balance after the swap is unknown', event_id: f.event_id, instruction_location: f.instruction_location, pool_config: f.pool_config };
+    }
+    t.vaultX = vaultXAfter;
+    t.vaultY = vaultYAfter;
+    return {
+      ...this.envelope(f.event_id, f.pool_config, pos, f.instruction_location.top_level_index, f.instruction_location.inner_index),
+      type: 'SwapExecuted',
+      data: {
+        side: f.side,
+        trader: f.trader,
+        inputMint: f.input_mint,
+        outputMint: f.output_mint,
+        amountIn: f.amount_in,
+        amountInToVault: f.amount_in_to_vault,
+        amountOut: f.amount_out,
+        feeRaw: f.protocol_fee_raw,
+        feeMint: f.protocol_fee_mint,
+        feeRecipientAta: f.fee_recipient_ata,
+        decimalsX: pool.tokens.x.decimals,
+        decimalsY: pool.tokens.y.decimals,
+        midpriceQ32: t.midpriceQ32,
+        spreadFactorQ32: t.spreadFactorQ32,
+        vaultXAfter,
+        vaultYAfter,
+        feeSplit: splitOnSwap(t.split),
+      },
+    };
+  }
+
+  private oracleUpdate(f: OracleUpdateFact, pos: TxPosition): MidpriceUpdatedV1 | DecodeProblem {
+    const poolAddress = f.pool_config_via_registry;
+    const pool = poolAddress === null ? undefined : this.pools.get(poolAddress);
+    if (!pool || poolAddress === null) {
+      return { code: 'unknown_pool', message: `oracle update on ${f.oracle}, the oracle of no known pool`, event_id: f.event_id, instruction_location: f.instruction_location, pool_config: null };
+    }
+    if (f.midprice_q32 !== null) pool.tracked.midpriceQ32 = f.midprice_q32;
+    if (f.spread_factor_q32 !== null) pool.tracked.spreadFactorQ32 = f.spread_factor_q32;
+    return {
+      ...this.envelope(f.event_id, poolAddress, pos, f.instruction_location.top_level_index, f.instruction_location.inner_index),
+      type: 'MidpriceUpdated',
+      data: {
+        instruction: f.instruction,
+        oracle: f.oracle,
+        quotingAuthority: f.quoting_authority,
+        sequence: f.sequence,
+        midpriceQ32: f.midprice_q32,
+        spreadFactorQ32: f.spread_factor_q32,
+      },
+    };
+  }
+
+  private vaultBalances(f: VaultBalancesFact, pos: TxPosition): VaultBalancesChangedV1 | DecodeProblem {
+    const pool = this.pools.get(f.pool_config)!; // the decoder only reports vaults of known pools
+    const id = vaultBalancesEventId(f.signature, f.pool_config);
+    const amountX = f.vault_x_after ?? pool.tracked.vaultX;
+    const amountY = f.vault_y_after ?? pool.tracked.vaultY;
+    if (amountX === null || amountY === null) {
+      return { code: 'unresolved_amounts', message: 'one vault is not in the transaction and its balance is not known yet', event_id: id, instruction_location: null, pool_config: f.pool_config };
+    }
+    pool.tracked.vaultX = amountX;
+    pool.tracked.vaultY = amountY;
+    return { ...this.envelope(id, f.pool_config, pos, null, null), type: 'VaultBalancesChanged', data: { vaultX: f.vault_x, vaultY: f.vault_y, amountX, amountY } };
+  }
+
+  // ---- account-state events ------------------------------------------------------------------
+
+  /** PoolDiscovered (+ FeeSplitChanged when the pool has its own fee config or a split) for `state` observed at `at`. */
+  discovered(pool: PoolRecord, state: AccountState, at: ObservationPosition, oracle: { midpriceQ32: string | null; spreadFactorQ32: string | null }): HadronEvent[] {
+    const config = pool.static.config;
+    const discovered: PoolDiscoveredV1 = {
+      ...this.observationEnvelope(`${config}:${at.slot}`, config, at),
+      type: 'PoolDiscovered',
+      data: poolSnapshotOf(pool.static, pool.tokens, state, oracle),
+    };
+    const split = hasSplitToPublish(state) ? [this.feeSplit(pool, state, at)] : [];
+    return [discovered, ...split];
+  }
+
+  configChanged(pool: PoolRecord, state: AccountState, at: ObservationPosition, oracle: { midpriceQ32: string | null; spreadFactorQ32: string | null }): PoolConfigChangedV1 {
+    const config = pool.static.config;
+    return { ...this.observationEnvelope(`${config}:${at.slot}`, config, at), type: 'PoolConfigChanged', data: poolSnapshotOf(pool.static, pool.tokens, state, oracle) };
+  }
+
+  feeSplit(pool: PoolRecord, state: AccountState, at: ObservationPosition): FeeSplitChangedV1 {
+    const config = pool.static.config;
+    // A per-pool fee config belongs to one pool; the global one is shared, so its id names the pool too.
+    const id = state.feeConfig === pool.static.poolFeeConfig ? `${state.feeConfig}:${at.slot}` : `${state.feeConfig}:${at.slot}:${config}`;
+    return {
+      ...this.observationEnvelope(id, config, at),
+      type: 'FeeSplitChanged',
+      data: { feeConfig: state.feeConfig, feePpm: Math.min(state.fee?.feePpm ?? 0, 1_000_000), recipients: canonicalSplit(state.fee?.split ?? []) },
+    };
+  }
+
+  private envelope(id: string, pool: string, pos: TxPosition, ixIndex: number | null, innerIndex: number | null) {
+    return {
+      id,
+      version: 1 as const,
+      cluster: this.cluster,
+      pool,
+      slot: pos.slot,
+      blockTime: pos.blockTime,
+      signature: pos.signature,
+      txIndex: pos.txIndex,
+      ixIndex,
+      innerIndex,
+      decoderVersion: DECODER_VERSION,
+    };
+  }
+
+  private observationEnvelope(id: string, pool: string, at: ObservationPosition) {
+    return { id, version: 1 as const, cluster: this.cluster, pool, slot: at.slot, blockTime: at.blockTime, signature: at.signature, txIndex: at.txIndex, ixIndex: null, innerIndex: null, decoderVersion: DECODER_VERSION };
+  }
+}
+
+/** A transaction-level fact per (transaction, pool). */
+export function vaultBalancesEventId(signature: string, pool: string): string {
+  return `${signature}:vaults:${pool}`;
+}
+
+/** FeeSplitChanged is about pools with their own fee config, or a fee config that names a split. */
+export function hasSplitToPublish(state: AccountState): boolean {
+  return state.fee !== null && (state.hasPoolFee || state.fee.split.length > 0);
+}

@@ -1,0 +1,126 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { vectorCase } from '../decode/testing/swap-transaction-vectors';
+import type { RpcFailureKind } from './retry-policy';
+import { SolanaRpc } from './solana-rpc';
+
+/**
+ * The RPC source against a scripted JSON-RPC server: every failure kind of DESIGN §7 in turn, retried
+ * by our policy until the batch resolves; permanent errors and endless nulls come back as failures
+ * (the caller's gap ledger), never as silence.
+ */
+
+type Script = (req: { method: string; ids: unknown[]; body: unknown }, res: ServerResponse, n: number) => boolean;
+
+let server: Server;
+let url: string;
+let script: Script[] = [];
+let requests = 0;
+
+beforeAll(async () => {
+  server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString());
+      const calls = Array.isArray(body) ? body : [body];
+      const n = requests++;
+      for (const step of script) if (step({ method: calls[0].method, ids: calls.map((c: { id: unknown }) => c.id), body }, res, n)) return;
+      res.writeHead(500).end('no script');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+beforeEach(() => {
+  script = [];
+  requests = 0;
+});
+
+const tx = vectorCase('a_v1_sell_x_legacy_with_spread_config').result;
+const sig = tx.transaction.signatures[0];
+const json = (res: ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+const answer = (ids: unknown[], result: (i: number) => unknown) => ids.map((id, i) => ({ jsonrpc: '2.0', id, result: result(i) }));
+
+function rpc(observed: { failures: RpcFailureKind[]; retries: RpcFailureKind[] }, maxAttempts = 8) {
+  return new SolanaRpc({
+    url,
+    commitment: 'confirmed',
+    timeoutMs: 300,
+    rps: 10_000,
+    concurrency: 2,
+    retry: { maxAttempts, baseDelayMs: 5, maxDelayMs: 50 },
+    txBatchSize: 10,
+    observer: { request: () => undefined, failure: (_m, k) => observed.failures.push(k), retry: (_m, k) => observed.retries.push(k) },
+  });
+}
+
+it('retries a batch through 429, 5xx, a timeout, a cut body and a transaction not served yet', async () => {
+  const hidden = new Map<number, number>();
+  script = [
+    (_r, res, n) => n === 0 && (json(res, { error: 'slow down' }, 429, { 'retry-after': '0' }), true),
+    (_r, res, n) => n === 1 && (res.writeHead(503).end('Service Unavailable'), true),
+    (_r, _res, n) => n === 2, // never answers: the client times out
+    (r, res, n) => n === 3 && (res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer(r.ids, () => tx)).slice(0, 40)), true),
+    (r, res) => {
+      // Item 1 is "not available yet" twice, then served.
+      json(
+        res,
+        answer(r.ids, (i) => {
+          if (r.ids.length === 3 && i === 1) hidden.set(1, (hidden.get(1) ?? 0) + 1);
+          return r.ids.length === 3 && i === 1 && hidden.get(1)! <= 2 ? null : tx;
+        }),
+      );
+      return true;
+    },
+  ];
+  const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
+  const results = await rpc(observed).getTransactions([sig, sig, sig]);
+  expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+  expect(results[1].ok && results[1].value.transaction.signatures[0]).toBe(sig);
+  expect(new Set(observed.retries)).toEqual(new Set(['rate_limited', 'server_error', 'timeout', 'malformed', 'missing']));
+});
+
+it('returns a permanent RPC error at once, without retrying', async () => {
+  script = [(r, res) => (json(res, r.ids.map((id) => ({ jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: bad signature' } }))), true)];
+  const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
+  const [res] = await rpc(observed).getTransactions([sig]);
+  expect(res.ok).toBe(false);
+  expect(!res.ok && res.attempts).toBe(1);
+  expect(!res.ok && res.failure.message).toContain('-32602');
+  expect(observed.retries).toEqual([]);
+});
+
+it('gives up on a transaction that stays missing after every attempt, and says so', async () => {
+  script = [(r, res) => (json(res, answer(r.ids, () => null)), true)];
+  const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
+  const [res] = await rpc(observed, 4).getTransactions([sig]);
+  expect(res.ok).toBe(false);
+  expect(!res.ok && res.failure.kind).toBe('missing');
+  expect(!res.ok && res.attempts).toBe(4);
+  expect(requests).toBe(4);
+});
+
+it('refuses a result of the wrong shape or for another signature (malformed → retried)', async () => {
+  let n = 0;
+  script = [(r, res) => (json(res, answer(r.ids, () => (n++ === 0 ? { slot: 'x' } : n === 2 ? { ...tx, transaction: { ...tx.transaction, signatures: ['other'] } } : tx))), true)];
+  const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
+  const [res] = await rpc(observed).getTransactions([sig]);
+  expect(res.ok).toBe(true);
+  expect(observed.retries).toEqual(['malformed', 'malformed']);
+});
+
+it('pages accounts by 100 in one batch and keeps the context slot', async () => {
+  script = [(r, res) => (json(res, (r.body as { id: unknown; params: [string[]] }[]).map((c) => ({ jsonrpc: '2.0', id: c.id, result: { context: { slot: 42 }, value: c.params[0].map(() => null) } }))), true)];
+  const addresses = Array.from({ length: 250 }, (_, i) => `addr${i}`);
+  const out = await rpc({ failures: [], retries: [] }).getMultipleAccounts(addresses);
+  expect(out.slots).toEqual([42, 42, 42]);
+  expect(out.accounts.size).toBe(250);
+  expect(requests).toBe(1);
+});

@@ -1,0 +1,264 @@
+import type { RpcTransactionResult } from '../decode';
+import { JsonRpcTransport, type JsonRpcCall, type RpcObserver } from './json-rpc-transport';
+import { RetryPolicy, RpcFailure, type RetryPolicyOptions } from './retry-policy';
+
+/**
+ * The Solana RPC methods the indexer uses, with OUR retry policy on every call (RetryPolicy) and
+ * JSON-RPC batching for the bulk ones (transactions, blocks, accounts). Results are the wire JSON
+ * (checked for shape: a malformed answer is retried like a 5xx).
+ */
+
+/**
+ * `confirmed`: optimistically confirmed by a supermajority — in practice never rolled back, and
+ * ~13 s (32 slots) fresher than `finalized`, which the 1 s swap-to-API target needs. The residual
+ * risk (a confirmed slot later abandoned) is accepted: such a block's facts would stay in the log.
+ */
+export type Commitment = 'confirmed' | 'finalized';
+
+export interface SignatureInfo {
+  signature: string;
+  slot: number;
+  err: unknown;
+  blockTime: number | null;
+}
+
+export interface AccountData {
+  owner: string;
+  lamports: number;
+  data: Uint8Array;
+}
+
+export type ItemResult<T> = { ok: true; value: T } | { ok: false; failure: RpcFailure; attempts: number };
+
+/** The wire JSON of getTransaction plus the message header, which tells writable accounts apart. */
+export type WireTransaction = RpcTransactionResult & {
+  transaction: RpcTransactionResult['transaction'] & {
+    message: RpcTransactionResult['transaction']['message'] & {
+      header?: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number };
+    };
+  };
+};
+
+export interface SolanaRpcOptions {
+  url: string;
+  commitment: Commitment;
+  timeoutMs: number;
+  rps: number;
+  concurrency: number;
+  retry: RetryPolicyOptions;
+  /** getTransaction calls per HTTP request. */
+  txBatchSize: number;
+  observer?: RpcObserver;
+}
+
+const MAX_MULTIPLE_ACCOUNTS = 100;
+const BLOCK_BATCH = 10;
+
+export class SolanaRpc {
+  private readonly transport: JsonRpcTransport;
+  private readonly policy: RetryPolicy;
+  private readonly observer?: RpcObserver;
+
+  constructor(
+    private readonly options: SolanaRpcOptions,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
+    this.transport = new JsonRpcTransport(options);
+    this.policy = new RetryPolicy(options.retry);
+    this.observer = options.observer;
+  }
+
+  get commitment(): Commitment {
+    return this.options.commitment;
+  }
+
+  async getSlot(): Promise<number> {
+    return this.call('getSlot', [{ commitment: this.options.commitment }], (r) => asInt(r, 'getSlot'));
+  }
+
+  /** Newest first (getSignaturesForAddress order), at most `limit` (≤ 1000). */
+  async getSignaturesForAddress(address: string, opts: { before?: string; until?: string; limit: number }): Promise<SignatureInfo[]> {
+    const config: Record<string, unknown> = { commitment: this.options.commitment, limit: opts.limit };
+    if (opts.before) config.before = opts.before;
+    if (opts.until) config.until = opts.until;
+    return this.call('getSignaturesForAddress', [address, config], (r) => {
+      if (!Array.isArray(r)) throw malformed('getSignaturesForAddress', 'not an array');
+      return r.map((s: Record<string, unknown>) => {
+        if (typeof s?.signature !== 'string' || typeof s.slot !== 'number') throw malformed('getSignaturesForAddress', 'entry without signature/slot');
+        return { signature: s.signature, slot: s.slot, err: s.err ?? null, blockTime: typeof s.blockTime === 'number' ? s.blockTime : null };
+      });
+    });
+  }
+
+  /** Config-like accounts of `program` with exactly `dataSize` bytes, and the slot they were read at. */
+  async getProgramAccounts(program: string, dataSize: number): Promise<{ slot: number; accounts: { pubkey: string; account: AccountData }[] }> {
+    const params = [program, { commitment: this.options.commitment, encoding: 'base64', withContext: true, filters: [{ dataSize }] }];
+    return this.call('getProgramAccounts', params, (r) => {
+      const ctx = r as { context?: { slot?: unknown }; value?: unknown };
+      if (!ctx || typeof ctx.context?.slot !== 'number' || !Array.isArray(ctx.value)) throw malformed('getProgramAccounts', 'expected {context, value[]}');
+      return { slot: ctx.context.slot, accounts: ctx.value.map((a: { pubkey?: unknown; account?: unknown }) => ({ pubkey: asString(a?.pubkey, 'getProgramAccounts'), account: asAccount(a?.account, 'getProgramAccounts')! })) };
+    });
+  }
+
+  /**
+   * Accounts (null = does not exist), read in one JSON-RPC batch of ≤ 100 per call. `slots` are the
+   * context slots of the calls (equal in practice: one HTTP request).
+   */
+  async getMultipleAccounts(addresses: readonly string[], minContextSlot?: number): Promise<{ slots: number[]; accounts: Map<string, AccountData | null> }> {
+    const chunks: string[][] = [];
+    for (let i = 0; i < addresses.length; i += MAX_MULTIPLE_ACCOUNTS) chunks.push(addresses.slice(i, i + MAX_MULTIPLE_ACCOUNTS));
+    const config: Record<string, unknown> = { commitment: this.options.commitment, encoding: 'base64' };
+    if (minContextSlot !== undefined) config.minContextSlot = minContextSlot;
+    const results = await this.callMany(
+      'getMultipleAccounts',
+      chunks.map((c) => [c, config]),
+      (r, i) => {
+        const ctx = r as { context?: { slot?: unknown }; value?: unknown };
+        if (!ctx || typeof ctx.context?.slot !== 'number' || !Array.isArray(ctx.value) || ctx.value.length !== chunks[i].length) throw malformed('getMultipleAccounts', 'expected {context, value[]} of the right length');
+        return { slot: ctx.context.slot, values: ctx.value.map((v) => asAccount(v, 'getMultipleAccounts')) };
+      },
+      chunks.length,
+    );
+    const accounts = new Map<string, AccountData | null>();
+    const slots: number[] = [];
+    results.forEach((res, i) => {
+      if (!res.ok) throw res.failure;
+      slots.push(res.value.slot);
+      chunks[i].forEach((address, j) => accounts.set(address, res.value.values[j]));
+    });
+    return { slots, accounts };
+  }
+
+  /**
+   * Transactions by signature, batched; each item is retried on its own (a `null` — a signature
+   * the node listed but cannot serve yet — counts as a retryable failure). Items still failing
+   * after the policy's attempts come back as failures: the caller records them in the gap ledger.
+   */
+  async getTransactions(signatures: readonly string[]): Promise<ItemResult<WireTransaction>[]> {
+    const config = { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: this.options.commitment };
+    return this.callMany(
+      'getTransaction',
+      signatures.map((s) => [s, config]),
+      (r, i) => asTransaction(r, signatures[i]),
+      this.options.txBatchSize,
+    );
+  }
+
+  /** The signatures of each block, in block order (= transaction index). */
+  async getBlockSignatures(slots: readonly number[]): Promise<ItemResult<string[]>[]> {
+    const config = { encoding: 'json', transactionDetails: 'signatures', rewards: false, maxSupportedTransactionVersion: 0, commitment: this.options.commitment };
+    return this.callMany(
+      'getBlock',
+      slots.map((s) => [s, config]),
+      (r) => {
+        const sigs = (r as { signatures?: unknown })?.signatures;
+        if (!Array.isArray(sigs)) throw new RpcFailure('missing', 'getBlock: no signatures (block not available yet)', true);
+        return sigs as string[];
+      },
+      BLOCK_BATCH,
+    );
+  }
+
+  /** Block time of `slot`, or null when the slot has no block (skipped) or the node cannot tell. */
+  async getBlockTime(slot: number): Promise<number | null> {
+    const config = { encoding: 'json', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0, commitment: this.options.commitment };
+    const [res] = await this.callMany('getBlock', [[slot, config]], (r) => {
+      const t = (r as { blockTime?: unknown })?.blockTime;
+      return typeof t === 'number' ? t : null;
+    });
+    return res.ok ? res.value : null;
+  }
+
+  // ---- retries -----------------------------------------------------------------------------
+
+  /** One call, retried by the policy; throws the last RpcFailure. */
+  async call<T>(method: string, params: readonly unknown[], parse: (result: unknown) => T): Promise<T> {
+    const [res] = await this.callMany(method, [params], (r) => parse(r));
+    if (!res.ok) throw res.failure;
+    return res.value;
+  }
+
+  /**
+   * Many calls of one method, `batchSize` per HTTP request. Each round sends what is still pending;
+   * failed items wait the policy's backoff (the longest Retry-After hint among them) and go again.
+   */
+  async callMany<T>(method: string, paramsList: readonly (readonly unknown[])[], parse: (result: unknown, index: number) => T, batchSize = 1): Promise<ItemResult<T>[]> {
+    const out: ItemResult<T>[] = new Array(paramsList.length);
+    let pending = paramsList.map((_, i) => i);
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const failed: { index: number; failure: RpcFailure }[] = [];
+      const batches: number[][] = [];
+      for (let i = 0; i < pending.length; i += batchSize) batches.push(pending.slice(i, i + batchSize));
+      await Promise.all(
+        batches.map(async (batch) => {
+          const calls: JsonRpcCall[] = batch.map((i) => ({ method, params: paramsList[i] }));
+          try {
+            const outcomes = await this.transport.send(calls);
+            outcomes.forEach((o, k) => {
+              const index = batch[k];
+              if (!o.ok) return void failed.push({ index, failure: o.failure });
+              try {
+                out[index] = { ok: true, value: parse(o.result, index) };
+              } catch (e) {
+                const failure = e instanceof RpcFailure ? e : malformed(method, (e as Error).message);
+                this.observer?.failure(method, failure.kind);
+                failed.push({ index, failure });
+              }
+            });
+          } catch (e) {
+            const failure = e instanceof RpcFailure ? e : new RpcFailure('network', (e as Error).message, true);
+            for (const index of batch) failed.push({ index, failure });
+          }
+        }),
+      );
+      pending = [];
+      let wait = 0;
+      for (const { index, failure } of failed) {
+        if (this.policy.shouldRetry(attempt, failure)) {
+          pending.push(index);
+          wait = Math.max(wait, this.policy.delayMs(attempt, failure));
+          this.observer?.retry(method, failure.kind);
+        } else {
+          out[index] = { ok: false, failure, attempts: attempt };
+        }
+      }
+      if (pending.length > 0) await this.sleep(wait);
+    }
+    return out;
+  }
+}
+
+function malformed(method: string, why: string): RpcFailure {
+  return new RpcFailure('malformed', `${method}: ${why}`, true);
+}
+
+function asInt(r: unknown, method: string): number {
+  if (typeof r !== 'number' || !Number.isInteger(r)) throw malformed(method, 'expected an integer');
+  return r;
+}
+
+function asString(r: unknown, method: string): string {
+  if (typeof r !== 'string') throw malformed(method, 'expected a string');
+  return r;
+}
+
+function asAccount(v: unknown, method: string): AccountData | null {
+  if (v === null) return null;
+  const a = v as { owner?: unknown; lamports?: unknown; data?: unknown };
+  if (!a || typeof a.owner !== 'string' || typeof a.lamports !== 'number' || !Array.isArray(a.data) || typeof a.data[0] !== 'string' || a.data[1] !== 'base64') {
+    throw malformed(method, 'account without owner/lamports/base64 data');
+  }
+  return { owner: a.owner, lamports: a.lamports, data: new Uint8Array(Buffer.from(a.data[0], 'base64')) };
+}
+
+function asTransaction(r: unknown, signature: string): WireTransaction {
+  if (r === null || r === undefined) throw new RpcFailure('missing', `getTransaction: ${signature} not available (null)`, true);
+  const tx = r as WireTransaction;
+  const message = tx?.transaction?.message;
+  if (typeof tx.slot !== 'number' || !Array.isArray(tx.transaction?.signatures) || !message || !Array.isArray(message.accountKeys) || !Array.isArray(message.instructions)) {
+    throw malformed('getTransaction', 'transaction of the wrong shape');
+  }
+  if (tx.transaction.signatures[0] !== signature) throw malformed('getTransaction', `asked for ${signature}, got ${tx.transaction.signatures[0]}`);
+  if (tx.meta !== null && (typeof tx.meta !== 'object' || tx.meta === undefined)) throw malformed('getTransaction', 'meta of the wrong shape');
+  return tx;
+}

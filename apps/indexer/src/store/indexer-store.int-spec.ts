@@ -1,0 +1,104 @@
+import { DataSource } from 'typeorm';
+import { eventLogMigrations } from '@hadron/platform';
+import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import type { PoolRecord } from '../pipeline/pool-state';
+import { indexerEntities } from './indexer.entities';
+import { IndexerStore, type CycleRecord } from './indexer-store';
+import { indexerMigrations } from './migrations';
+
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createTestDatabase([eventLogMigrations, indexerMigrations]);
+});
+
+afterAll(async () => {
+  await db.drop();
+});
+
+it('the entities match the migrations (what scripts/check-migrations.ts checks once registered)', async () => {
+  const ds = new DataSource({ type: 'postgres', url: db.url, entities: indexerEntities, logging: false });
+  await ds.initialize();
+  try {
+    const { upQueries } = await ds.driver.createSchemaBuilder().log();
+    expect(upQueries.map((q) => q.query).filter((q) => q.includes('"indexer"'))).toEqual([]);
+  } finally {
+    await ds.destroy();
+  }
+});
+
+const record = (config: string): PoolRecord =>
+  ({
+    static: { config, programId: 'P', version: 'v1', seed: '1', mintX: 'X', mintY: 'Y', tokenProgramX: 'T', tokenProgramY: 'T', vaultX: 'VX', vaultY: 'VY', oracle: 'O', poolFeeConfig: 'F', globalFeeConfig: 'G' },
+    tokens: { x: { mint: 'X', symbol: 'x', name: 'x', decimals: 9, icon: '' }, y: { mint: 'Y', symbol: 'y', name: 'y', decimals: 6, icon: '' } },
+    tracked: { midpriceQ32: '18446744073709551615', spreadFactorQ32: null, split: [{ recipient: 'R', ppm: 1_000_000 }], vaultX: '1', vaultY: '2' },
+    published: { state: 1, authority: 'A', oracleMode: 0, spreadConfigInitialized: false, hasPoolFee: false, feeConfig: 'G', fee: null, oracle: null },
+    discoveredSlot: 99,
+  }) as PoolRecord;
+
+it('commits cursor, program cursors, pool state, gaps and problems together, and loads them back', async () => {
+  const store = new IndexerStore(db.pool);
+  expect(await store.load('devnet')).toMatchObject({ throughSlot: null, cycle: null, backfillDone: false });
+  const cycle: CycleRecord = { targetSlot: 500, targetBlockTime: 1, mode: 'at-target', snapshot: { slot: 500, pools: {} }, newPools: {}, rangeStartSlot: 0, rangeStartTime: null, discoveryPublished: false };
+  await store.saveCycle('devnet', cycle);
+  expect((await store.load('devnet')).cycle).toEqual(cycle);
+  await store.commit('devnet', {
+    throughSlot: 420,
+    lastSignature: 'sigA',
+    startSlot: 100,
+    backfillDone: false,
+    cycle,
+    programCursors: new Map([['P', { slot: 419, signature: 'sigB' }]]),
+    pools: [record('C1')],
+    gaps: [{ signature: 'missing', slot: 410, txIndex: 3, attempts: 0, lastError: 'null after 6 attempts', state: { C1: record('C1').tracked } }],
+    problems: [{ code: 'unknown_pool', message: 'm', event_id: 'sig:1', instruction_location: null, pool_config: 'Z', slot: 411 }],
+  });
+  const loaded = await store.load('devnet');
+  expect(loaded).toMatchObject({ throughSlot: 420, lastSignature: 'sigA', startSlot: 100 });
+  expect(loaded.programCursors.get('P')).toEqual({ slot: 419, signature: 'sigB' });
+  expect(loaded.pools.get('C1')).toEqual(record('C1'));
+  expect(await store.gapCount('devnet')).toBe(1);
+  expect(await store.problemCount('devnet')).toBe(1);
+  const [gap] = await store.dueGaps('devnet', 10);
+  expect(gap).toMatchObject({ signature: 'missing', slot: 410, txIndex: 3, attempts: 0 });
+  await store.deferGap('devnet', 'missing', 'still null', 60_000);
+  expect(await store.dueGaps('devnet', 10)).toEqual([]);
+  await store.resolveGaps('devnet', ['missing'], []);
+  expect(await store.gapCount('devnet')).toBe(0);
+  expect(await store.load('mainnet-beta')).toMatchObject({ throughSlot: null }); // clusters are separate
+});
+
+it('a failed commit changes nothing (one transaction)', async () => {
+  const store = new IndexerStore(db.pool);
+  const before = await store.load('devnet');
+  await expect(
+    store.commit('devnet', {
+      throughSlot: 9999,
+      lastSignature: 'x',
+      startSlot: 100,
+      backfillDone: true,
+      cycle: null,
+      programCursors: new Map(),
+      pools: [record('C2')],
+      gaps: [],
+      problems: [{ code: 'unknown_pool', message: 'm', event_id: 'e', instruction_location: null, pool_config: null, slot: Number.NaN }], // slot NaN → the insert fails
+    }),
+  ).rejects.toThrow();
+  const after = await store.load('devnet');
+  expect(after.throughSlot).toBe(before.throughSlot);
+  expect(after.pools.has('C2')).toBe(false);
+});
+
+it('lets one indexer per cluster be active; a second one waits for the lock', async () => {
+  const store = new IndexerStore(db.pool);
+  const first = await store.tryLockCluster('devnet');
+  expect(first).not.toBeNull();
+  expect(await store.tryLockCluster('devnet')).toBeNull();
+  const other = await store.tryLockCluster('mainnet-beta');
+  expect(other).not.toBeNull();
+  await first!.release();
+  const again = await store.tryLockCluster('devnet');
+  expect(again).not.toBeNull();
+  await again!.release();
+  await other!.release();
+});

@@ -1,0 +1,238 @@
+import type { Pool, PoolClient } from 'pg';
+import type { TokenMetadata } from '@hadron/contracts';
+import type { DecodeProblem } from '../decode';
+import type { PoolStatic } from '../discovery/pool-accounts';
+import type { AccountsSnapshot } from '../discovery/pool-reader';
+import type { PoolRecord, TrackedState } from '../pipeline/pool-state';
+
+/**
+ * Persistence of the indexer's progress (tables in store/migrations). Raw SQL on the hot path;
+ * the TypeORM entities describe the same tables for the migration drift check.
+ */
+
+/** A pool found by a snapshot and not yet published (PoolDiscovered comes with the cycle's events). */
+export interface NewPool {
+  static: PoolStatic;
+  tokens: { x: TokenMetadata; y: TokenMetadata };
+  /** Oracle state in effect before the range (the last updates before it), else unknown. */
+  tracked: TrackedState;
+}
+
+/**
+ * A unit of work: everything up to `targetSlot`, attributed against one account snapshot. Persisted
+ * before any of its events is appended, so a restart re-derives exactly the same events.
+ */
+export interface CycleRecord {
+  targetSlot: number;
+  targetBlockTime: number | null;
+  /** lookahead: one chunk, changes placed at their writing transaction; at-target: many chunks, changes placed at targetSlot. */
+  mode: 'lookahead' | 'at-target';
+  snapshot: AccountsSnapshot | null;
+  newPools: Record<string, NewPool>;
+  /** Set on the first run only: where the backfill begins. */
+  rangeStartSlot: number | null;
+  rangeStartTime: number | null;
+  /** at-target: PoolDiscovered of the new pools already appended. */
+  discoveryPublished: boolean;
+}
+
+export interface ProgramCursor {
+  slot: number;
+  signature: string;
+}
+
+export interface ClusterProgress {
+  throughSlot: number | null;
+  lastSignature: string | null;
+  startSlot: number | null;
+  backfillDone: boolean;
+  cycle: CycleRecord | null;
+  programCursors: Map<string, ProgramCursor>;
+  pools: Map<string, PoolRecord>;
+}
+
+export interface GapRow {
+  signature: string;
+  slot: number;
+  txIndex: number | null;
+  /** Later re-tries so far (each one runs the full RPC retry policy). */
+  attempts: number;
+  lastError: string;
+  /** Config → state in effect at the gap's position. */
+  state: Record<string, TrackedState>;
+  blockTime?: number | null;
+}
+
+export interface Commit {
+  throughSlot: number | null;
+  lastSignature: string | null;
+  startSlot: number | null;
+  backfillDone: boolean;
+  /** The cycle still in progress after this commit, or null when it completed. */
+  cycle: CycleRecord | null;
+  programCursors: ReadonlyMap<string, ProgramCursor>;
+  pools: readonly PoolRecord[];
+  gaps: readonly GapRow[];
+  problems: readonly (DecodeProblem & { slot: number })[];
+}
+
+export class IndexerStore {
+  constructor(private readonly pool: Pool) {}
+
+  async load(cluster: string): Promise<ClusterProgress> {
+    const [cursor, programs, pools] = await Promise.all([
+      this.pool.query<{ through_slot: string | null; last_signature: string | null; start_slot: string | null; backfill_done: boolean; cycle: CycleRecord | null }>(
+        'SELECT through_slot, last_signature, start_slot, backfill_done, cycle FROM indexer.cluster_cursor WHERE cluster = $1',
+        [cluster],
+      ),
+      this.pool.query<{ program_id: string; slot: string; signature: string }>('SELECT program_id, slot, signature FROM indexer.program_cursor WHERE cluster = $1', [cluster]),
+      this.pool.query<{ config: string; record: PoolRecord }>('SELECT config, record FROM indexer.pool WHERE cluster = $1 ORDER BY config', [cluster]),
+    ]);
+    const row = cursor.rows[0];
+    return {
+      throughSlot: row?.through_slot === null || row === undefined ? null : Number(row.through_slot),
+      lastSignature: row?.last_signature ?? null,
+      startSlot: row?.start_slot === null || row === undefined ? null : Number(row.start_slot),
+      backfillDone: row?.backfill_done ?? false,
+      cycle: row?.cycle ?? null,
+      programCursors: new Map(programs.rows.map((p) => [p.program_id, { slot: Number(p.slot), signature: p.signature }])),
+      pools: new Map(pools.rows.map((p) => [p.config, p.record])),
+    };
+  }
+
+  /** Records the cycle about to run (before any of its events is appended). */
+  async saveCycle(cluster: string, cycle: CycleRecord | null): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO indexer.cluster_cursor (cluster, cycle, updated_at) VALUES ($1, $2, now())
+       ON CONFLICT (cluster) DO UPDATE SET cycle = EXCLUDED.cycle, updated_at = now()`,
+      [cluster, cycle === null ? null : JSON.stringify(cycle)],
+    );
+  }
+
+  /** Cursor, pool state, gaps and problems of one processed chunk: all or nothing. */
+  async commit(cluster: string, c: Commit): Promise<void> {
+    await this.tx(async (db) => {
+      await db.query(
+        `INSERT INTO indexer.cluster_cursor (cluster, through_slot, last_signature, start_slot, backfill_done, cycle, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now())
+         ON CONFLICT (cluster) DO UPDATE SET through_slot = EXCLUDED.through_slot, last_signature = EXCLUDED.last_signature, start_slot = EXCLUDED.start_slot,
+           backfill_done = EXCLUDED.backfill_done, cycle = EXCLUDED.cycle, updated_at = now()`,
+        [cluster, c.throughSlot, c.lastSignature, c.startSlot, c.backfillDone, c.cycle === null ? null : JSON.stringify(c.cycle)],
+      );
+      for (const [programId, p] of c.programCursors) {
+        await db.query(
+          `INSERT INTO indexer.program_cursor (cluster, program_id, slot, signature, updated_at) VALUES ($1, $2, $3, $4, now())
+           ON CONFLICT (cluster, program_id) DO UPDATE SET slot = EXCLUDED.slot, signature = EXCLUDED.signature, updated_at = now()`,
+          [cluster, programId, p.slot, p.signature],
+        );
+      }
+      if (c.pools.length > 0) {
+        await db.query(
+          `INSERT INTO indexer.pool (cluster, config, program_id, discovered_slot, record, updated_at)
+           SELECT $1, config, program_id, discovered_slot, record, now()
+             FROM jsonb_to_recordset($2::jsonb) AS x(config text, program_id text, discovered_slot bigint, record jsonb)
+           ON CONFLICT (cluster, config) DO UPDATE SET record = EXCLUDED.record, updated_at = now()`,
+          [cluster, JSON.stringify(c.pools.map((p) => ({ config: p.static.config, program_id: p.static.programId, discovered_slot: p.discoveredSlot, record: p })))],
+        );
+      }
+      if (c.gaps.length > 0) {
+        await db.query(
+          `INSERT INTO indexer.gap (cluster, signature, slot, tx_index, attempts, last_error, state, first_seen_at, next_attempt_at)
+           SELECT $1, signature, slot, tx_index, attempts, last_error, state, now(), now()
+             FROM jsonb_to_recordset($2::jsonb) AS x(signature text, slot bigint, tx_index integer, attempts integer, last_error text, state jsonb)
+           ON CONFLICT (cluster, signature) DO NOTHING`,
+          [cluster, JSON.stringify(c.gaps.map((g) => ({ signature: g.signature, slot: g.slot, tx_index: g.txIndex, attempts: g.attempts, last_error: g.lastError, state: g.state })))],
+        );
+      }
+      if (c.problems.length > 0) {
+        await db.query(
+          `INSERT INTO indexer.problem (cluster, event_id, code, pool, slot, message)
+           SELECT $1, event_id, code, pool, slot, message FROM jsonb_to_recordset($2::jsonb) AS x(event_id text, code text, pool text, slot bigint, message text)
+           ON CONFLICT (cluster, event_id, code) DO NOTHING`,
+          [cluster, JSON.stringify(c.problems.map((p) => ({ event_id: p.event_id, code: p.code, pool: p.pool_config, slot: p.slot, message: p.message })))],
+        );
+      }
+    });
+  }
+
+  async dueGaps(cluster: string, limit: number): Promise<GapRow[]> {
+    const { rows } = await this.pool.query<{ signature: string; slot: string; tx_index: number | null; attempts: number; last_error: string; state: Record<string, TrackedState> }>(
+      `SELECT signature, slot, tx_index, attempts, last_error, state FROM indexer.gap
+        WHERE cluster = $1 AND next_attempt_at <= now() ORDER BY slot, signature LIMIT $2`,
+      [cluster, limit],
+    );
+    return rows.map((r) => ({ signature: r.signature, slot: Number(r.slot), txIndex: r.tx_index, attempts: r.attempts, lastError: r.last_error, state: r.state }));
+  }
+
+  async gapCount(cluster: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM indexer.gap WHERE cluster = $1', [cluster]);
+    return Number(rows[0].n);
+  }
+
+  /** A gap still failing: count the attempt and push its next try back. */
+  async deferGap(cluster: string, signature: string, error: string, delayMs: number): Promise<void> {
+    await this.pool.query(
+      `UPDATE indexer.gap SET attempts = attempts + 1, last_error = $3, next_attempt_at = now() + ($4::int * interval '1 millisecond') WHERE cluster = $1 AND signature = $2`,
+      [cluster, signature, error, Math.round(delayMs)],
+    );
+  }
+
+  /** Resolved gaps: their events are durable; the rows (and any new problems) go. */
+  async resolveGaps(cluster: string, signatures: readonly string[], problems: readonly (DecodeProblem & { slot: number })[]): Promise<void> {
+    await this.tx(async (db) => {
+      await db.query('DELETE FROM indexer.gap WHERE cluster = $1 AND signature = ANY($2::text[])', [cluster, signatures]);
+      if (problems.length > 0) {
+        await db.query(
+          `INSERT INTO indexer.problem (cluster, event_id, code, pool, slot, message)
+           SELECT $1, event_id, code, pool, slot, message FROM jsonb_to_recordset($2::jsonb) AS x(event_id text, code text, pool text, slot bigint, message text)
+           ON CONFLICT (cluster, event_id, code) DO NOTHING`,
+          [cluster, JSON.stringify(problems.map((p) => ({ event_id: p.event_id, code: p.code, pool: p.pool_config, slot: p.slot, message: p.message })))],
+        );
+      }
+    });
+  }
+
+  async problemCount(cluster: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM indexer.problem WHERE cluster = $1', [cluster]);
+    return Number(rows[0].n);
+  }
+
+  /**
+   * One active indexer per cluster: a session advisory lock held on its own connection for as long
+   * as the indexer runs (a crashed process's lock goes with its connection). Null = held elsewhere.
+   */
+  async tryLockCluster(cluster: string): Promise<{ release(): Promise<void> } | null> {
+    const key = `hadron:indexer:${cluster}`;
+    const client = await this.pool.connect();
+    try {
+      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [key]);
+      if (!rows[0].ok) {
+        client.release();
+        return null;
+      }
+    } catch (e) {
+      client.release(true);
+      throw e;
+    }
+    return {
+      release: async () => {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
+        client.release();
+      },
+    };
+  }
+
+  private async tx<T>(fn: (db: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * The indexer's own tables (schema `indexer`). Written only by the indexer; the cursor and the
+ * per-pool state move together, in one transaction, only after the events up to them are durable
+ * in the event log.
+ */
+
+/** Per cluster: how far the chain is indexed, and the account snapshot of the cycle in progress. */
+@Entity({ schema: 'indexer', name: 'cluster_cursor' })
+export class IndexerClusterCursorEntity {
+  @PrimaryColumn({ type: 'text' })
+  cluster: string;
+
+  /** Every transaction of both programs with slot ≤ this is processed (null: the backfill has not committed a chunk). */
+  @Column({ type: 'bigint', name: 'through_slot', nullable: true })
+  throughSlot: string | null;
+
+  /** The last transaction processed (chain order). */
+  @Column({ type: 'text', name: 'last_signature', nullable: true })
+  lastSignature: string | null;
+
+  /** Where the backfill started (slot), fixed at the first run. */
+  @Column({ type: 'bigint', name: 'start_slot', nullable: true })
+  startSlot: string | null;
+
+  @Column({ type: 'boolean', name: 'backfill_done', default: false })
+  backfillDone: boolean;
+
+  /** The cycle in progress: target slot, mode and the account snapshot it attributes (null between cycles). */
+  @Column({ type: 'jsonb', nullable: true })
+  cycle: unknown;
+
+  @Column({ type: 'timestamptz', name: 'updated_at', default: () => 'now()' })
+  updatedAt: Date;
+}
+
+/** Per cluster and program: the newest signature of that program's list at or below the cluster cursor (getSignaturesForAddress `until`). */
+@Entity({ schema: 'indexer', name: 'program_cursor' })
+export class IndexerProgramCursorEntity {
+  @PrimaryColumn({ type: 'text' })
+  cluster: string;
+
+  @PrimaryColumn({ type: 'text', name: 'program_id' })
+  programId: string;
+
+  @Column({ type: 'bigint' })
+  slot: string;
+
+  @Column({ type: 'text' })
+  signature: string;
+
+  @Column({ type: 'timestamptz', name: 'updated_at', default: () => 'now()' })
+  updatedAt: Date;
+}
+
+/** Per pool: static facts, tokens, the state in effect at the cursor, and what was last published. */
+@Entity({ schema: 'indexer', name: 'pool' })
+export class IndexerPoolEntity {
+  @PrimaryColumn({ type: 'text' })
+  cluster: string;
+
+  @PrimaryColumn({ type: 'text' })
+  config: string;
+
+  @Column({ type: 'text', name: 'program_id' })
+  programId: string;
+
+  @Column({ type: 'bigint', name: 'discovered_slot' })
+  discoveredSlot: string;
+
+  /** PoolRecord (pipeline/pool-state.ts) as JSON. */
+  @Column({ type: 'jsonb' })
+  record: unknown;
+
+  @Column({ type: 'timestamptz', name: 'updated_at', default: () => 'now()' })
+  updatedAt: Date;
+}
+
+/**
+ * The GAP LEDGER: transactions the RPC listed but would not serve after every retry. The cursor
+ * passed them only with a row here; they are fetched again later and their events appended then.
+ */
+@Entity({ schema: 'indexer', name: 'gap' })
+@Index('gap_due_idx', ['cluster', 'nextAttemptAt'])
+export class IndexerGapEntity {
+  @PrimaryColumn({ type: 'text' })
+  cluster: string;
+
+  @PrimaryColumn({ type: 'text' })
+  signature: string;
+
+  @Column({ type: 'bigint' })
+  slot: string;
+
+  @Column({ type: 'integer', name: 'tx_index', nullable: true })
+  txIndex: number | null;
+
+  @Column({ type: 'integer' })
+  attempts: number;
+
+  @Column({ type: 'text', name: 'last_error' })
+  lastError: string;
+
+  /** Per-pool state in effect at the gap's position, to build its events when it is finally fetched. */
+  @Column({ type: 'jsonb' })
+  state: unknown;
+
+  @Column({ type: 'timestamptz', name: 'first_seen_at', default: () => 'now()' })
+  firstSeenAt: Date;
+
+  @Column({ type: 'timestamptz', name: 'next_attempt_at' })
+  nextAttemptAt: Date;
+}
+
+/** Instructions that decoded to no event, and why (never silently dropped). */
+@Entity({ schema: 'indexer', name: 'problem' })
+export class IndexerProblemEntity {
+  @PrimaryColumn({ type: 'text' })
+  cluster: string;
+
+  @PrimaryColumn({ type: 'text', name: 'event_id' })
+  eventId: string;
+
+  @PrimaryColumn({ type: 'text' })
+  code: string;
+
+  @Column({ type: 'text', nullable: true })
+  pool: string | null;
+
+  @Column({ type: 'bigint' })
+  slot: string;
+
+  @Column({ type: 'text' })
+  message: string;
+
+  @Column({ type: 'timestamptz', name: 'first_seen_at', default: () => 'now()' })
+  firstSeenAt: Date;
+}
+
+export const indexerEntities = [IndexerClusterCursorEntity, IndexerProgramCursorEntity, IndexerPoolEntity, IndexerGapEntity, IndexerProblemEntity];

@@ -1,0 +1,121 @@
+import { createLogger } from '@hadron/platform';
+import type { TestDatabase } from '@hadron/platform/testing/test-database';
+import { startIndexer, type RunningIndexer } from '../../apps/indexer/src/index';
+import { startSimulator, type RunningSimulator } from '../../apps/simulator/src';
+import { caughtUp, compareWithGroundTruth, finalStateMismatches, indexerDatabase, readEventLog, simIndexerConfig, storageOf, waitFor } from './indexer-harness';
+
+/**
+ * BACKFILL + LIVE TAIL against the simulated cluster, both clusters at once: the event log ends up
+ * holding exactly the simulator's ground truth — every swap (same ids, amounts to the atom, vault
+ * balances after, midprice in effect), every oracle update, every vault balance change, every pool
+ * with its tokens — including a pool created while the indexer tails the chain.
+ */
+
+const HISTORY_END = 1_750_000_000_000;
+let sim: RunningSimulator;
+let db: TestDatabase;
+let indexer: RunningIndexer | undefined;
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0, seed: 'indexer-e2e', pools: 6, historySeconds: 300, historyEndTimeMs: HISTORY_END, live: false, newPoolAfterSeconds: 20 });
+  db = await indexerDatabase();
+}, 120_000);
+
+afterAll(async () => {
+  await indexer?.stop();
+  await sim?.stop();
+  await db?.drop();
+});
+
+it('backfills the history, tails new slots, and the log equals the ground truth on both clusters', async () => {
+  const log = createLogger('indexer-e2e', process.env.TEST_LOG_LEVEL ?? 'warn');
+  indexer = await startIndexer(storageOf(db), simIndexerConfig(sim, { INDEXER_CHUNK_TXS: '400', INDEXER_REFRESH_SECONDS: '3600' }), log);
+  for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} backfill`, () => caughtUp(db, sim, cluster), 90_000, 200);
+  expect((await indexer.ready()).ready).toBe(true);
+
+  // Live: the chain grows 10 slots at a time while the indexer polls; a new pool appears 20 s in.
+  for (let i = 0; i < 15; i++) {
+    sim.advance('all', 10);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} live tail`, () => caughtUp(db, sim, cluster), 30_000, 200);
+
+  for (const cluster of ['mainnet-beta', 'devnet'] as const) {
+    const gt = sim.groundTruth(cluster);
+    const events = await readEventLog(db, cluster);
+    const cmp = compareWithGroundTruth(events, gt);
+    // eslint-disable-next-line no-console
+    console.log(cluster, JSON.stringify({ ...cmp, mismatches: cmp.mismatches.length }));
+    expect(cmp.mismatches).toEqual([]);
+    expect(cmp.counts.SwapExecuted).toBe(gt.swaps.length);
+    expect(cmp.counts.MidpriceUpdated).toBe(gt.oracle_updates.length);
+    expect(cmp.counts.VaultBalancesChanged).toBe(gt.vault_balance_changes.length);
+    expect(cmp.counts.PoolDiscovered).toBe(gt.pools.length);
+    expect(gt.pools.length).toBe(7); // six at genesis/history + one created during the live tail
+    expect(cmp.txIndexChecked).toBe(gt.swaps.length);
+    expect(finalStateMismatches(events, gt)).toEqual([]);
+  }
+}, 240_000);
+
+/** Test-only reach into the simulator: schedule a pool-state change or a fee-split rewrite at a future slot (live mode has none of its own). */
+function scheduleAdmin(cluster: 'mainnet-beta' | 'devnet', config: string, inSlots: number, action: 'pause' | 'resume' | 'split', generation = 0): void {
+  const market = sim.market(cluster) as any;
+  const pool = market.pools.find((p: any) => p.fact.config === config);
+  const slot = market.ledger.head + inSlots;
+  const run = action === 'split' ? (s: number) => market.changeFeeSplit(pool, generation, s) : (s: number) => market.setPoolState(pool, action === 'pause' ? 2 : 1, s);
+  market.schedule.push({ slot, run });
+  market.schedule.sort((a: any, b: any) => a.slot - b.slot);
+}
+
+it('places live account changes (pause, resume, fee split) at the transactions that made them', async () => {
+  const cluster = 'devnet';
+  const before = sim.groundTruth(cluster);
+  const splitPool = before.pools.find((p) => p.has_pool_fee === 1 && before.fee_split_changes.some((c) => c.pool_config === p.config && c.recipients.length > 0))!;
+  const pausedPool = before.pools.find((p) => p.has_pool_fee === 0 && p.state_history[p.state_history.length - 1].state === 1)!;
+  scheduleAdmin(cluster, pausedPool.config, 4, 'pause');
+  scheduleAdmin(cluster, splitPool.config, 9, 'split', 7);
+  scheduleAdmin(cluster, pausedPool.config, 25, 'resume');
+  for (let i = 0; i < 8; i++) {
+    sim.advance(cluster, 5);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  await waitFor('live admin changes indexed', () => caughtUp(db, sim, cluster), 30_000, 200);
+
+  const gt = sim.groundTruth(cluster);
+  const events = await readEventLog(db, cluster);
+  const cmp = compareWithGroundTruth(events, gt);
+  expect(cmp.mismatches).toEqual([]);
+  expect(finalStateMismatches(events, gt)).toEqual([]);
+
+  const liveStates = gt.pools.find((p) => p.config === pausedPool.config)!.state_history.filter((h) => h.slot > before.head_slot);
+  expect(liveStates.map((h) => h.state)).toEqual([2, 1]);
+  const changes = events.filter((e) => e.type === 'PoolConfigChanged' && e.pool === pausedPool.config);
+  expect(changes.map((e) => [e.signature, e.slot, e.type === 'PoolConfigChanged' && e.data.poolStateRaw])).toEqual(liveStates.map((h) => [h.signature, h.slot, h.state]));
+
+  const liveSplit = gt.fee_split_changes.filter((c) => c.pool_config === splitPool.config && c.slot > before.head_slot);
+  expect(liveSplit).toHaveLength(1);
+  const splitEvents = events.filter((e) => e.type === 'FeeSplitChanged' && e.pool === splitPool.config && e.slot > before.head_slot);
+  expect(splitEvents.map((e) => [e.signature, e.type === 'FeeSplitChanged' && e.data.recipients])).toEqual([[liveSplit[0].signature, liveSplit[0].recipients]]);
+  // Every swap indexed live carries the split in effect, exactly as the simulator applied it.
+  const liveSwaps = gt.swaps.filter((s) => s.slot > before.history_end_slot && s.pool_config === splitPool.config);
+  expect(liveSwaps.length).toBeGreaterThan(0);
+  const byId = new Map(events.map((e) => [e.id, e]));
+  for (const s of liveSwaps) expect((byId.get(s.event_id) as any).data.feeSplit).toEqual(s.fee_split);
+}, 120_000);
+
+it('a second indexer on the same database stands by, and takes over when the first stops', async () => {
+  const standby = await startIndexer(storageOf(db), simIndexerConfig(sim, { INDEXER_REFRESH_SECONDS: '3600' }), createLogger('standby', 'error'));
+  try {
+    await new Promise((r) => setTimeout(r, 500));
+    expect(standby.status().map((s) => s.active)).toEqual([false, false]);
+    expect((await standby.ready()).ready).toBe(false);
+    await indexer!.stop();
+    await waitFor('the standby to take over', () => standby.status().every((s) => s.active), 10_000, 100);
+    sim.advance('all', 20);
+    for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} after failover`, () => caughtUp(db, sim, cluster), 30_000, 200);
+    for (const cluster of ['mainnet-beta', 'devnet'] as const) expect(compareWithGroundTruth(await readEventLog(db, cluster), sim.groundTruth(cluster)).mismatches).toEqual([]);
+    await waitFor('ready', async () => (await standby.ready()).ready, 10_000, 100);
+  } finally {
+    await standby.stop();
+  }
+}, 120_000);

@@ -1,0 +1,254 @@
+import type { Cluster, HadronEvent } from '@hadron/contracts';
+import { createLogger, openEventLog, parseEnv, type Storage } from '@hadron/platform';
+import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
+import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import { indexerEnvSchema, indexerMigrations, type IndexerConfig } from '../../apps/indexer/src/index';
+import type { GroundTruth, RunningSimulator } from '../../apps/simulator/src';
+
+/**
+ * Shared by the indexer's end-to-end tests: a throwaway database with the indexer's tables and the
+ * Postgres event log, the indexer's configuration pointed at a simulated cluster, and the
+ * comparison of what landed in the event log with the simulator's ground truth.
+ */
+
+export async function indexerDatabase(): Promise<TestDatabase> {
+  return createTestDatabase([eventLogMigrations, indexerMigrations]);
+}
+
+/** A Storage over a test database (Postgres event log), as openStorage would hand the indexer. */
+export function storageOf(db: TestDatabase): Storage {
+  const log = createLogger('test', 'silent');
+  const eventLog = openEventLog({ kafkaClientId: 'test', kafkaTopicPrefix: 'test', kafkaTopicPartitions: 1 }, db.pool, log);
+  return { url: db.url, pool: db.pool, eventLog, close: async () => undefined };
+}
+
+/** Indexer settings for the simulator: generous rate limit, short timeouts, everything from slot 0. */
+export function simIndexerEnv(sim: RunningSimulator, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    INDEXER_CLUSTERS: 'mainnet-beta,devnet',
+    RPC_URL_MAINNET_BETA: sim.urls['mainnet-beta'],
+    RPC_URL_DEVNET: sim.urls.devnet,
+    RPC_RPS: '100000',
+    RPC_CONCURRENCY: '4',
+    RPC_TIMEOUT_MS: '2000',
+    RPC_RETRY_BASE_MS: '20',
+    RPC_RETRY_MAX_MS: '500',
+    INDEXER_START_SLOT: '0',
+    INDEXER_POLL_MS: '100',
+    INDEXER_TX_POSITIONS: 'all',
+    INDEXER_GAP_RETRY_SECONDS: '1',
+    INDEXER_PROGRESS_SECONDS: '5',
+    ...extra,
+  };
+}
+
+export function simIndexerConfig(sim: RunningSimulator, extra: Record<string, string> = {}): IndexerConfig {
+  return parseEnv(indexerEnvSchema, simIndexerEnv(sim, extra));
+}
+
+export async function readEventLog(db: TestDatabase, cluster?: Cluster): Promise<HadronEvent[]> {
+  const { rows } = await db.pool.query<{ payload: string }>(cluster ? 'SELECT payload FROM event_log WHERE cluster = $1 ORDER BY seq' : 'SELECT payload FROM event_log ORDER BY seq', cluster ? [cluster] : []);
+  return rows.map((r) => JSON.parse(r.payload) as HadronEvent);
+}
+
+export async function waitFor(what: string, condition: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** The indexer has indexed everything up to the simulator's head slot (and its gap ledger is empty). */
+export async function caughtUp(db: TestDatabase, sim: RunningSimulator, cluster: Cluster, expectedSwaps = sim.groundTruth(cluster).swaps.length): Promise<boolean> {
+  const head = sim.groundTruth(cluster).head_slot;
+  const { rows } = await db.pool.query<{ through_slot: string | null; cycle: unknown }>('SELECT through_slot, cycle FROM indexer.cluster_cursor WHERE cluster = $1', [cluster]);
+  const gaps = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM indexer.gap WHERE cluster = $1', [cluster]);
+  const swaps = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM event_log WHERE cluster = $1 AND payload::jsonb->>'type' = 'SwapExecuted'`, [cluster]);
+  return rows[0]?.through_slot !== null && rows[0] !== undefined && Number(rows[0].through_slot) >= head && rows[0].cycle === null && Number(gaps.rows[0].n) === 0 && Number(swaps.rows[0].n) >= expectedSwaps;
+}
+
+// ---- comparison with the ground truth ---------------------------------------------------------
+
+export interface Comparison {
+  counts: Record<string, number>;
+  /** Human-readable differences; empty = exact. */
+  mismatches: string[];
+  /** Swaps whose midprice / spread in effect is null (not knowable: before the pool's first update in the chain). */
+  unknownMidprice: number;
+  unknownSpread: number;
+  /** Swaps carrying a fee split equal to the ground truth's / carrying null where the truth has one (before split tracking began). */
+  splitMatches: number;
+  splitUntracked: number;
+  txIndexChecked: number;
+}
+
+const take = (list: string[], max = 20) => (list.length > max ? [...list.slice(0, max), `… and ${list.length - max} more`] : list);
+
+export function compareWithGroundTruth(events: readonly HadronEvent[], gt: GroundTruth): Comparison {
+  const mismatches: string[] = [];
+  const of = <T extends HadronEvent['type']>(type: T) => events.filter((e): e is Extract<HadronEvent, { type: T }> => e.type === type);
+  const ids = new Set<string>();
+  for (const e of events) {
+    if (ids.has(e.id)) mismatches.push(`duplicate event id ${e.id}`);
+    ids.add(e.id);
+  }
+
+  // Swaps: same ids, same amounts to the atom, same envelope.
+  const swaps = of('SwapExecuted');
+  const truthSwaps = new Map(gt.swaps.map((s) => [s.event_id, s]));
+  const seenSwaps = new Set(swaps.map((s) => s.id));
+  mismatches.push(...take(gt.swaps.filter((s) => !seenSwaps.has(s.event_id)).map((s) => `missing swap ${s.event_id}`)));
+  let unknownMidprice = 0;
+  let unknownSpread = 0;
+  let splitMatches = 0;
+  let splitUntracked = 0;
+  let txIndexChecked = 0;
+  const swapDiffs: string[] = [];
+  for (const s of swaps) {
+    const t = truthSwaps.get(s.id);
+    if (!t) {
+      swapDiffs.push(`swap ${s.id} is not in the ground truth`);
+      continue;
+    }
+    const want = {
+      pool: t.pool_config,
+      slot: t.slot,
+      blockTime: t.block_time,
+      signature: t.signature,
+      ixIndex: t.instruction_location.top_level_index,
+      innerIndex: t.instruction_location.inner_index,
+      side: t.side,
+      trader: t.trader,
+      inputMint: t.input_mint,
+      outputMint: t.output_mint,
+      amountIn: t.amount_in,
+      amountInToVault: t.amount_in_to_vault,
+      amountOut: t.amount_out,
+      feeRaw: t.protocol_fee_raw,
+      feeMint: t.protocol_fee_mint,
+      feeRecipientAta: t.fee_recipient_ata,
+      decimalsX: t.decimals_x,
+      decimalsY: t.decimals_y,
+      vaultXAfter: t.vault_x_after,
+      vaultYAfter: t.vault_y_after,
+    };
+    const got = {
+      pool: s.pool,
+      slot: s.slot,
+      blockTime: s.blockTime,
+      signature: s.signature,
+      ixIndex: s.ixIndex,
+      innerIndex: s.innerIndex,
+      ...s.data,
+    };
+    for (const [k, v] of Object.entries(want)) if ((got as Record<string, unknown>)[k] !== v) swapDiffs.push(`swap ${s.id}: ${k} = ${JSON.stringify((got as Record<string, unknown>)[k])}, truth ${JSON.stringify(v)}`);
+    if (s.txIndex !== null) {
+      txIndexChecked++;
+      if (s.txIndex !== t.tx_index) swapDiffs.push(`swap ${s.id}: txIndex ${s.txIndex}, truth ${t.tx_index}`);
+    }
+    if (s.data.midpriceQ32 === null) unknownMidprice++;
+    else if (s.data.midpriceQ32 !== t.midprice_q32) swapDiffs.push(`swap ${s.id}: midprice in effect ${s.data.midpriceQ32}, truth ${t.midprice_q32}`);
+    if (s.data.spreadFactorQ32 === null) unknownSpread++;
+    else if (s.data.spreadFactorQ32 !== t.spread_factor_q32) swapDiffs.push(`swap ${s.id}: spread in effect ${s.data.spreadFactorQ32}, truth ${t.spread_factor_q32}`);
+    if (s.data.feeSplit === null && t.fee_split !== null) splitUntracked++;
+    else if (JSON.stringify(s.data.feeSplit) !== JSON.stringify(t.fee_split)) swapDiffs.push(`swap ${s.id}: fee split ${JSON.stringify(s.data.feeSplit)}, truth ${JSON.stringify(t.fee_split)}`);
+    else splitMatches++;
+  }
+  mismatches.push(...take(swapDiffs));
+
+  // Oracle updates: same ids and fields; the pool found through the oracle registry.
+  const updates = of('MidpriceUpdated');
+  const truthUpdates = new Map(gt.oracle_updates.map((u) => [u.event_id, u]));
+  const seenUpdates = new Set(updates.map((u) => u.id));
+  mismatches.push(...take(gt.oracle_updates.filter((u) => !seenUpdates.has(u.event_id)).map((u) => `missing oracle update ${u.event_id}`)));
+  const updateDiffs: string[] = [];
+  for (const u of updates) {
+    const t = truthUpdates.get(u.id);
+    if (!t) {
+      updateDiffs.push(`oracle update ${u.id} is not in the ground truth`);
+      continue;
+    }
+    const want = [t.pool_config_via_registry, t.slot, t.block_time, t.instruction, t.oracle, t.quoting_authority, t.sequence, t.midprice_q32, t.spread_factor_q32];
+    const got = [u.pool, u.slot, u.blockTime, u.data.instruction, u.data.oracle, u.data.quotingAuthority, u.data.sequence, u.data.midpriceQ32, u.data.spreadFactorQ32];
+    if (JSON.stringify(want) !== JSON.stringify(got)) updateDiffs.push(`oracle update ${u.id}: ${JSON.stringify(got)} vs truth ${JSON.stringify(want)}`);
+  }
+  mismatches.push(...take(updateDiffs));
+
+  // Vault balances: one per (transaction, pool) that changed them, with the balances after.
+  const vaults = of('VaultBalancesChanged');
+  const key = (signature: string | null, pool: string) => `${signature}/${pool}`;
+  const truthVaults = new Map(gt.vault_balance_changes.map((v) => [key(v.signature, v.pool_config), v]));
+  const seenVaults = new Set(vaults.map((v) => key(v.signature, v.pool)));
+  mismatches.push(...take(gt.vault_balance_changes.filter((v) => !seenVaults.has(key(v.signature, v.pool_config))).map((v) => `missing vault balances ${key(v.signature, v.pool_config)} (${v.causes.join('+')})`)));
+  const vaultDiffs: string[] = [];
+  for (const v of vaults) {
+    const t = truthVaults.get(key(v.signature, v.pool));
+    if (!t) vaultDiffs.push(`vault balances ${key(v.signature, v.pool)} not in the ground truth`);
+    else if (v.data.amountX !== t.vault_x_after || v.data.amountY !== t.vault_y_after || v.slot !== t.slot) vaultDiffs.push(`vault balances ${key(v.signature, v.pool)}: ${v.data.amountX}/${v.data.amountY} vs truth ${t.vault_x_after}/${t.vault_y_after}`);
+  }
+  mismatches.push(...take(vaultDiffs));
+
+  // Pools: each discovered once, with its tokens.
+  const discovered = of('PoolDiscovered');
+  const byPool = new Map(discovered.map((d) => [d.pool, d]));
+  if (discovered.length !== byPool.size) mismatches.push('a pool was discovered twice');
+  const tokens = new Map(gt.tokens.map((t) => [t.mint, t]));
+  for (const p of gt.pools) {
+    const d = byPool.get(p.config);
+    if (!d) {
+      mismatches.push(`pool ${p.config} never discovered`);
+      continue;
+    }
+    for (const [side, mint] of [
+      ['tokenX', p.mint_x],
+      ['tokenY', p.mint_y],
+    ] as const) {
+      const t = tokens.get(mint)!;
+      const got = d.data[side];
+      const name = t.metadata === null ? '' : t.name; // no Metaplex account, not in the token list
+      const symbol = t.metadata === null ? '' : t.symbol;
+      if (got.mint !== mint || got.decimals !== t.decimals || got.symbol !== symbol || got.name !== name) mismatches.push(`pool ${p.config} ${side}: ${JSON.stringify(got)} vs truth ${JSON.stringify({ mint, decimals: t.decimals, symbol, name })}`);
+    }
+    if (d.data.vaultX !== p.vault_x || d.data.vaultY !== p.vault_y || d.data.oracle !== p.oracle || d.data.seed !== p.seed || d.data.feeConfig !== p.fee_config) mismatches.push(`pool ${p.config}: addresses differ`);
+  }
+  if (byPool.size !== gt.pools.length) mismatches.push(`discovered ${byPool.size} pools, truth has ${gt.pools.length}`);
+
+  return {
+    counts: Object.fromEntries(['PoolDiscovered', 'PoolConfigChanged', 'FeeSplitChanged', 'MidpriceUpdated', 'SwapExecuted', 'VaultBalancesChanged'].map((t) => [t, events.filter((e) => e.type === t).length])),
+    mismatches,
+    unknownMidprice,
+    unknownSpread,
+    splitMatches,
+    splitUntracked,
+    txIndexChecked,
+  };
+}
+
+/** The current pool state and fee split the events leave each pool in, per the ground truth's last change. */
+export function finalStateMismatches(events: readonly HadronEvent[], gt: GroundTruth): string[] {
+  const out: string[] = [];
+  const pos = (e: HadronEvent) => [e.slot, e.txIndex ?? 2 ** 31, e.ixIndex ?? 2 ** 31];
+  const later = (a: HadronEvent, b: HadronEvent) => {
+    const [pa, pb] = [pos(a), pos(b)];
+    for (let i = 0; i < pa.length; i++) if (pa[i] !== pb[i]) return pa[i] > pb[i];
+    return true;
+  };
+  for (const p of gt.pools) {
+    let config: Extract<HadronEvent, { type: 'PoolDiscovered' | 'PoolConfigChanged' }> | undefined;
+    let split: Extract<HadronEvent, { type: 'FeeSplitChanged' }> | undefined;
+    for (const e of events) {
+      if (e.pool !== p.config) continue;
+      if ((e.type === 'PoolDiscovered' || e.type === 'PoolConfigChanged') && (!config || later(e, config))) config = e;
+      if (e.type === 'FeeSplitChanged' && (!split || later(e, split))) split = e;
+    }
+    const lastState = p.state_history[p.state_history.length - 1];
+    if (config?.data.poolStateRaw !== lastState.state) out.push(`pool ${p.config}: state ${config?.data.poolStateRaw}, truth ${lastState.state}`);
+    const lastSplit = gt.fee_split_changes.filter((c) => c.pool_config === p.config).pop();
+    if (lastSplit && (!split || JSON.stringify(split.data.recipients) !== JSON.stringify(lastSplit.recipients) || split.data.feePpm !== lastSplit.fee_ppm)) {
+      out.push(`pool ${p.config}: fee split ${JSON.stringify(split?.data)}, truth ${JSON.stringify(lastSplit)}`);
+    }
+  }
+  return out;
+}
