@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
+import type { Pool, PoolClient } from 'pg';
+import type { ProjectionDefinition } from '../projection';
+import { buildConsumerGroup, buildSchemaName, quoteIdent } from '../sql/identifiers';
+import { createBuildTables, pointReadViews, REGISTRY } from './build-objects';
+
+export type BuildStatus = 'building' | 'active' | 'retired' | 'dropped';
+
+export interface BuildRecord {
+  projection: string;
+  version: number;
+  buildId: string;
+  schemaName: string;
+  consumerGroup: string;
+  status: BuildStatus;
+}
+
+interface BuildRow {
+  projection: string;
+  version: number;
+  build_id: string;
+  schema_name: string;
+  consumer_group: string;
+  status: BuildStatus;
+}
+
+const COLUMNS = 'projection, version, build_id, schema_name, consumer_group, status';
+/** Serialises creations and switches of builds across processes. */
+const SWITCH_LOCK = "hashtext('hadron:projector:builds')";
+
+/** A short, sortable, SQL-safe build id, e.g. b0mi9x2k4a1f3. */
+export function newBuildId(): string {
+  return `b${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+}
+
+/**
+ * The registry of projection builds (table projector.projection_builds). A build = one version of
+ * one projection, materialised in its own schema by its own consumer group.
+ */
+export class BuildRegistry {
+  constructor(private readonly pool: Pool) {}
+
+  async active(projection: string): Promise<BuildRecord | null> {
+    const { rows } = await this.pool.query<BuildRow>(`SELECT ${COLUMNS} FROM ${REGISTRY} WHERE projection = $1 AND status = 'active'`, [projection]);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async list(projection?: string): Promise<BuildRecord[]> {
+    const { rows } = await this.pool.query<BuildRow>(
+      `SELECT ${COLUMNS} FROM ${REGISTRY} WHERE ($1::text IS NULL OR projection = $1) ORDER BY projection, created_at, build_id`,
+      [projection ?? null],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Creates an empty build (schema + tables) of the projection's current version, status `building`. */
+  async create(def: ProjectionDefinition, buildId = newBuildId()): Promise<BuildRecord> {
+    const version = def.schema.version;
+    const record: BuildRecord = {
+      projection: def.name,
+      version,
+      buildId,
+      schemaName: buildSchemaName(def.name, version, buildId),
+      consumerGroup: buildConsumerGroup(def.name, version, buildId),
+      status: 'building',
+    };
+    await this.inTransaction(async (c) => {
+      await c.query(`SELECT pg_advisory_xact_lock(${SWITCH_LOCK})`);
+      await createBuildTables(c, def.schema, record.schemaName);
+      await c.query(`INSERT INTO ${REGISTRY} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, 'building')`, [
+        record.projection,
+        record.version,
+        record.buildId,
+        record.schemaName,
+        record.consumerGroup,
+      ]);
+    });
+    return record;
+  }
+
+  /**
+   * The atomic switch: in ONE transaction the build becomes `active`, the previous active build
+   * `retired`, and the `read` views point at the new schema (after `def.refresh`, so caches such as
+   * the 24 h stats are filled before anyone reads them). Readers see the old build until COMMIT.
+   * Returns the build that was active before, if any.
+   */
+  async activate(def: ProjectionDefinition, build: BuildRecord, nowSec = Math.floor(Date.now() / 1000)): Promise<BuildRecord | null> {
+    return this.inTransaction(async (c) => {
+      await c.query(`SELECT pg_advisory_xact_lock(${SWITCH_LOCK})`);
+      // Row locks wait for an in-flight batch of either build (see guardBuild) to commit first.
+      const { rows } = await c.query<BuildRow>(
+        `SELECT ${COLUMNS} FROM ${REGISTRY} WHERE projection = $1 AND (status = 'active' OR build_id = $2) ORDER BY build_id FOR UPDATE`,
+        [build.projection, build.buildId],
+      );
+      const target = rows.find((r) => r.build_id === build.buildId);
+      if (!target || (target.status !== 'building' && target.status !== 'active')) {
+        throw new Error(`build ${build.consumerGroup} cannot be activated (status ${target?.status ?? 'missing'})`);
+      }
+      if (target.status === 'active') return null;
+      const previous = rows.find((r) => r.status === 'active' && r.build_id !== build.buildId);
+      if (previous) await c.query(`UPDATE ${REGISTRY} SET status = 'retired', retired_at = now() WHERE projection = $1 AND build_id = $2`, [previous.projection, previous.build_id]);
+      await c.query(`UPDATE ${REGISTRY} SET status = 'active', activated_at = now() WHERE projection = $1 AND build_id = $2`, [build.projection, build.buildId]);
+      if (def.refresh) await def.refresh(c, quoteIdent(build.schemaName), nowSec);
+      await pointReadViews(c, def.schema, build.schemaName);
+      build.status = 'active';
+      return previous ? { ...toRecord(previous), status: 'retired' } : null;
+    });
+  }
+
+  /** Drops a build's schema (never the active one). Its consumer checkpoints are left as history. */
+  async drop(build: BuildRecord): Promise<void> {
+    await this.inTransaction(async (c) => {
+      await c.query(`SELECT pg_advisory_xact_lock(${SWITCH_LOCK})`);
+      const { rows } = await c.query<{ status: BuildStatus }>(`SELECT status FROM ${REGISTRY} WHERE projection = $1 AND build_id = $2 FOR UPDATE`, [build.projection, build.buildId]);
+      if (!rows[0] || rows[0].status === 'dropped') return;
+      if (rows[0].status === 'active') throw new Error(`refusing to drop the active build ${build.consumerGroup}`);
+      await c.query(`DROP SCHEMA IF EXISTS ${quoteIdent(build.schemaName)} CASCADE`);
+      await c.query(`UPDATE ${REGISTRY} SET status = 'dropped' WHERE projection = $1 AND build_id = $2`, [build.projection, build.buildId]);
+    });
+    build.status = 'dropped';
+  }
+
+  /**
+   * Housekeeping after a switch: keeps the newest `keepRetired` retired builds, drops the others,
+   * and drops unfinished builds left by a killed rebuild. Call it holding the projection's lock.
+   */
+  async dropObsolete(projection: string, keepRetired: number, exceptBuildId?: string): Promise<BuildRecord[]> {
+    const builds = (await this.list(projection)).filter((b) => b.buildId !== exceptBuildId);
+    const retired = builds.filter((b) => b.status === 'retired').reverse();
+    const victims = [...retired.slice(keepRetired), ...builds.filter((b) => b.status === 'building')];
+    for (const b of victims) await this.drop(b);
+    return victims;
+  }
+
+  private async inTransaction<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      return out;
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+}
+
+/** Thrown when a batch reaches a build that is no longer served; transient (code 40001): retried, never dead-lettered. */
+export class BuildNotServingError extends Error {
+  override readonly name = 'BuildNotServingError';
+  readonly code = '40001';
+  constructor(build: BuildRecord, status: string | undefined) {
+    super(`build ${build.consumerGroup} is ${status ?? 'gone'}; its consumer must stop`);
+  }
+}
+
+/**
+ * Wraps a build's handler: each batch first share-locks the build's registry row and checks that
+ * the build is still `building` or `active`. A switch (which row-locks it) therefore waits for an
+ * in-flight batch, and no batch of a retired build commits after the switch.
+ */
+export function guardBuild(build: BuildRecord, handler: BatchHandler): BatchHandler {
+  return async (events, tx) => {
+    const { rows } = await tx.query<{ status: string }>(`SELECT status FROM ${REGISTRY} WHERE projection = $1 AND build_id = $2 FOR SHARE`, [
+      build.projection,
+      build.buildId,
+    ]);
+    const status = rows[0]?.status;
+    if (status !== 'building' && status !== 'active') throw new BuildNotServingError(build, status);
+    await handler(events, tx);
+  };
+}
+
+/** One rebuild per projection at a time, across processes: a session advisory lock on a held connection. */
+export class ProjectionLock {
+  private constructor(private readonly client: PoolClient, readonly projection: string) {}
+
+  static async tryAcquire(pool: Pool, projection: string): Promise<ProjectionLock | null> {
+    const client = await pool.connect();
+    try {
+      const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('hadron:projector:rebuild:' || $1)) AS ok", [projection]);
+      if (rows[0].ok) return new ProjectionLock(client, projection);
+    } catch (e) {
+      client.release();
+      throw e;
+    }
+    client.release();
+    return null;
+  }
+
+  async release(): Promise<void> {
+    await this.client.query("SELECT pg_advisory_unlock(hashtext('hadron:projector:rebuild:' || $1))", [this.projection]).catch(() => undefined);
+    this.client.release();
+  }
+}
+
+function toRecord(r: BuildRow): BuildRecord {
+  return { projection: r.projection, version: r.version, buildId: r.build_id, schemaName: r.schema_name, consumerGroup: r.consumer_group, status: r.status };
+}

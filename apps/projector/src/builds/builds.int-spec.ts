@@ -1,0 +1,162 @@
+import type { HadronEvent } from '@hadron/contracts';
+import { createLogger, eventLogMigrations, PostgresEventLogConsumer, PostgresEventLogProducer } from '@hadron/platform';
+import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import { DataSource } from 'typeorm';
+import { generateEvents } from '../../test-support/event-generator';
+import { checksumBuild } from '../../test-support/read-checksum';
+import { projectorMigrations } from '../migrations';
+import type { ProjectionDefinition } from '../projection';
+import { ALL_PROJECTIONS, projectionByName } from '../projections';
+import { readModelEntities } from '../read-model/read-model.entities';
+import { rebuildProjection } from '../replay/rebuild';
+import { ProjectorRunner } from '../runner/projector-runner';
+import { BuildRegistry } from './build-registry';
+import { ProjectionBuildEntity } from './projection-build.entity';
+
+const log = createLogger('test', 'silent');
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('projection builds: registry, replay, atomic switch', () => {
+  let db: TestDatabase;
+  let registry: BuildRegistry;
+  const runners: ProjectorRunner[] = [];
+  const consumerFactory = () => new PostgresEventLogConsumer(db.pool, db.url, log, 200);
+  const startRunner = async (projections: readonly ProjectionDefinition[] = ALL_PROJECTIONS) => {
+    const r = new ProjectorRunner({ pool: db.pool, log, projections, registryPollMs: 200, maxBatchSize: 500 });
+    runners.push(r);
+    await r.start(consumerFactory);
+    return r;
+  };
+  const caughtUp = (r: ProjectorRunner) =>
+    until('runner caught up', async () => {
+      const lag = await r.lag();
+      return lag.projections.length === 3 && lag.total === 0n && lag.projections.every((p) => p.status === 'active');
+    });
+  const count = async (view: string) => Number((await db.pool.query(`SELECT count(*) AS n FROM read.${view}`)).rows[0].n);
+  const events: HadronEvent[] = [...generateEvents({ events: 6000, poolsPerCluster: 4, seed: 11 })];
+  const swapCount = (es: readonly HadronEvent[]) => es.filter((e) => e.type === 'SwapExecuted').length;
+
+  beforeAll(async () => {
+    db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+    registry = new BuildRegistry(db.pool);
+  });
+  afterEach(async () => {
+    await Promise.all(runners.splice(0).map((r) => r.stop()));
+  });
+  afterAll(() => db.drop());
+
+  it('starts with an empty, active v1 build of every projection behind the read views', async () => {
+    expect((await registry.list()).map((b) => [b.projection, b.consumerGroup, b.status, b.schemaName])).toEqual([
+      ['midprice', 'midprice.v1.initial', 'active', 'proj_midprice_v1_initial'],
+      ['pools', 'pools.v1.initial', 'active', 'proj_pools_v1_initial'],
+      ['swaps', 'swaps.v1.initial', 'active', 'proj_swaps_v1_initial'],
+    ]);
+    for (const view of ['pools', 'swaps', 'swap_fee_splits', 'fee_rollup_hourly', 'fee_rollup_minute', 'fee_recipient_hourly', 'volume_daily', 'midprice_points', 'midprice_minute', 'midprice_hourly']) {
+      expect(await count(view)).toBe(0);
+    }
+  });
+
+  it('documents every read view exactly in its TypeORM entity, and the registry entity matches its migration', async () => {
+    const ds = new DataSource({ type: 'postgres', url: db.url, entities: [ProjectionBuildEntity, ...readModelEntities], logging: false });
+    await ds.initialize();
+    try {
+      expect((await ds.driver.createSchemaBuilder().log()).upQueries.map((q) => q.query)).toEqual([]);
+      for (const entity of readModelEntities) {
+        const meta = ds.getMetadata(entity);
+        const { rows } = await db.pool.query<{ column_name: string }>(
+          `SELECT column_name FROM information_schema.columns WHERE table_schema = 'read' AND table_name = $1 ORDER BY column_name`,
+          [meta.tableName],
+        );
+        expect([meta.tableName, meta.columns.map((c) => c.databaseName).sort()]).toEqual([meta.tableName, rows.map((r) => r.column_name)]);
+        await ds.getRepository(entity).find({ take: 1 }); // the entity can query its view
+      }
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it('projects the log, rebuilds a projection into a new build with identical tables, and switches the views atomically', async () => {
+    await new PostgresEventLogProducer(db.pool).append(events);
+    const runner = await startRunner();
+    await caughtUp(runner);
+    expect(await count('swaps')).toBe(swapCount(events));
+    const swaps = projectionByName('swaps');
+    const before = await checksumBuild(db.pool, swaps, 'proj_swaps_v1_initial');
+
+    const progress: number[] = [];
+    const result = await rebuildProjection(swaps, { pool: db.pool, consumerFactory, log, maxBatchSize: 700, keepRetiredBuilds: 1, progressEveryMs: 50, onProgress: (p) => progress.push(p.done) });
+    expect(result.events).toBe(events.length);
+    expect(progress.at(-1)).toBe(events.length);
+    expect(result.build.consumerGroup).toMatch(/^swaps\.v1\.b[0-9a-z]+$/);
+    expect(result.previous?.schemaName).toBe('proj_swaps_v1_initial');
+    expect(await checksumBuild(db.pool, swaps, result.build.schemaName)).toEqual(before);
+    const { rows } = await db.pool.query(`SELECT pg_get_viewdef('read.swaps'::regclass) AS def`);
+    expect(rows[0].def).toContain(result.build.schemaName);
+
+    // The running projector follows the switch: new events land in the new build.
+    await until('runner follows the new build', async () => (await runner.lag()).projections.some((p) => p.buildId === result.build.buildId));
+    const more = [...generateEvents({ events: 6300, poolsPerCluster: 4, seed: 11 })].slice(6000);
+    await new PostgresEventLogProducer(db.pool).append(more);
+    await caughtUp(runner);
+    expect(await count('swaps')).toBe(swapCount(events) + swapCount(more));
+
+    // Another replay drops the retired build beyond keepRetiredBuilds.
+    const again = await rebuildProjection(swaps, { pool: db.pool, consumerFactory, log, keepRetiredBuilds: 0 });
+    expect(again.dropped.map((b) => b.schemaName).sort()).toEqual(['proj_swaps_v1_initial', result.build.schemaName].sort());
+    const schemas = (await db.pool.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'proj_swaps_%'`)).rows.map((r) => r.nspname);
+    expect(schemas).toEqual([again.build.schemaName]);
+    await until('runner follows again', async () => (await runner.lag()).projections.some((p) => p.buildId === again.build.buildId));
+  });
+
+  it('resumes the active build and its consumer group after a restart', async () => {
+    const activeBefore = (await registry.list()).filter((b) => b.status === 'active').map((b) => b.consumerGroup);
+    const first = await startRunner();
+    await caughtUp(first);
+    await first.stop();
+    const total = await count('midprice_points');
+    const later = [...generateEvents({ events: 6600, poolsPerCluster: 4, seed: 11 })].slice(6300);
+    await new PostgresEventLogProducer(db.pool).append(later);
+    const second = await startRunner();
+    await caughtUp(second);
+    expect((await registry.list()).filter((b) => b.status === 'active').map((b) => b.consumerGroup)).toEqual(activeBefore);
+    expect(await count('midprice_points')).toBe(total + later.filter((e) => e.type === 'MidpriceUpdated').length);
+  });
+
+  it('dead-letters an event no projection can apply, in every group, and applies the rest', async () => {
+    const [good, bad] = [...generateEvents({ events: 20_000, poolsPerCluster: 1, seed: 99 })].filter((e) => e.type === 'SwapExecuted').slice(0, 2);
+    const poison = { ...bad, id: `${bad.id}:poison`, data: { ...(bad as Extract<HadronEvent, { type: 'SwapExecuted' }>).data, amountInToVault: '1' } } as HadronEvent;
+    const runner = await startRunner();
+    await new PostgresEventLogProducer(db.pool).append([good, poison]);
+    await caughtUp(runner);
+    const { rows } = await db.pool.query(`SELECT group_id, reason FROM event_dead_letter WHERE event_id = $1 ORDER BY group_id`, [poison.id]);
+    const groups = (await registry.list()).filter((b) => b.status === 'active').map((b) => b.consumerGroup).sort();
+    expect(rows.map((r) => r.group_id)).toEqual(groups);
+    for (const r of rows) expect(r.reason).toContain(`projection failed: event ${poison.id}: amounts are inconsistent`);
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM read.swaps WHERE id = $1', [good.id])).rows[0].n).toBe(1);
+  });
+  it('rebuilds in place when the code has a newer version of a projection, serving the old build until the switch', async () => {
+    const midprice = projectionByName('midprice');
+    const v2: ProjectionDefinition = { ...midprice, schema: { ...midprice.schema, version: 2 } };
+    const old = (await registry.active('midprice'))!;
+    const expected = await checksumBuild(db.pool, midprice, old.schemaName);
+    const runner = await startRunner([projectionByName('pools'), projectionByName('swaps'), v2]);
+    const active = await until('v2 active', async () => {
+      const a = await registry.active('midprice');
+      return a && a.version === 2 ? a : undefined;
+    });
+    expect(active.consumerGroup).toMatch(/^midprice\.v2\.b/);
+    await caughtUp(runner);
+    expect(await checksumBuild(db.pool, midprice, active.schemaName)).toEqual(expected);
+    expect((await registry.list('midprice')).filter((b) => b.status !== 'dropped').map((b) => b.version)).toEqual([2]);
+  });
+
+});

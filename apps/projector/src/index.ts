@@ -1,0 +1,12 @@
+// What the projector's composition root (main.ts) and other deployables use.
+export { ProjectorRunner, type ProjectorRunnerOptions, type ProjectorLag, type ProjectionLag } from './runner/projector-runner';
+export type { ConsumerFactory } from './runner/build-worker';
+export { projectorMigrations } from './migrations';
+export { PromProjectorMetrics, noMetrics, type ProjectorMetrics } from './metrics/projector-metrics';
+export { ALL_PROJECTIONS, projectionByName } from './projections';
+export { rebuildProjection, formatProgress, type RebuildOptions, type RebuildResult, type RebuildProgress } from './replay/rebuild';
+export { BuildRegistry, type BuildRecord } from './builds/build-registry';
+export { ProjectionBuildEntity } from './builds/projection-build.entity';
+export type { ProjectionDefinition } from './projection';
+export { startProjector, projectorEnvShape, projectorEnvSchema, type ProjectorConfig, type RunningProjector } from './projector.app';
+export * from './read-model/read-model.entities';

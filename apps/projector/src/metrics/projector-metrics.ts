@@ -1,0 +1,83 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What the projector reports; the runner and replay only see this interface. */
+export interface ProjectorMetrics {
+  batchCommitted(projection: string, info: { events: number; deadLettered: number }): void;
+  lag(projection: string, events: bigint): void;
+  activeBuild(projection: string, version: number, buildId: string): void;
+}
+
+export const noMetrics: ProjectorMetrics = {
+  batchCommitted: () => undefined,
+  lag: () => undefined,
+  activeBuild: () => undefined,
+};
+
+/**
+ * Prometheus metrics (prom-client). Expose `registry.metrics()` on /metrics. `events_per_second`
+ * is the rate since the previous scrape, for dashboards without PromQL; prefer
+ * rate(hadron_projector_events_total[1m]).
+ */
+export class PromProjectorMetrics implements ProjectorMetrics {
+  readonly registry: Registry;
+  private readonly events: Counter<'projection'>;
+  private readonly batches: Histogram<'projection'>;
+  private readonly deadLetters: Counter<'projection'>;
+  private readonly lagGauge: Gauge<'projection'>;
+  private readonly build: Gauge<'projection' | 'version' | 'build'>;
+  private readonly counted = new Map<string, number>();
+  private readonly lastScrape = new Map<string, { at: number; count: number }>();
+  private readonly served = new Map<string, { projection: string; version: string; build: string }>();
+
+  constructor(registry: Registry = new Registry()) {
+    this.registry = registry;
+    const registers = [registry];
+    this.events = new Counter({ name: 'hadron_projector_events_total', help: 'Events applied (including dead-lettered ones) per projection', labelNames: ['projection'], registers });
+    this.batches = new Histogram({
+      name: 'hadron_projector_batch_size',
+      help: 'Events per committed batch',
+      labelNames: ['projection'],
+      buckets: [1, 10, 50, 100, 500, 1000, 2000, 5000, 10000],
+      registers,
+    });
+    this.deadLetters = new Counter({ name: 'hadron_projector_dead_letters_total', help: 'Events dead-lettered per projection', labelNames: ['projection'], registers });
+    this.lagGauge = new Gauge({ name: 'hadron_projector_lag_events', help: 'Events in the log not yet applied by the serving build', labelNames: ['projection'], registers });
+    this.build = new Gauge({ name: 'hadron_projector_active_build', help: '1 for the build being served', labelNames: ['projection', 'version', 'build'], registers });
+    const counted = this.counted;
+    const lastScrape = this.lastScrape;
+    new Gauge({
+      name: 'hadron_projector_events_per_second',
+      help: 'Events applied per second since the previous scrape',
+      labelNames: ['projection'],
+      registers,
+      collect() {
+        const now = Date.now();
+        for (const [projection, count] of counted) {
+          const prev = lastScrape.get(projection);
+          const rate = prev && now > prev.at ? ((count - prev.count) * 1000) / (now - prev.at) : 0;
+          this.set({ projection }, rate);
+          lastScrape.set(projection, { at: now, count });
+        }
+      },
+    });
+  }
+
+  batchCommitted(projection: string, info: { events: number; deadLettered: number }): void {
+    this.events.inc({ projection }, info.events);
+    this.batches.observe({ projection }, info.events);
+    if (info.deadLettered > 0) this.deadLetters.inc({ projection }, info.deadLettered);
+    this.counted.set(projection, (this.counted.get(projection) ?? 0) + info.events);
+  }
+
+  lag(projection: string, events: bigint): void {
+    this.lagGauge.set({ projection }, Number(events));
+  }
+
+  activeBuild(projection: string, version: number, buildId: string): void {
+    const previous = this.served.get(projection);
+    if (previous) this.build.remove(previous);
+    const labels = { projection, version: String(version), build: buildId };
+    this.served.set(projection, labels);
+    this.build.set(labels, 1);
+  }
+}

@@ -1,0 +1,9 @@
+import type { MigrationSet } from '@hadron/platform/database/migrate';
+import { Projector1763900000000 } from './1763900000000-projector';
+
+/** The projector's tables: build registry, `read` views, initial builds. Apply after eventLogMigrations. */
+export const projectorMigrations: MigrationSet = {
+  name: 'projector',
+  tableName: 'projector_migrations',
+  migrations: [Projector1763900000000],
+};

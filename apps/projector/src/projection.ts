@@ -1,0 +1,49 @@
+import type { BatchHandler, SqlTx } from '@hadron/platform/event-log/event-log.port';
+
+/** A table of one build. `key` orders rows for checksums (normally the primary key). */
+export interface ProjectionTable {
+  name: string;
+  key: readonly string[];
+  /** Derived from the wall clock (e.g. 24 h stats), not from events: left out of replay checksums. */
+  volatile?: boolean;
+}
+
+/** A stable reader-facing view `read.<name>`; `select(schema)` reads from a build's schema. */
+export interface ReadView {
+  name: string;
+  select(schema: string): string;
+}
+
+/**
+ * The physical shape of one projection version. Frozen once released: a change of tables or views
+ * is a new version (a new object), replayed into a fresh build and switched to atomically.
+ */
+export interface ProjectionSchemaVersion {
+  version: number;
+  tables: readonly ProjectionTable[];
+  /** CREATE statements for the tables and indexes, inside `schema` (a quoted identifier). */
+  ddl(schema: string): string[];
+  views: readonly ReadView[];
+}
+
+/** A read model: its name, its current version, and how to apply events to a build of it. */
+export interface ProjectionDefinition {
+  name: string;
+  schema: ProjectionSchemaVersion;
+  /** The batch handler writing into the build whose schema is `schema` (a quoted identifier). */
+  createHandler(schema: string): BatchHandler;
+  /**
+   * Optional wall-clock maintenance (e.g. 24 h stats): run by the runner every `refreshEveryMs`
+   * on the active build, and inside the switch transaction on a build about to become active.
+   */
+  refresh?(tx: SqlTx, schema: string, nowSec: number): Promise<void>;
+  refreshEveryMs?: number;
+}
+
+/** An event the projection can never apply: the consumer dead-letters it with this message. */
+export class PoisonEventError extends Error {
+  override readonly name = 'PoisonEventError';
+  constructor(eventId: string, reason: string) {
+    super(`event ${eventId}: ${reason}`);
+  }
+}

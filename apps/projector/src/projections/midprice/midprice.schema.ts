@@ -1,0 +1,80 @@
+import type { ProjectionSchemaVersion } from '../../projection';
+
+const Q32 = '4294967296';
+
+const lastPointTable = (s: string, table: string, bucketCol: string) => `CREATE TABLE ${s}.${table} (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      ${bucketCol} bigint NOT NULL,
+      ts bigint NOT NULL,
+      slot bigint NOT NULL,
+      tx_index integer NOT NULL,
+      ix_index integer NOT NULL,
+      inner_index integer NOT NULL,
+      signature text,
+      midprice_q32 numeric(20,0),
+      spread_factor_q32 numeric(20,0),
+      point_id text NOT NULL,
+      PRIMARY KEY (cluster, pool, ${bucketCol}))`;
+
+const lastPointView = (table: string, bucketCol: string) => ({
+  name: table,
+  select: (s: string) => `SELECT cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature,
+    midprice_q32, spread_factor_q32, trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice, trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor,
+    point_id FROM ${s}.${table}`,
+});
+
+/**
+ * v1 of the `midprice` read model: every oracle update as a point (the field an instruction left
+ * null carried forward from the pool's last known value), plus the last point of every minute
+ * and hour, so sampled history costs O(buckets): every API timeframe (1m … 24h) is a multiple of
+ * a minute, and 1h … 24h of an hour.
+ */
+export const midpriceSchemaV1: ProjectionSchemaVersion = {
+  version: 1,
+  tables: [
+    { name: 'midprice_points', key: ['cluster', 'pool', 'ts', 'id'] },
+    { name: 'midprice_minute', key: ['cluster', 'pool', 'minute_start'] },
+    { name: 'midprice_hourly', key: ['cluster', 'pool', 'hour_start'] },
+    { name: 'midprice_state', key: ['cluster', 'pool'] },
+  ],
+  ddl: (s) => [
+    `CREATE TABLE ${s}.midprice_points (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      ts bigint NOT NULL,
+      id text NOT NULL,
+      block_time bigint,
+      slot bigint NOT NULL,
+      tx_index integer NOT NULL,
+      ix_index integer NOT NULL,
+      inner_index integer NOT NULL,
+      signature text,
+      instruction text NOT NULL,
+      sequence numeric(20,0) NOT NULL,
+      midprice_q32 numeric(20,0),
+      spread_factor_q32 numeric(20,0),
+      PRIMARY KEY (cluster, pool, ts, id))`,
+    lastPointTable(s, 'midprice_minute', 'minute_start'),
+    lastPointTable(s, 'midprice_hourly', 'hour_start'),
+    // Carry-forward state per pool (last known value of each field, with its chain position).
+    `CREATE TABLE ${s}.midprice_state (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      midprice_q32 numeric(20,0),
+      midprice_pos int8[],
+      spread_factor_q32 numeric(20,0),
+      spread_factor_pos int8[],
+      PRIMARY KEY (cluster, pool))`,
+  ],
+  views: [
+    {
+      name: 'midprice_points',
+      select: (s) => `SELECT cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction,
+        sequence, midprice_q32, spread_factor_q32, trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice,
+        trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor FROM ${s}.midprice_points`,
+    },
+    lastPointView('midprice_minute', 'minute_start'),
+    lastPointView('midprice_hourly', 'hour_start'),
+  ],
+};

@@ -1,0 +1,57 @@
+import { bucketCeil, bucketStart, coverWindow, DAY, HOUR, MINUTE, type RawRange } from '@hadron/domain';
+import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
+
+/**
+ * The pool list's `volume.24h` / `fees.24h`, kept fresh every few seconds without scanning raw
+ * swaps per request: for each pool with swaps in the last day, the window [now − 24 h, now] is
+ * summed exactly from whole hours (read.fee_rollup_hourly), whole minutes at the leading edge
+ * (read.fee_rollup_minute), and at most one partial minute of raw swaps (read.swaps). Cost per
+ * refresh: O(active pools × (24 + 60 + swaps in one minute)).
+ *
+ * The current hour's rollup is taken whole: no swap has a block time after `now` (a block time a
+ * few seconds ahead of our clock would count slightly early; it is never lost).
+ * It reads the swaps projection through the stable `read` views, so it follows that projection's
+ * builds by itself. Wall-clock dependent: the table is left out of replay checksums.
+ */
+export async function refreshPoolStats24h(tx: SqlTx, schema: string, nowSec: number): Promise<void> {
+  const start = nowSec - DAY;
+  const cover = coverWindow(start, bucketCeil(nowSec + 1, HOUR), [HOUR, MINUTE]);
+  const ranges = (col: string, rs: readonly RawRange[]) =>
+    rs.length === 0 ? 'false' : rs.map((r) => `(${col} >= ${int(r.from)} AND ${col} < ${int(r.to)})`).join(' OR ');
+  const hours = ranges('x.hour_start', cover.runs.filter((r) => r.size === HOUR));
+  const minutes = ranges('x.minute_start', cover.runs.filter((r) => r.size === MINUTE));
+  const raw = ranges('x.ts', cover.raw);
+  const sums = 'sum(x.volume_q32) AS volume, sum(x.spread_q32) AS spread, sum(x.protocol_fee_q32) AS fee';
+  await tx.query(
+    `WITH candidates AS (
+       SELECT DISTINCT cluster, pool FROM read.fee_rollup_hourly WHERE hour_start >= ${int(bucketStart(start, HOUR))}
+       UNION
+       SELECT cluster, pool FROM ${schema}.pool_stats_24h WHERE swap_count > 0
+     ), calc AS (
+       SELECT c.cluster, c.pool,
+              COALESCE(h.volume, 0) + COALESCE(m.volume, 0) + COALESCE(r.volume, 0) AS volume,
+              COALESCE(h.spread, 0) + COALESCE(m.spread, 0) + COALESCE(r.spread, 0) AS spread,
+              COALESCE(h.fee, 0) + COALESCE(m.fee, 0) + COALESCE(r.fee, 0) AS fee,
+              COALESCE(h.n, 0) + COALESCE(m.n, 0) + COALESCE(r.n, 0) AS n
+         FROM candidates c
+         LEFT JOIN LATERAL (SELECT ${sums}, sum(x.swap_count) AS n FROM read.fee_rollup_hourly x
+                             WHERE x.cluster = c.cluster AND x.pool = c.pool AND (${hours})) h ON true
+         LEFT JOIN LATERAL (SELECT ${sums}, sum(x.swap_count) AS n FROM read.fee_rollup_minute x
+                             WHERE x.cluster = c.cluster AND x.pool = c.pool AND (${minutes})) m ON true
+         LEFT JOIN LATERAL (SELECT ${sums}, count(*) AS n FROM read.swaps x
+                             WHERE x.cluster = c.cluster AND x.pool = c.pool AND (${raw})) r ON true
+     )
+     INSERT INTO ${schema}.pool_stats_24h AS t
+            (cluster, pool, window_start, window_end, volume_q32, spread_q32, protocol_fee_q32, fees_q32, swap_count, refreshed_at)
+     SELECT cluster, pool, ${int(start)}, ${int(nowSec)}, volume, spread, fee, spread + fee, n, now() FROM calc
+     ON CONFLICT (cluster, pool) DO UPDATE SET
+       window_start = EXCLUDED.window_start, window_end = EXCLUDED.window_end, volume_q32 = EXCLUDED.volume_q32,
+       spread_q32 = EXCLUDED.spread_q32, protocol_fee_q32 = EXCLUDED.protocol_fee_q32, fees_q32 = EXCLUDED.fees_q32,
+       swap_count = EXCLUDED.swap_count, refreshed_at = EXCLUDED.refreshed_at`,
+  );
+}
+
+function int(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer time: ${n}`);
+  return String(n);
+}

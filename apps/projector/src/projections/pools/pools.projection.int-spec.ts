@@ -1,0 +1,129 @@
+import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
+import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import {
+  addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted, vaultBalancesChanged,
+} from '../../../test-support/events';
+import { projectorMigrations } from '../../migrations';
+import { createSwapsHandler } from '../swaps/swaps.projection';
+import { refreshPoolStats24h } from './pool-stats-24h.refresher';
+import { createPoolsHandler } from './pools.projection';
+
+const SCHEMA = '"proj_pools_v1_initial"';
+const SPREAD = Q - (1n << 20n); // base spread 2.44140625 bps
+
+describe('pools projection (snapshot per pool)', () => {
+  let db: TestDatabase;
+  const handler = createPoolsHandler(SCHEMA);
+  const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
+  const row = async (pool: string, cluster = 'mainnet-beta') => (await db.pool.query('SELECT * FROM read.pools WHERE cluster = $1 AND address = $2', [cluster, pool])).rows[0];
+
+  beforeAll(async () => {
+    db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+  });
+  afterAll(() => db.drop());
+
+  describe('one pool through every event type', () => {
+    const P = addr('pools:p1');
+    const R1 = addr('pools:r1');
+    beforeAll(async () => {
+      await apply([
+        poolDiscovered({ pool: P, slot: 100 }, { midpriceQ32: MID_1_5.toString(), spreadFactorQ32: SPREAD.toString() }),
+        vaultBalancesChanged({ pool: P, slot: 110, txIndex: 2 }, 5000n, 6000n),
+        swapExecuted({ pool: P, slot: 120, txIndex: 0 }, { side: 'buy', amountIn: 10n, fee: 0n, amountOut: 1n, mid: MID_1_5, vaultXAfter: 7000n, vaultYAfter: 8000n }),
+        vaultBalancesChanged({ pool: P, slot: 115, txIndex: 9 }, 1n, 1n), // older than the swap: ignored
+      ]);
+      await apply([
+        vaultBalancesChanged({ pool: P, slot: 119, txIndex: 0 }, 2n, 2n), // older, in a later batch: ignored
+        midpriceUpdated({ pool: P, slot: 130 }, 2n * Q, null), // tag 5: the spread is left as it was
+        poolConfigChanged({ pool: P, slot: 140 }, { poolState: 'Paused', poolStateRaw: 2, midpriceQ32: null, spreadFactorQ32: null }),
+      ]);
+      await apply([
+        // An older config snapshot arriving late: its config is ignored (its oracle read agrees with the update at 130).
+        poolConfigChanged({ pool: P, slot: 135 }, { poolState: 'RejectSwaps', poolStateRaw: 3, midpriceQ32: (2n * Q).toString(), spreadFactorQ32: SPREAD.toString() }),
+        feeSplitChanged({ pool: P, slot: 150 }, [{ recipient: R1, ppm: 1_000_000 }], 25),
+      ]);
+    });
+
+    it('serves the latest value of every field by chain position, whatever the arrival order', async () => {
+      const r = await row(P);
+      expect(r).toMatchObject({
+        name: 'SOL/USDC',
+        token_x_mint: addr('mint-x'),
+        token_x_decimals: 9,
+        token_y_symbol: 'USDC',
+        token_x_amount: '7000',
+        token_y_amount: '8000',
+        authority: addr('authority'),
+        quoting_authority: addr('quoter'),
+        oracle_mode: 0,
+        pool_state: 'Paused',
+        pool_state_raw: 2,
+        midprice_q32: (2n * Q).toString(),
+        spread_factor_q32: SPREAD.toString(),
+        tvl_q32: ((7000n * 2n + 8000n) * Q).toString(),
+        fee_split: [{ recipient: R1, ppm: 1_000_000 }],
+        config_slot: '140',
+      });
+      expect(Number(r.current_price)).toBe(2000); // 2 quote atoms per base atom × 10^(9 − 6)
+      expect(Number(r.base_spread_bps)).toBe(2.44140625);
+      expect(Number(r.tvl)).toBe(0.022); // (7000 × 2 + 8000) / 10^6
+      expect([r.volume_24h, r.fees_24h, r.stats_24h_window_end]).toEqual(['0', '0', null]);
+    });
+
+    it('changes nothing when the same batches are delivered again', async () => {
+      const before = await dump(db.pool, `${SCHEMA}.pools`, 'cluster, pool');
+      await apply([vaultBalancesChanged({ pool: P, slot: 110, txIndex: 2 }, 5000n, 6000n), poolConfigChanged({ pool: P, slot: 140 }, { poolState: 'Paused', poolStateRaw: 2, midpriceQ32: null, spreadFactorQ32: null })]);
+      expect(await dump(db.pool, `${SCHEMA}.pools`, 'cluster, pool')).toEqual(before);
+    });
+  });
+
+  it('keeps facts that arrive before the pool is discovered, and lists the pool once it is', async () => {
+    const P = addr('pools:early');
+    await apply([vaultBalancesChanged({ pool: P, slot: 10 }, 11n, 22n), midpriceUpdated({ pool: P, slot: 11 }, 3n * Q, SPREAD)]);
+    expect(await row(P)).toBeUndefined();
+    await apply([poolDiscovered({ pool: P, slot: 5 }, { midpriceQ32: MID_1_5.toString() })]); // snapshot older than the update
+    expect(await row(P)).toMatchObject({ token_x_amount: '11', token_y_amount: '22', midprice_q32: (3n * Q).toString() });
+  });
+
+  it('keeps the clusters apart', async () => {
+    const P = addr('pools:clusters');
+    await apply([
+      poolDiscovered({ pool: P, slot: 1 }, { poolState: 'Initialized' }),
+      poolDiscovered({ cluster: 'devnet', pool: P, slot: 1 }, { poolState: 'Closed', poolStateRaw: 4 }),
+      vaultBalancesChanged({ cluster: 'devnet', pool: P, slot: 2 }, 9n, 9n),
+    ]);
+    expect(await row(P, 'mainnet-beta')).toMatchObject({ pool_state: 'Initialized', token_x_amount: '0' });
+    expect(await row(P, 'devnet')).toMatchObject({ pool_state: 'Closed', token_x_amount: '9' });
+  });
+
+  describe('24 h volume and fees', () => {
+    const P = addr('pools:24h');
+    const NOW = 1_763_798_400 + 5 * 3600 + 1234; // 20 min 34 s into an hour
+    const START = NOW - 86_400;
+    const swapAt = (ts: number, amountIn: bigint, slot: number) =>
+      swapExecuted({ pool: P, slot, blockTime: ts }, { side: 'buy', amountIn, fee: 0n, amountOut: 0n, mid: MID_1_5 }); // fees = spread = amountIn
+    beforeAll(async () => {
+      await apply([poolDiscovered({ pool: P, slot: 1 })]);
+      await applyBatch(db.pool, createSwapsHandler('"proj_swaps_v1_initial"'), [
+        swapAt(START - 1, 1n, 2), // just outside the window
+        swapAt(START, 10n, 3), // window start, in the leading partial minute (raw swaps)
+        swapAt(START + 20, 100n, 4), // leading partial minute
+        swapAt(START + 26 + 60, 1000n, 5), // whole minutes of the leading partial hour
+        swapAt(1_763_798_400 + 3600, 10_000n, 6), // a whole hour
+        swapAt(NOW, 100_000n, 7), // now, in the current hour
+      ]);
+    });
+
+    it('sums [now − 24 h, now] exactly from hourly and minute rollups plus the partial minute of raw swaps', async () => {
+      await refreshPoolStats24h(db.pool as never, SCHEMA, NOW);
+      const r = await row(P);
+      expect([r.volume_24h_q32, r.fees_24h_q32, r.swap_count_24h, r.stats_24h_window_end]).toEqual([(111_110n * Q).toString(), (111_110n * Q).toString(), '5', String(NOW)]);
+      expect(Number(r.volume_24h)).toBe(0.11111); // quote decimals 6
+    });
+
+    it('lets swaps age out of the window', async () => {
+      await refreshPoolStats24h(db.pool as never, SCHEMA, NOW + 3 * 86_400);
+      expect(await row(P)).toMatchObject({ volume_24h_q32: '0', fees_24h_q32: '0', swap_count_24h: '0' });
+    });
+  });
+});

@@ -1,0 +1,171 @@
+import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
+import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import { addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, poolDiscovered, Q, swapExecuted, vaultBalancesChanged } from '../../../test-support/events';
+import { projectorMigrations } from '../../migrations';
+import { createSwapsHandler } from './swaps.projection';
+
+const H0 = 1_763_798_400; // an hour start
+const D0 = 1_763_769_600; // its UTC day
+const q = (n: bigint) => (n * Q).toString();
+
+describe('swaps projection (DESIGN §4 valuation, rollups)', () => {
+  let db: TestDatabase;
+  const handler = createSwapsHandler('"proj_swaps_v1_initial"');
+  const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
+  const rollup = async (table: string, bucket: string, pool: string, cluster = 'mainnet-beta') =>
+    (await db.pool.query(`SELECT * FROM read.${table} WHERE cluster = $1 AND pool = $2 ORDER BY ${bucket}`, [cluster, pool])).rows;
+
+  beforeAll(async () => {
+    db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+  });
+  afterAll(() => db.drop());
+
+  describe('valuation and rollups of one pool', () => {
+    const P = addr('swaps:p1');
+    const s1 = swapExecuted({ pool: P, slot: 100, blockTime: H0 + 10 }, { side: 'buy', amountIn: 1000n, fee: 10n, amountOut: 600n, mid: MID_1_5 });
+    const s2 = swapExecuted({ pool: P, slot: 101, blockTime: H0 + 70 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: MID_1_5 });
+    const s3 = swapExecuted({ pool: P, slot: 200, blockTime: H0 + 3605 }, { side: 'sell', amountIn: 2000n, fee: 20n, amountOut: 3000n, mid: MID_1_5 });
+    const s4 = swapExecuted({ pool: P, slot: 201, blockTime: H0 + 3630 }, { side: 'buy', amountIn: 500n, fee: 5n, amountOut: 300n, mid: null });
+    // Other event types are no-ops for this read model but must be accepted.
+    const others = [poolDiscovered({ pool: P, slot: 99 }), midpriceUpdated({ pool: P, slot: 100 }, MID_1_5, null), vaultBalancesChanged({ pool: P, slot: 101 }, 1n, 2n), feeSplitChanged({ pool: P, slot: 101 }, [])];
+
+    beforeAll(async () => {
+      await apply([others[0], s1, others[1], s2, others[2], others[3]]);
+      await apply([s3, s4]);
+    });
+
+    it('stores each swap with its value: volume = gross input, spread = net input − output at mid, fee valued like the input', async () => {
+      const { rows } = await db.pool.query(
+        'SELECT id, side, volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw, priced, ts, minute FROM (SELECT *, ts - ts % 60 AS minute FROM read.swaps) s WHERE pool = $1 ORDER BY slot',
+        [P],
+      );
+      expect(rows).toEqual([
+        // buy 1000 Y (fee 10) for 600 X at mid 1.5: spread = 990 − 600 × 1.5 = 90
+        { id: s1.id, side: 'buy', volume_q32: q(1000n), spread_q32: q(90n), protocol_fee_q32: q(10n), fee_x_raw: '0', fee_y_raw: '10', priced: true, ts: String(H0 + 10), minute: String(H0) },
+        // sell 1000 X (fee 10) for 1400 Y: volume = 1500, fee = 15, spread = 990 × 1.5 − 1400 = 85
+        { id: s2.id, side: 'sell', volume_q32: q(1500n), spread_q32: q(85n), protocol_fee_q32: q(15n), fee_x_raw: '10', fee_y_raw: '0', priced: true, ts: String(H0 + 70), minute: String(H0 + 60) },
+        // sell 2000 X (fee 20) for 3000 Y: spread = 1980 × 1.5 − 3000 = −30 (price improvement)
+        { id: s3.id, side: 'sell', volume_q32: q(3000n), spread_q32: q(-30n), protocol_fee_q32: q(30n), fee_x_raw: '20', fee_y_raw: '0', priced: true, ts: String(H0 + 3605), minute: String(H0 + 3600) },
+        // buy without a midprice yet: quote amounts only, spread 0, flagged
+        { id: s4.id, side: 'buy', volume_q32: q(500n), spread_q32: '0', protocol_fee_q32: q(5n), fee_x_raw: '0', fee_y_raw: '5', priced: false, ts: String(H0 + 3630), minute: String(H0 + 3600) },
+      ]);
+    });
+
+    it('rolls up per hour, minute and UTC day', async () => {
+      const totals = (bucket: number, v: bigint, s: bigint, f: bigint, fx: string, fy: string, n: string, unpriced: string) => ({
+        volume_q32: q(v), spread_q32: q(s), protocol_fee_q32: q(f), fee_x_raw: fx, fee_y_raw: fy, swap_count: n, unpriced_count: unpriced, b: String(bucket),
+      });
+      const strip = (rows: Record<string, unknown>[], col: string) => rows.map(({ cluster: _c, pool: _p, [col]: b, ...r }) => ({ ...r, b }));
+      expect(strip(await rollup('fee_rollup_hourly', 'hour_start', P), 'hour_start')).toEqual([
+        totals(H0, 2500n, 175n, 25n, '10', '10', '2', '0'),
+        totals(H0 + 3600, 3500n, -30n, 35n, '20', '5', '2', '1'),
+      ]);
+      expect(strip(await rollup('fee_rollup_minute', 'minute_start', P), 'minute_start')).toEqual([
+        totals(H0, 1000n, 90n, 10n, '0', '10', '1', '0'),
+        totals(H0 + 60, 1500n, 85n, 15n, '10', '0', '1', '0'),
+        totals(H0 + 3600, 3500n, -30n, 35n, '20', '5', '2', '1'),
+      ]);
+      // fees = spread + protocol fee = (175 − 30) + 60
+      expect(await rollup('volume_daily', 'day_start', P)).toEqual([
+        { cluster: 'mainnet-beta', pool: P, day_start: String(D0), volume_q32: q(6000n), spread_q32: q(145n), protocol_fee_q32: q(60n), fees_q32: q(205n), swap_count: '4' },
+      ]);
+    });
+
+    it('counts nothing twice when a batch is delivered again, whole or in part', async () => {
+      const tables = ['swaps', 'fee_rollup_hourly', 'fee_rollup_minute', 'volume_daily'];
+      const before = await Promise.all(tables.map((t) => dump(db.pool, `read.${t}`, 't')));
+      await apply([others[0], s1, others[1], s2, others[2], others[3]]);
+      await apply([s2, s3, s3, s4]);
+      const after = await Promise.all(tables.map((t) => dump(db.pool, `read.${t}`, 't')));
+      expect(after).toEqual(before);
+    });
+  });
+
+  describe('protocol fee split (spec "Rules for protocol_fee_split" 1–4)', () => {
+    const P = addr('swaps:split');
+    const DEFAULT_POOL = addr('swaps:default-recipient');
+    const A = H0 + 7200; // before split tracking
+    const B = H0 + 10_800; // with split tracking
+    const R1 = addr('recipient-1');
+    const R2 = addr('recipient-2');
+    const R3 = addr('recipient-3');
+    const t1 = swapExecuted({ pool: P, slot: 300, blockTime: A + 5 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: MID_1_5, split: null });
+    const t2 = swapExecuted({ pool: P, slot: 400, blockTime: B + 5 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: MID_1_5, split: [{ recipient: R1, ppm: 700_000 }, { recipient: R2, ppm: 300_000 }] });
+    const t3 = swapExecuted({ pool: P, slot: 410, blockTime: B + 50 }, { side: 'buy', amountIn: 2000n, fee: 20n, amountOut: 1200n, mid: MID_1_5, split: [{ recipient: R1, ppm: 500_000 }, { recipient: R2, ppm: 500_000 }] });
+    const t4 = swapExecuted({ pool: P, slot: 420, blockTime: B + 60 }, { side: 'buy', amountIn: 100n, fee: 0n, amountOut: 60n, mid: MID_1_5, split: [{ recipient: R3, ppm: 1_000_000 }] });
+    const d1 = swapExecuted({ pool: DEFAULT_POOL, slot: 400, blockTime: B + 5 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: MID_1_5, split: null });
+
+    beforeAll(async () => {
+      // t3 (later chain position) arrives before t2: the last observed ppm still follows chain order.
+      await apply([t1, d1, feeSplitChanged({ pool: P, slot: 350 }, [{ recipient: R1, ppm: 700_000 }, { recipient: R2, ppm: 300_000 }]), t3]);
+      await apply([t2, t4]);
+    });
+
+    const recipients = async (pool: string, from: number, to: number) =>
+      (
+        await db.pool.query(
+          `SELECT recipient, sum(fee_x_raw_x1e6)::text AS x, sum(fee_y_raw_x1e6)::text AS y, sum(fee_value_q32_x1e6)::text AS v,
+                  (array_agg(last_ppm ORDER BY last_slot DESC, last_tx_index DESC, last_ix_index DESC, last_inner_index DESC))[1] AS ppm
+             FROM read.fee_recipient_hourly WHERE cluster = 'mainnet-beta' AND pool = $1 AND hour_start >= $2 AND hour_start < $3
+            GROUP BY recipient ORDER BY recipient`,
+          [pool, from, to],
+        )
+      ).rows;
+    const protocolFee = async (pool: string, from: number, to: number) =>
+      BigInt(
+        (await db.pool.query(`SELECT COALESCE(sum(protocol_fee_q32), 0)::text AS f FROM read.fee_rollup_hourly WHERE pool = $1 AND hour_start >= $2 AND hour_start < $3`, [pool, from, to])).rows[0].f,
+      );
+
+    it('splits each fee-bearing split swap exactly (fee × ppm) and keeps the most recent ppm by chain position', async () => {
+      // R1: 10 X × 0.7 and 20 Y × 0.5; value (15 × 0.7 + 20 × 0.5) Y = 20.5 Y; R2: 15 × 0.3 + 20 × 0.5 = 14.5 Y
+      expect(await recipients(P, B, B + 3600)).toEqual([
+        { recipient: R1, x: '7000000', y: '10000000', v: (Q * 20_500_000n).toString(), ppm: 500_000 },
+        { recipient: R2, x: '3000000', y: '10000000', v: (Q * 14_500_000n).toString(), ppm: 500_000 },
+      ].sort((a, b) => (a.recipient < b.recipient ? -1 : 1)));
+      const { rows } = await db.pool.query('SELECT swap_id, recipient, ppm FROM read.swap_fee_splits WHERE pool = $1 ORDER BY slot, recipient', [P]);
+      expect(rows.map((r) => r.swap_id)).toEqual([t2.id, t2.id, t3.id, t3.id]); // rule 2: no rows for the zero-fee t4
+    });
+
+    it('rule 4: recipients add up to the protocol fee only when every fee-bearing swap carried a split', async () => {
+      const sum = async (from: number, to: number) => (await recipients(P, from, to)).reduce((a, r) => a + BigInt(r.v), 0n);
+      expect(await sum(B, B + 3600)).toBe((await protocolFee(P, B, B + 3600)) * 1_000_000n); // 35 Y, all split
+      expect(await sum(A, B + 3600)).toBeLessThan((await protocolFee(P, A, B + 3600)) * 1_000_000n); // t1 predates tracking
+    });
+
+    it('rules 1 and 3: no split for a default-recipient pool, nor for a window before tracking began', async () => {
+      expect(await recipients(DEFAULT_POOL, 0, B + 3600)).toEqual([]);
+      expect(await protocolFee(DEFAULT_POOL, 0, B + 3600)).toBe(15n * Q);
+      expect(await recipients(P, A, A + 3600)).toEqual([]);
+      expect(await protocolFee(P, A, A + 3600)).toBe(15n * Q);
+    });
+  });
+
+  it('keeps the clusters apart, also for the same pool address', async () => {
+    const P = addr('swaps:both-clusters');
+    await apply([
+      swapExecuted({ pool: P, slot: 1, blockTime: H0 }, { side: 'buy', amountIn: 1000n, fee: 0n, amountOut: 1n, mid: MID_1_5 }),
+      swapExecuted({ cluster: 'devnet', pool: P, slot: 1, blockTime: H0 }, { side: 'buy', amountIn: 7n, fee: 0n, amountOut: 1n, mid: MID_1_5 }),
+    ]);
+    expect((await rollup('volume_daily', 'day_start', P, 'mainnet-beta')).map((r) => r.volume_q32)).toEqual([q(1000n)]);
+    expect((await rollup('volume_daily', 'day_start', P, 'devnet')).map((r) => r.volume_q32)).toEqual([q(7n)]);
+  });
+
+  it('buckets a swap without block time at 0: in the full history, in no time window', async () => {
+    const P = addr('swaps:no-block-time');
+    await apply([swapExecuted({ pool: P, slot: 5, blockTime: null }, { side: 'buy', amountIn: 10n, fee: 0n, amountOut: 1n, mid: MID_1_5 })]);
+    const { rows } = await db.pool.query('SELECT ts, block_time FROM read.swaps WHERE pool = $1', [P]);
+    expect(rows).toEqual([{ ts: '0', block_time: null }]);
+    expect((await rollup('fee_rollup_hourly', 'hour_start', P)).map((r) => r.hour_start)).toEqual(['0']);
+  });
+
+  it('refuses a swap it cannot apply with a clear error, and writes nothing of its batch', async () => {
+    const P = addr('swaps:poison');
+    const good = swapExecuted({ pool: P, slot: 1, blockTime: H0 }, { side: 'buy', amountIn: 10n, fee: 1n, amountOut: 1n, mid: MID_1_5 });
+    const bad = swapExecuted({ pool: P, slot: 2, blockTime: H0 }, { side: 'buy', amountIn: 10n, fee: 1n, amountOut: 1n, mid: MID_1_5 });
+    const inconsistent = { ...bad, data: { ...bad.data, amountInToVault: '5' } };
+    await expect(apply([good, inconsistent])).rejects.toThrow(`event ${bad.id}: amounts are inconsistent: amountInToVault 5 + feeRaw 1 != amountIn 10`);
+    const overSplit = { ...bad, data: { ...bad.data, feeSplit: [{ recipient: addr('r'), ppm: 800_000 }, { recipient: addr('s'), ppm: 300_000 }] } };
+    await expect(apply([overSplit])).rejects.toThrow(/fee split weights add up to 1100000 ppm/);
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM read.swaps WHERE pool = $1', [P])).rows[0].n).toBe(0);
+  });
+});

@@ -1,0 +1,182 @@
+import { assertNever, type EventOf } from '@hadron/contracts';
+import { chainPosition, normaliseSplit, valueSwap } from '@hadron/domain';
+import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
+import type { ProjectionDefinition } from '../../projection';
+import { sqlBucket } from '../../sql/identifiers';
+import { boolArray, numberArray, textArray } from '../../sql/pg-array';
+import { assertApplicable, effectiveTime } from '../event-checks';
+import { swapsSchemaV1 } from './swaps.schema';
+
+/** Pool-level totals shared by the hourly, minute and daily rollups. */
+const TOTALS = ['volume_q32', 'spread_q32', 'protocol_fee_q32', 'fee_x_raw', 'fee_y_raw', 'swap_count', 'unpriced_count'] as const;
+
+/**
+ * `swaps`: swap facts (with their fee split), and rollups (pool × hour / minute / UTC day,
+ * recipient × hour). One SQL statement per batch: the swaps are inserted with
+ * ON CONFLICT DO NOTHING and every rollup is incremented only from the rows that statement
+ * actually inserted (`RETURNING`), so a redelivered batch or a duplicated event adds nothing.
+ * Recipient shares are computed in SQL exactly as libs/domain `feeShares` defines them:
+ * fee × ppm, only for fee-bearing swaps that carried a split.
+ */
+export function createSwapsHandler(schema: string): BatchHandler {
+  const sql = writeSql(schema);
+  return async (events, tx) => {
+    const b = new SwapBatch();
+    for (const { event } of events) {
+      assertApplicable(event);
+      switch (event.type) {
+        case 'SwapExecuted':
+          b.add(event);
+          break;
+        case 'PoolDiscovered':
+        case 'PoolConfigChanged':
+        case 'MidpriceUpdated':
+        case 'VaultBalancesChanged':
+        case 'FeeSplitChanged':
+          break; // a swap carries everything needed to value it, including its fee split
+        default:
+          assertNever(event);
+      }
+    }
+    if (b.size > 0) await tx.query(sql, b.params());
+  };
+}
+
+class SwapBatch {
+  private readonly seen = new Set<string>();
+  private readonly s = {
+    id: [] as string[], cluster: [] as string[], pool: [] as string[], ts: [] as number[], blockTime: [] as (number | null)[],
+    slot: [] as number[], tx: [] as number[], ix: [] as number[], inner: [] as number[], signature: [] as (string | null)[],
+    side: [] as string[], trader: [] as string[], amountIn: [] as string[], toVault: [] as string[], amountOut: [] as string[],
+    feeX: [] as string[], feeY: [] as string[], decimalsX: [] as number[], decimalsY: [] as number[], mid: [] as (string | null)[],
+    volume: [] as string[], spread: [] as string[], fee: [] as string[], priced: [] as boolean[], tracked: [] as boolean[],
+    /** Per swap, an array literal (or null): passed as text and cast per row, unnest cannot take 2-D arrays. */
+    recipients: [] as (string | null)[], ppm: [] as (string | null)[],
+  };
+
+  get size(): number {
+    return this.s.id.length;
+  }
+
+  add(e: EventOf<'SwapExecuted'>): void {
+    if (this.seen.has(e.id)) return;
+    this.seen.add(e.id);
+    const d = e.data;
+    const value = valueSwap({
+      side: d.side,
+      amountIn: BigInt(d.amountIn),
+      amountInToVault: BigInt(d.amountInToVault),
+      amountOut: BigInt(d.amountOut),
+      feeRaw: BigInt(d.feeRaw),
+      midpriceQ32: d.midpriceQ32 === null ? null : BigInt(d.midpriceQ32),
+    });
+    const pos = chainPosition(e);
+    const s = this.s;
+    s.id.push(e.id);
+    s.cluster.push(e.cluster);
+    s.pool.push(e.pool);
+    s.ts.push(effectiveTime(e));
+    s.blockTime.push(e.blockTime);
+    s.slot.push(pos.slot);
+    s.tx.push(pos.txIndex);
+    s.ix.push(pos.ixIndex);
+    s.inner.push(pos.innerIndex);
+    s.signature.push(e.signature);
+    s.side.push(d.side);
+    s.trader.push(d.trader);
+    s.amountIn.push(d.amountIn);
+    s.toVault.push(d.amountInToVault);
+    s.amountOut.push(d.amountOut);
+    s.feeX.push(value.feeXRaw.toString());
+    s.feeY.push(value.feeYRaw.toString());
+    s.decimalsX.push(d.decimalsX);
+    s.decimalsY.push(d.decimalsY);
+    s.mid.push(d.midpriceQ32);
+    s.volume.push(value.volumeQ32.toString());
+    s.spread.push(value.spreadQ32.toString());
+    s.fee.push(value.protocolFeeQ32.toString());
+    s.priced.push(value.priced);
+    s.tracked.push(d.feeSplit !== null);
+    const split = d.feeSplit === null ? null : normaliseSplit(d.feeSplit);
+    s.recipients.push(split === null ? null : textArray(split.map((w) => w.recipient)));
+    s.ppm.push(split === null ? null : numberArray(split.map((w) => w.ppm)));
+  }
+
+  params(): string[] {
+    const s = this.s;
+    const [t, n, b] = [textArray, numberArray, boolArray];
+    return [
+      t(s.id), t(s.cluster), t(s.pool), n(s.ts), n(s.blockTime), n(s.slot), n(s.tx), n(s.ix), n(s.inner), t(s.signature), t(s.side), t(s.trader),
+      n(s.amountIn), n(s.toVault), n(s.amountOut), n(s.feeX), n(s.feeY), n(s.decimalsX), n(s.decimalsY), n(s.mid), n(s.volume), n(s.spread),
+      n(s.fee), b(s.priced), b(s.tracked), t(s.recipients), t(s.ppm),
+    ];
+  }
+}
+
+function writeSql(s: string): string {
+  const rollup = (table: string, bucketCol: string, size: number) => `
+    INSERT INTO ${s}.${table} AS r (cluster, pool, ${bucketCol}, ${TOTALS.join(', ')})
+    SELECT cluster, pool, ${sqlBucket('ts', size)}, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32),
+           sum(fee_x_raw), sum(fee_y_raw), count(*), count(*) FILTER (WHERE NOT priced)
+      FROM ins GROUP BY 1, 2, 3
+    ON CONFLICT (cluster, pool, ${bucketCol}) DO UPDATE SET ${TOTALS.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ')}`;
+  const lastPos = (t: string) => `ARRAY[${t}.last_slot, ${t}.last_tx_index, ${t}.last_ix_index, ${t}.last_inner_index]::int8[]`;
+  const lastCols = ['last_ppm', 'last_slot', 'last_tx_index', 'last_ix_index', 'last_inner_index'];
+  return `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int4[], $8::int4[], $9::int4[],
+                         $10::text[], $11::text[], $12::text[], $13::numeric[], $14::numeric[], $15::numeric[], $16::numeric[],
+                         $17::numeric[], $18::int2[], $19::int2[], $20::numeric[], $21::numeric[], $22::numeric[], $23::numeric[],
+                         $24::bool[], $25::bool[], $26::text[], $27::text[])
+      AS t(id, cluster, pool, ts, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader, amount_in,
+           amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32, volume_q32, spread_q32,
+           protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm)
+  ), ins AS (
+    INSERT INTO ${s}.swaps (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader,
+                            amount_in, amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32,
+                            volume_q32, spread_q32, protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm)
+    SELECT cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader,
+           amount_in, amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32,
+           volume_q32, spread_q32, protocol_fee_q32, priced, split_tracked, split_recipients::text[], split_ppm::int4[]
+      FROM input
+    ON CONFLICT DO NOTHING
+    RETURNING cluster, pool, ts, id, slot, tx_index, ix_index, inner_index, volume_q32, spread_q32, protocol_fee_q32,
+              fee_x_raw, fee_y_raw, priced, split_recipients, split_ppm
+  ), hourly AS (${rollup('fee_rollup_hourly', 'hour_start', 3600)}
+  ), minute AS (${rollup('fee_rollup_minute', 'minute_start', 60)}
+  ), daily AS (
+    INSERT INTO ${s}.volume_daily AS r (cluster, pool, day_start, volume_q32, spread_q32, protocol_fee_q32, fees_q32, swap_count)
+    SELECT cluster, pool, ${sqlBucket('ts', 86400)}, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32),
+           sum(spread_q32) + sum(protocol_fee_q32), count(*)
+      FROM ins GROUP BY 1, 2, 3
+    ON CONFLICT (cluster, pool, day_start) DO UPDATE SET volume_q32 = r.volume_q32 + EXCLUDED.volume_q32,
+      spread_q32 = r.spread_q32 + EXCLUDED.spread_q32, protocol_fee_q32 = r.protocol_fee_q32 + EXCLUDED.protocol_fee_q32,
+      fees_q32 = r.fees_q32 + EXCLUDED.fees_q32, swap_count = r.swap_count + EXCLUDED.swap_count
+  ), recipients AS (
+    INSERT INTO ${s}.fee_recipient_hourly AS r (cluster, pool, hour_start, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6,
+                                                fee_value_q32_x1e6, swap_count, ${lastCols.join(', ')})
+    SELECT cluster, pool, hour_start, recipient, x, y, v, n, last[5], last[1], last[2], last[3], last[4]
+      FROM (SELECT cluster, pool, ${sqlBucket('ts', 3600)} AS hour_start, recipient, sum(fee_x_raw_x1e6) AS x,
+                   sum(fee_y_raw_x1e6) AS y, sum(fee_value_q32_x1e6) AS v, count(*) AS n,
+                   max(ARRAY[slot, tx_index, ix_index, inner_index, ppm]::int8[]) AS last
+              FROM (SELECT i.cluster, i.pool, i.ts, i.slot, i.tx_index, i.ix_index, i.inner_index, w.recipient, w.ppm,
+                           i.fee_x_raw * w.ppm AS fee_x_raw_x1e6, i.fee_y_raw * w.ppm AS fee_y_raw_x1e6,
+                           i.protocol_fee_q32 * w.ppm AS fee_value_q32_x1e6
+                      FROM ins i CROSS JOIN LATERAL unnest(i.split_recipients, i.split_ppm) AS w(recipient, ppm)
+                     WHERE i.split_recipients IS NOT NULL AND (i.fee_x_raw > 0 OR i.fee_y_raw > 0)) shares
+             GROUP BY 1, 2, 3, 4) a
+    ON CONFLICT (cluster, pool, hour_start, recipient) DO UPDATE SET
+      fee_x_raw_x1e6 = r.fee_x_raw_x1e6 + EXCLUDED.fee_x_raw_x1e6,
+      fee_y_raw_x1e6 = r.fee_y_raw_x1e6 + EXCLUDED.fee_y_raw_x1e6,
+      fee_value_q32_x1e6 = r.fee_value_q32_x1e6 + EXCLUDED.fee_value_q32_x1e6,
+      swap_count = r.swap_count + EXCLUDED.swap_count,
+      ${lastCols.map((c) => `${c} = CASE WHEN ${lastPos('EXCLUDED')} >= ${lastPos('r')} THEN EXCLUDED.${c} ELSE r.${c} END`).join(',\n      ')}
+  )
+  SELECT count(*)::int AS inserted FROM ins`;
+}
+
+export const swapsProjection: ProjectionDefinition = {
+  name: 'swaps',
+  schema: swapsSchemaV1,
+  createHandler: createSwapsHandler,
+};

@@ -1,0 +1,140 @@
+import type { ProjectionSchemaVersion } from '../../projection';
+
+const POSITION = `slot bigint NOT NULL,
+      tx_index integer NOT NULL,
+      ix_index integer NOT NULL,
+      inner_index integer NOT NULL`;
+
+const POOL_TOTALS = `volume_q32 numeric NOT NULL,
+      spread_q32 numeric NOT NULL,
+      protocol_fee_q32 numeric NOT NULL,
+      fee_x_raw numeric NOT NULL,
+      fee_y_raw numeric NOT NULL,
+      swap_count bigint NOT NULL,
+      unpriced_count bigint NOT NULL`;
+
+/**
+ * v1 of the `swaps` read model: swap facts (with the fee split each carried), and the rollups every
+ * fee and volume query is answered from (hour, minute, UTC day; per pool and per fee recipient).
+ * The per-recipient split rows are a view over the swaps (`read.swap_fee_splits`): one indexed
+ * row per swap instead of one per swap and recipient keeps the write path fast.
+ * All money is numeric "Q32 quote atoms" (quote atoms × 2^32), exact; split amounts are also
+ * multiplied by 10^6 (`*_x1e6`: fee × ppm, never divided) so that sums stay exact.
+ * `ts` = block time, or 0 when the chain gave none. Primary keys start with (cluster, pool, ts…):
+ * one index serves both idempotency (the event id is in it) and window scans.
+ */
+export const swapsSchemaV1: ProjectionSchemaVersion = {
+  version: 1,
+  tables: [
+    { name: 'swaps', key: ['cluster', 'pool', 'ts', 'id'] },
+    { name: 'fee_rollup_hourly', key: ['cluster', 'pool', 'hour_start'] },
+    { name: 'fee_rollup_minute', key: ['cluster', 'pool', 'minute_start'] },
+    { name: 'fee_recipient_hourly', key: ['cluster', 'pool', 'hour_start', 'recipient'] },
+    { name: 'volume_daily', key: ['cluster', 'pool', 'day_start'] },
+  ],
+  ddl: (s) => [
+    `CREATE TABLE ${s}.swaps (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      ts bigint NOT NULL,
+      id text NOT NULL,
+      block_time bigint,
+      ${POSITION},
+      signature text,
+      side text NOT NULL,
+      trader text NOT NULL,
+      amount_in numeric(20,0) NOT NULL,
+      amount_in_to_vault numeric(20,0) NOT NULL,
+      amount_out numeric(20,0) NOT NULL,
+      fee_x_raw numeric(20,0) NOT NULL,
+      fee_y_raw numeric(20,0) NOT NULL,
+      decimals_x smallint NOT NULL,
+      decimals_y smallint NOT NULL,
+      midprice_q32 numeric(20,0),
+      volume_q32 numeric NOT NULL,
+      spread_q32 numeric NOT NULL,
+      protocol_fee_q32 numeric NOT NULL,
+      priced boolean NOT NULL,
+      split_tracked boolean NOT NULL,
+      -- The fee split the swap carried (recipients merged, in order), null without one.
+      split_recipients text[],
+      split_ppm integer[],
+      PRIMARY KEY (cluster, pool, ts, id))`,
+    `CREATE TABLE ${s}.fee_rollup_hourly (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      hour_start bigint NOT NULL,
+      ${POOL_TOTALS},
+      PRIMARY KEY (cluster, pool, hour_start))`,
+    // The 24 h refresher finds the pools active in the last day with it.
+    `CREATE INDEX ON ${s}.fee_rollup_hourly (hour_start)`,
+    `CREATE TABLE ${s}.fee_rollup_minute (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      minute_start bigint NOT NULL,
+      ${POOL_TOTALS},
+      PRIMARY KEY (cluster, pool, minute_start))`,
+    `CREATE TABLE ${s}.fee_recipient_hourly (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      hour_start bigint NOT NULL,
+      recipient text NOT NULL,
+      fee_x_raw_x1e6 numeric NOT NULL,
+      fee_y_raw_x1e6 numeric NOT NULL,
+      fee_value_q32_x1e6 numeric NOT NULL,
+      swap_count bigint NOT NULL,
+      last_ppm integer NOT NULL,
+      last_slot bigint NOT NULL,
+      last_tx_index integer NOT NULL,
+      last_ix_index integer NOT NULL,
+      last_inner_index integer NOT NULL,
+      PRIMARY KEY (cluster, pool, hour_start, recipient))`,
+    `CREATE TABLE ${s}.volume_daily (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      day_start bigint NOT NULL,
+      volume_q32 numeric NOT NULL,
+      spread_q32 numeric NOT NULL,
+      protocol_fee_q32 numeric NOT NULL,
+      fees_q32 numeric NOT NULL,
+      swap_count bigint NOT NULL,
+      PRIMARY KEY (cluster, pool, day_start))`,
+  ],
+  views: [
+    {
+      name: 'swaps',
+      select: (s) => `SELECT cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader,
+        amount_in, amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32,
+        volume_q32, spread_q32, protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm FROM ${s}.swaps`,
+    },
+    {
+      // One row per recipient of each fee-bearing swap that carried a split (spec rules 1–3), its
+      // share exact as fee × ppm (÷ 10^6 at the edge). Filter on (cluster, pool, ts): swaps' index.
+      name: 'swap_fee_splits',
+      select: (s) => `SELECT s.cluster, s.pool, s.ts, s.id AS swap_id, r.recipient, r.ppm, s.slot, s.tx_index, s.ix_index, s.inner_index,
+        s.fee_x_raw * r.ppm AS fee_x_raw_x1e6, s.fee_y_raw * r.ppm AS fee_y_raw_x1e6, s.protocol_fee_q32 * r.ppm AS fee_value_q32_x1e6
+        FROM ${s}.swaps s CROSS JOIN LATERAL unnest(s.split_recipients, s.split_ppm) AS r(recipient, ppm)
+       WHERE s.split_recipients IS NOT NULL AND (s.fee_x_raw > 0 OR s.fee_y_raw > 0)`,
+    },
+    {
+      name: 'fee_rollup_hourly',
+      select: (s) => `SELECT cluster, pool, hour_start, volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw,
+        swap_count, unpriced_count FROM ${s}.fee_rollup_hourly`,
+    },
+    {
+      name: 'fee_rollup_minute',
+      select: (s) => `SELECT cluster, pool, minute_start, volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw,
+        swap_count, unpriced_count FROM ${s}.fee_rollup_minute`,
+    },
+    {
+      name: 'fee_recipient_hourly',
+      select: (s) => `SELECT cluster, pool, hour_start, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6,
+        swap_count, last_ppm, last_slot, last_tx_index, last_ix_index, last_inner_index FROM ${s}.fee_recipient_hourly`,
+    },
+    {
+      name: 'volume_daily',
+      select: (s) => `SELECT cluster, pool, day_start, volume_q32, spread_q32, protocol_fee_q32, fees_q32, swap_count
+        FROM ${s}.volume_daily`,
+    },
+  ],
+};

@@ -1,0 +1,31 @@
+import { parseArgs } from './replay';
+import { formatProgress } from './rebuild';
+
+describe('npm run replay arguments', () => {
+  it('takes a projection (or all) with defaults for the rest', () => {
+    expect(parseArgs(['--projection', 'swaps'])).toEqual({ projections: ['swaps'], batchSize: 5000, keepRetired: 0, clusters: ['mainnet-beta', 'devnet'] });
+    expect(parseArgs(['--projection', 'all', '--batch-size', '800', '--keep-retired', '2', '--clusters', 'devnet'])).toEqual({
+      projections: ['pools', 'swaps', 'midprice'],
+      batchSize: 800,
+      keepRetired: 2,
+      clusters: ['devnet'],
+    });
+  });
+
+  it.each([
+    [[], /--projection is required: one of pools, swaps, midprice, or all/],
+    [['--projection', 'nope'], /unknown projection "nope"/],
+    [['--projection'], /--projection needs a value/],
+    [['--projection', 'pools', '--batch-size', '0'], /--batch-size must be an integer 1..50000/],
+    [['--projection', 'pools', '--clusters', 'testnet'], /unknown cluster testnet/],
+    [['--projection', 'pools', '--fast'], /unknown option --fast/],
+  ])('refuses %j with a clear message', (argv, message) => {
+    expect(() => parseArgs(argv as string[])).toThrow(message);
+  });
+
+  it('prints progress as done/total, rate and ETA', () => {
+    expect(formatProgress('swaps', { group: 'swaps.v1.b1', done: 523_000, total: 1_000_000, perSecond: 61_234.4, etaSeconds: 7.8, elapsedSeconds: 8.5 })).toBe(
+      'replay swaps [swaps.v1.b1] 523,000/1,000,000 events (52.3%) 61,234 ev/s ETA 8s elapsed 9s',
+    );
+  });
+});
