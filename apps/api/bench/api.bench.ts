@@ -1,0 +1,192 @@
+/**
+ * API benchmark (DESIGN §6): `npm run bench:api`. Loopback only, bounded duration.
+ *
+ * 1. A generated dataset (bench-dataset.ts: 1,200 pools, >1.5 M swaps, >1.2 M midprice points)
+ *    in a fresh database: DATABASE_URL's server, or an embedded Postgres under .data/bench-postgres.
+ * 2. The API and a bare Fastify server (same pool-list JSON from memory) in child processes;
+ *    autocannon (50 connections, BENCH_DURATION_S each, distinct queries) against every endpoint.
+ * 3. Sequential latency of fees and sampled midprice on a pool with 10^4 vs 10^6 swaps/points.
+ * Prints tables; writes bench-results/api-bench.json.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { Client, type Pool } from 'pg';
+import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
+import { runMigrations } from '@hadron/platform/database/migrate';
+import { createPool } from '@hadron/platform/database/pool';
+import { startEmbeddedPostgres } from '@hadron/platform/database/embedded-postgres';
+import { createLogger } from '@hadron/platform/logging/logger';
+import { withDatabase } from '@hadron/platform/testing/test-database';
+import { ALL_PROJECTIONS, projectorMigrations } from '../../projector/src';
+import { BIG, BIG_POOL, DEVNET_POOLS, generateDataset, type DatasetStats, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
+import { serveApi, serveBare } from './bench-servers';
+
+const ROOT = resolve(__dirname, '../../..');
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const CONNECTIONS = 50;
+const log = (m: string) => process.stdout.write(`${m}\n`);
+
+interface LoadResult {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function main(): Promise<void> {
+  const role = process.argv[2];
+  if (role === '--serve-api') return serveApi(process.argv[3]);
+  if (role === '--serve-bare') return serveBare(process.argv[3]);
+
+  const { adminUrl, stop } = await postgres();
+  // BENCH_DB=<name> reuses a dataset kept by an earlier BENCH_KEEP=1 run (skips the ~80 s generation).
+  const reuse = process.env.BENCH_DB;
+  const keep = process.env.BENCH_KEEP === '1' || !!reuse;
+  const dbName = reuse ?? `bench_api_${Date.now().toString(36)}`;
+  const url = withDatabase(adminUrl, dbName);
+  const children: ChildProcess[] = [];
+  try {
+    let stats: DatasetStats;
+    const pool = createPool(url, { max: 2, application: 'api-bench-setup' });
+    const now = Math.floor(Date.now() / 1000);
+    const poolsDef = ALL_PROJECTIONS.find((d) => d.name === 'pools')!;
+    if (reuse) {
+      const [r] = (await pool.query<{ swaps: string; points: string; pools: string }>(`SELECT (SELECT count(*) FROM read.swaps) AS swaps, (SELECT count(*) FROM read.midprice_points) AS points, (SELECT count(*) FROM read.pools) AS pools`)).rows;
+      stats = { pools: Number(r.pools), swaps: Number(r.swaps), points: Number(r.points), seconds: 0 };
+    } else {
+      await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${dbName}`));
+      await runMigrations(url, [eventLogMigrations, projectorMigrations]);
+      log(`generating dataset in ${dbName} …`);
+      stats = await generateDataset(pool, await activeSchemas(pool), now, log);
+    }
+    await poolsDef.refresh!(pool as never, (await activeSchemas(pool)).pools, now); // the projector's own 24 h stats refresher
+    log(`dataset: ${stats.pools} pools, ${stats.swaps.toLocaleString('en')} swaps, ${stats.points.toLocaleString('en')} midprice points${stats.seconds ? ` generated in ${stats.seconds.toFixed(0)} s` : ` (reused ${dbName})`}`);
+    await pool.end();
+
+    const api = await child(['--serve-api', url], children);
+    const apiUrl = `http://127.0.0.1:${api}`;
+    const listJson = await (await fetch(`${apiUrl}/pools`)).text();
+    const jsonFile = resolve(ROOT, 'bench-results/pool-list.json');
+    mkdirSync(resolve(ROOT, 'bench-results'), { recursive: true });
+    writeFileSync(jsonFile, listJson);
+    const bare = await child(['--serve-bare', jsonFile], children);
+    const bareUrl = `http://127.0.0.1:${bare}`;
+
+    const rnd = (n: number) => Math.floor(Math.random() * n);
+    const anyPool = () => poolAddress(1 + rnd(MAINNET_POOLS));
+    const pick = <T>(xs: readonly T[]) => xs[rnd(xs.length)];
+    const load: LoadResult[] = [];
+    const run = async (name: string, base: string, path: () => string) => {
+      await hammer(base, path, 2); // warm-up (JIT, prepared statements, caches)
+      const r = await hammer(base, path, DURATION_S);
+      load.push({ name, ...r });
+      log(`  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`);
+    };
+    log(`\nthroughput: ${CONNECTIONS} connections, ${DURATION_S} s per endpoint, loopback`);
+    await run('bare Fastify: pool list object', bareUrl, () => '/pools');
+    await run('bare Fastify: pool list pre-serialized', bareUrl, () => '/pools-text');
+    await run('API GET /pools (default page)', apiUrl, () => '/pools');
+    await run('API GET /pools (random filters/sort/page)', apiUrl, () =>
+      pick(['/pools?sort_by=tvl:desc&page=' + (1 + rnd(50)), '/pools?query=tk1' + rnd(100), '/pools?token_y=So11111111111111111111111111111111111111112&sort_by=fees_24h:asc', '/pools?pool_state=paused&page_size=50', '/pools?cluster=devnet&page=' + (1 + rnd(10))]),
+    );
+    await run('API GET /pools/:a/fees (random pool, interval)', apiUrl, () => `/pools/${anyPool()}/fees?interval=${pick(['1h', '24h', '7d', '30d', 'all'])}`);
+    await run('API GET /pools/:a/midprice/history (sampled)', apiUrl, () => `/pools/${anyPool()}/midprice/history?timeframe=${pick(['5m', '30m', '1h', '4h'])}`);
+    await run('API GET /pools/:a/midprice/history (raw)', apiUrl, () => `/pools/${anyPool()}/midprice/history?timeframe=raw&limit=${pick([50, 200])}`);
+    await run('API GET /pools/:a/volume/history', apiUrl, () => `/pools/${anyPool()}/volume/history`);
+
+    log(`\nlatency vs rows (sequential, 1 connection): SMALL = ${SMALL.count.toLocaleString('en')} swaps+points, BIG = ${BIG.count.toLocaleString('en')}, same density`);
+    const scaling: Array<{ query: string; small: Lat; big: Lat }> = [];
+    for (const q of ['fees?interval=1h', 'fees?interval=24h', 'fees?interval=7d', 'fees?interval=all', 'midprice/history?timeframe=1h', 'midprice/history?timeframe=1m', 'midprice/history?timeframe=4h&start_time=0', 'midprice/history?timeframe=raw&limit=200', 'volume/history']) {
+      const small = await sequential(`${apiUrl}/pools/${SMALL_POOL}/${q}`, 300);
+      const big = await sequential(`${apiUrl}/pools/${BIG_POOL}/${q}`, 300);
+      scaling.push({ query: q, small, big });
+      log(`  ${q.padEnd(44)} SMALL p50 ${small.p50.toFixed(2)} / p99 ${small.p99.toFixed(2)} ms   BIG p50 ${big.p50.toFixed(2)} / p99 ${big.p99.toFixed(2)} ms`);
+    }
+
+    const bareObj = load[0].rps;
+    log('\nsummary');
+    log('| endpoint | req/s | p50 ms | p99 ms | vs bare (object) |');
+    log('|---|---:|---:|---:|---:|');
+    for (const r of load) log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${((r.rps / bareObj) * 100).toFixed(0)} % |`);
+    log('\n| query | SMALL p50 | SMALL p99 | BIG p50 | BIG p99 |');
+    log('|---|---:|---:|---:|---:|');
+    for (const s of scaling) log(`| ${s.query} | ${s.small.p50.toFixed(2)} | ${s.small.p99.toFixed(2)} | ${s.big.p50.toFixed(2)} | ${s.big.p99.toFixed(2)} |`);
+    writeFileSync(resolve(ROOT, 'bench-results/api-bench.json'), JSON.stringify({ at: new Date().toISOString(), dataset: { ...stats, mainnet: MAINNET_POOLS, devnet: DEVNET_POOLS }, load, scaling }, null, 2));
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    if (keep) {
+      log(`kept database ${dbName} (${url}); rerun with BENCH_DB=${dbName}`);
+    } else {
+      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => undefined);
+      await stop();
+    }
+  }
+}
+
+async function activeSchemas(pool: Pool): Promise<{ pools: string; swaps: string; midprice: string }> {
+  const { rows } = await pool.query<{ projection: string; schema_name: string }>(`SELECT projection, schema_name FROM projector.projection_builds WHERE status = 'active'`);
+  return Object.fromEntries(rows.map((r) => [r.projection, `"${r.schema_name}"`])) as { pools: string; swaps: string; midprice: string };
+}
+
+async function hammer(base: string, path: () => string, seconds: number): Promise<Omit<LoadResult, 'name'>> {
+  const r = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: path() }) }],
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+interface Lat {
+  p50: number;
+  p99: number;
+}
+
+async function sequential(url: string, n: number): Promise<Lat> {
+  for (let i = 0; i < 20; i++) await (await fetch(url)).arrayBuffer();
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    const res = await fetch(url);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${url} → ${res.status}`);
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: ms[Math.floor(n * 0.5)], p99: ms[Math.min(n - 1, Math.floor(n * 0.99))] };
+}
+
+function child(args: string[], children: ChildProcess[]): Promise<number> {
+  const c = fork(__filename, args, { execArgv: ['-r', resolve(ROOT, 'scripts/register-ts.js')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push(c);
+  return new Promise((res, rej) => {
+    c.once('message', (m: { port: number }) => res(m.port));
+    c.once('exit', (code) => rej(new Error(`bench server ${args[0]} exited with ${code}`)));
+  });
+}
+
+async function postgres(): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
+  if (process.env.DATABASE_URL) return { adminUrl: process.env.DATABASE_URL, stop: async () => undefined };
+  const pg = await startEmbeddedPostgres({ dataDir: resolve(ROOT, '.data/bench-postgres'), port: Number(process.env.BENCH_PG_PORT ?? 54349), database: 'postgres', log: createLogger('bench-postgres', 'warn') });
+  return { adminUrl: pg.url, stop: () => (pg.reused ? Promise.resolve() : pg.stop()) };
+}
+
+async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});

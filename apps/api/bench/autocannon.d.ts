@@ -1,0 +1,24 @@
+// The few autocannon 8 types the bench uses (the package ships none; @types/autocannon is not installed).
+declare module 'autocannon' {
+  namespace autocannon {
+    interface Options {
+      url: string;
+      connections?: number;
+      duration?: number;
+      requests?: Array<{ method?: string; setupRequest?: (req: Record<string, unknown>) => Record<string, unknown> }>;
+    }
+    interface Histogram {
+      average: number;
+      p50: number;
+      p99: number;
+    }
+    interface Result {
+      requests: Histogram & { total: number };
+      latency: Histogram;
+      non2xx: number;
+      errors: number;
+    }
+  }
+  function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;
+  export = autocannon;
+}

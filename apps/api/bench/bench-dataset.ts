@@ -1,0 +1,133 @@
+import type { Pool } from 'pg';
+
+/**
+ * A generated read-model dataset, written set-based (generate_series) straight into the active
+ * projector builds (the bench measures the API, not the projector). Shape:
+ * - 1000 mainnet-beta + 200 devnet pools;
+ * - BIG (mainnet pool 1): 1,000,000 swaps and 1,000,000 midprice points, one every 10 s (~116 days);
+ * - SMALL (mainnet pool 2): 10,000 of each, same density (~28 h): fees / sampled-midprice latency
+ *   on SMALL vs BIG shows whether cost grows with rows or with buckets;
+ * - every other pool: 500 swaps over the last 7 days and 200 points over the last day.
+ * A third of the swaps carry a two-recipient fee split. Rollups are derived from the rows.
+ * It follows the physical tables of the projector's v1 builds (the only place outside the
+ * projector that writes them): a change of those tables needs a change here.
+ */
+export const BIG = { count: 1_000_000, step: 10 };
+export const SMALL = { count: 10_000, step: 10 };
+export const MAINNET_POOLS = 1000;
+export const DEVNET_POOLS = 200;
+
+export const poolAddress = (i: number): string => `Pool${String(i).padStart(6, '0')}${'x'.repeat(34)}`;
+export const BIG_POOL = poolAddress(1);
+export const SMALL_POOL = poolAddress(2);
+
+export interface DatasetStats {
+  pools: number;
+  swaps: number;
+  points: number;
+  seconds: number;
+}
+
+export async function generateDataset(pool: Pool, schemas: { pools: string; swaps: string; midprice: string }, now: number, log: (m: string) => void): Promise<DatasetStats> {
+  const P = schemas.pools;
+  const S = schemas.swaps;
+  const M = schemas.midprice;
+  const started = Date.now();
+  const step = async (what: string, sql: string, params: unknown[] = []) => {
+    const t = Date.now();
+    const r = await pool.query(sql, params);
+    log(`  ${what}: ${r.rowCount ?? 0} rows in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  };
+  const total = MAINNET_POOLS + DEVNET_POOLS;
+  await pool.query(`SET synchronous_commit = off`);
+  await step(
+    'pools',
+    `INSERT INTO ${P}.pools (cluster, pool, program_id, program_version, seed, authority, oracle, token_x_mint, token_x_symbol,
+        token_x_name, token_x_decimals, token_x_icon, token_y_mint, token_y_symbol, token_y_name, token_y_decimals, token_y_icon,
+        vault_x, vault_y, pool_state, pool_state_raw, oracle_mode, spread_config_initialized, has_pool_fee, fee_config, fee_ppm,
+        fee_recipient, config_slot, quoting_authority, midprice_q32, spread_factor_q32, vault_x_amount, vault_y_amount)
+     SELECT CASE WHEN i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END,
+            'Pool' || lpad(i::text, 6, '0') || repeat('x', 34), 'Prog1111111111111111111111111111111111111111', 1, i,
+            'Auth' || (i % 20) || repeat('a', 38), 'Orcl' || i || repeat('o', 36),
+            'MintX' || i || repeat('m', 35), 'TK' || i, 'Token ' || i, (ARRAY[9, 6, 5])[1 + i % 3], '',
+            CASE WHEN i % 5 = 0 THEN 'So11111111111111111111111111111111111111112' ELSE 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' END,
+            CASE WHEN i % 5 = 0 THEN 'SOL' ELSE 'USDC' END, CASE WHEN i % 5 = 0 THEN 'Wrapped SOL' ELSE 'USD Coin' END,
+            CASE WHEN i % 5 = 0 THEN 9 ELSE 6 END, '',
+            'VltX' || i || repeat('v', 36), 'VltY' || i || repeat('w', 36),
+            (ARRAY['Initialized', 'Initialized', 'Initialized', 'Paused', 'RejectSwaps'])[1 + i % 5], 1, 0, true, false,
+            'FeeCfg111111111111111111111111111111111111', 1000, 'FeeRcp111111111111111111111111111111111111', 1000,
+            'Quot' || (i % 7) || repeat('q', 38), 1073741824 + i * 1000, 4294967296 - 262144,
+            1000000000000::numeric + i * 1000000000::numeric, 50000000000::numeric + i * 100000000::numeric
+       FROM generate_series(1, ${total}) i`,
+  );
+  // Per-pool series: (pool number, swaps, step between swaps, points, step between points).
+  const series = `(SELECT i, CASE WHEN i = 1 THEN ${BIG.count} WHEN i = 2 THEN ${SMALL.count} ELSE 500 END AS swaps,
+                          CASE WHEN i IN (1, 2) THEN ${BIG.step} ELSE 1209 END AS swap_step,
+                          CASE WHEN i = 1 THEN ${BIG.count} WHEN i = 2 THEN ${SMALL.count} ELSE 200 END AS points,
+                          CASE WHEN i IN (1, 2) THEN ${BIG.step} ELSE 432 END AS point_step
+                     FROM generate_series(1, ${total}) i)`;
+  await step(
+    'swaps',
+    `INSERT INTO ${S}.swaps (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader, amount_in,
+        amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32, volume_q32, spread_q32,
+        protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm)
+     SELECT cluster, pool, ts, 'sw:' || n || ':' || g, ts, (ts - 1700000000) * 3, 0, 1, -1, 'Sig' || n || 'x' || g || repeat('s', 60), 'buy',
+            'Trader1111111111111111111111111111111111111', a, a - f, o, 0, f, 9, 6, 1073741824,
+            a * 4294967296, (a - f) * 4294967296 - o * 1073741824, f * 4294967296, true, g % 3 = 0,
+            CASE WHEN g % 3 = 0 THEN ARRAY['Rcpt1111111111111111111111111111111111111111', 'Rcpt2222222222222222222222222222222222222222'] END,
+            CASE WHEN g % 3 = 0 THEN ARRAY[600000, 400000] END
+       FROM (SELECT CASE WHEN s.i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END AS cluster,
+                    'Pool' || lpad(s.i::text, 6, '0') || repeat('x', 34) AS pool, s.i AS n, g,
+                    ${now}::int8 - 1 - (g - 1) * s.swap_step AS ts,
+                    (1000000 + (g % 1000) * 1000)::numeric AS a,
+                    div((1000000 + (g % 1000) * 1000)::numeric, 1000) AS f,
+                    div(div((1000000 + (g % 1000) * 1000)::numeric * 999, 1000) * 4 * 998, 1000) AS o
+               FROM ${series} s, generate_series(1, s.swaps) g) x`,
+  );
+  const rollup = (table: string, col: string, size: number) =>
+    step(
+      table,
+      `INSERT INTO ${S}.${table} (cluster, pool, ${col}, volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw, swap_count, unpriced_count)
+       SELECT cluster, pool, ts - ts % ${size}, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32), sum(fee_x_raw), sum(fee_y_raw), count(*), 0
+         FROM ${S}.swaps GROUP BY 1, 2, 3`,
+    );
+  await rollup('fee_rollup_hourly', 'hour_start', 3600);
+  await rollup('fee_rollup_minute', 'minute_start', 60);
+  await step(
+    'volume_daily',
+    `INSERT INTO ${S}.volume_daily (cluster, pool, day_start, volume_q32, spread_q32, protocol_fee_q32, fees_q32, swap_count)
+     SELECT cluster, pool, ts - ts % 86400, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32), sum(spread_q32) + sum(protocol_fee_q32), count(*)
+       FROM ${S}.swaps GROUP BY 1, 2, 3`,
+  );
+  await step(
+    'fee_recipient_hourly',
+    `INSERT INTO ${S}.fee_recipient_hourly (cluster, pool, hour_start, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6,
+        swap_count, last_ppm, last_slot, last_tx_index, last_ix_index, last_inner_index)
+     SELECT cluster, pool, ts - ts % 3600, recipient, sum(fee_x_raw_x1e6), sum(fee_y_raw_x1e6), sum(fee_value_q32_x1e6), count(*),
+            max(ppm), max(slot), 0, 1, -1
+       FROM read.swap_fee_splits GROUP BY 1, 2, 3, 4`,
+  );
+  await step(
+    'midprice_points',
+    `INSERT INTO ${M}.midprice_points (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction,
+        sequence, midprice_q32, spread_factor_q32)
+     SELECT CASE WHEN s.i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END, 'Pool' || lpad(s.i::text, 6, '0') || repeat('x', 34),
+            ${now}::int8 - 1 - (g - 1) * s.point_step, 'mp:' || s.i || ':' || g, ${now}::int8 - 1 - (g - 1) * s.point_step,
+            (${now}::int8 - 1 - (g - 1) * s.point_step - 1700000000) * 3 + 1, 0, 0, -1, 'Sig' || s.i || 'm' || g || repeat('t', 60),
+            'UpdateMidpriceAndBaseSpread', g, 1073741824 + (g % 977) * 1000, 4294967296 - 262144
+       FROM ${series} s, generate_series(1, s.points) g`,
+  );
+  const lastPoint = (table: string, col: string, size: number) =>
+    step(
+      table,
+      `INSERT INTO ${M}.${table} (cluster, pool, ${col}, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, point_id)
+       SELECT DISTINCT ON (cluster, pool, ts - ts % ${size}) cluster, pool, ts - ts % ${size}, ts, slot, tx_index, ix_index, inner_index,
+              signature, midprice_q32, spread_factor_q32, id
+         FROM ${M}.midprice_points ORDER BY cluster, pool, ts - ts % ${size}, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC`,
+    );
+  await lastPoint('midprice_minute', 'minute_start', 60);
+  await lastPoint('midprice_hourly', 'hour_start', 3600);
+  await step('analyze', `ANALYZE`);
+  const [{ swaps, points }] = (await pool.query<{ swaps: string; points: string }>(`SELECT (SELECT count(*) FROM ${S}.swaps) AS swaps, (SELECT count(*) FROM ${M}.midprice_points) AS points`)).rows;
+  return { pools: total, swaps: Number(swaps), points: Number(points), seconds: (Date.now() - started) / 1000 };
+}

@@ -1,0 +1,113 @@
+import { HttpException, Module, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from '@hadron/platform/logging/logger';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Pool } from 'pg';
+import type { ApiConfig } from './api.config';
+import { ReadDb } from './database/read-db';
+import { HealthHttpController } from './health/health.http.controller';
+import { ReadinessCheck } from './health/readiness';
+import { ApiExceptionFilter, toErrorBody } from './http/api-exception.filter';
+import { JSON_CONTENT_TYPE } from './http/json';
+import { PinoNestLogger } from './http/nest-logger';
+import { API_CONFIG, API_LOGGER, CLOCK, type Clock } from './http/tokens';
+import { createValidationPipe } from './http/validation.pipe';
+import { ApiMetrics } from './metrics/api-metrics';
+import { MetricsHttpController } from './metrics/metrics.http.controller';
+import { GetMidpriceHistoryHandler } from './midprice/queries/get-midprice-history/get-midprice-history.handler';
+import { GetMidpriceHistoryHttpController } from './midprice/queries/get-midprice-history/get-midprice-history.http.controller';
+import { buildOpenApiDocument } from './openapi/openapi.document';
+import { serveOpenApi } from './openapi/swagger-ui';
+import { PoolDirectory } from './pools/pool-directory';
+import { PoolListSnapshot } from './pools/pool-list/pool-list.snapshot';
+import { ListPoolsHandler } from './pools/queries/list-pools/list-pools.handler';
+import { ListPoolsHttpController } from './pools/queries/list-pools/list-pools.http.controller';
+import { GetPoolFeesHandler } from './swaps/queries/get-pool-fees/get-pool-fees.handler';
+import { GetPoolFeesHttpController } from './swaps/queries/get-pool-fees/get-pool-fees.http.controller';
+import { GetVolumeHistoryHandler } from './swaps/queries/get-volume-history/get-volume-history.handler';
+import { GetVolumeHistoryHttpController } from './swaps/queries/get-volume-history/get-volume-history.http.controller';
+
+export interface ApiAppDeps {
+  /** Reads the `read.*` views and `component_status`; owned (and ended) by the caller. */
+  pool: Pool;
+  config: ApiConfig;
+  logger: Logger;
+  /** Milliseconds since the epoch ("request time"); tests pin it. Default Date.now. */
+  clock?: Clock;
+}
+
+@Module({})
+export class ApiModule {
+  static register(deps: ApiAppDeps): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [CqrsModule.forRoot()],
+      controllers: [
+        ListPoolsHttpController,
+        GetPoolFeesHttpController,
+        GetMidpriceHistoryHttpController,
+        GetVolumeHistoryHttpController,
+        HealthHttpController,
+        MetricsHttpController,
+      ],
+      providers: [
+        { provide: API_CONFIG, useValue: deps.config },
+        { provide: API_LOGGER, useValue: deps.logger },
+        { provide: CLOCK, useValue: deps.clock ?? Date.now },
+        { provide: ReadDb, useValue: new ReadDb(deps.pool, deps.logger) },
+        { provide: ApiMetrics, useValue: new ApiMetrics() },
+        PoolListSnapshot,
+        PoolDirectory,
+        ReadinessCheck,
+        ListPoolsHandler,
+        GetPoolFeesHandler,
+        GetMidpriceHistoryHandler,
+        GetVolumeHistoryHandler,
+      ],
+    };
+  }
+}
+
+/** Nest on Fastify with Fastify's own logging off (requests are measured by the metrics hook). */
+export function createNestApp(deps: ApiAppDeps, nestLogger: PinoNestLogger | false): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    logger: false,
+    // Errors Fastify raises before routing (e.g. a malformed percent-encoded path) get the one error shape too.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const body = toErrorBody(new HttpException(error.message, error.statusCode && error.statusCode < 500 ? error.statusCode : 400));
+      void reply.code(body.statusCode).header('content-type', JSON_CONTENT_TYPE).send(JSON.stringify(body));
+    },
+  });
+  return NestFactory.create<NestFastifyApplication>(ApiModule.register(deps), adapter, {
+    logger: nestLogger,
+    abortOnError: false,
+  });
+}
+
+/**
+ * Builds the API (global pipe and filter, metrics, OpenAPI at /docs and /docs-json) and
+ * initialises it: the pool list is loaded before this resolves. It does not listen: the caller
+ * does `await app.listen({ port: config.PORT, host: config.HOST })` and owns `pool`.
+ */
+export async function createApiApp(deps: ApiAppDeps): Promise<NestFastifyApplication> {
+  const logger = deps.logger.child({ component: 'api' });
+  const app = await createNestApp({ ...deps, logger }, new PinoNestLogger(logger));
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new ApiExceptionFilter(logger));
+  const metrics = app.get(ApiMetrics);
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onResponse', (request, reply, done) => {
+      metrics.httpDuration.observe(
+        { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
+      done();
+    });
+  serveOpenApi(app, buildOpenApiDocument(app));
+  await app.init();
+  return app;
+}

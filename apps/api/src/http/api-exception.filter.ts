@@ -1,0 +1,50 @@
+import { STATUS_CODES } from 'node:http';
+import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { ApiErrorBody } from '@hadron/contracts/api';
+import { isTransientDbError } from '@hadron/platform/database/pool';
+import type { Logger } from '@hadron/platform/logging/logger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { JSON_CONTENT_TYPE } from './json';
+
+/**
+ * The one place that writes error responses (STYLE §9): `{statusCode, message, error}` with a
+ * string message, for Nest and Fastify errors alike. Anything unexpected is logged here with its
+ * stack and answered with a bare 500; no stack trace or internal message reaches a client.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  constructor(private readonly log: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
+    const body = toErrorBody(exception);
+    if (body.statusCode >= 500) this.log.error({ err: exception, method: request?.method, url: request?.url }, 'request failed');
+    if (reply.sent) return;
+    void reply.code(body.statusCode).header('content-type', JSON_CONTENT_TYPE).send(JSON.stringify(body));
+  }
+}
+
+/**
+ * The read database is down, or the projector has not created the `read` views yet: the service
+ * is unavailable (503, as readiness says), not broken.
+ */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  return isTransientDbError(e) || (e as { code?: string })?.code === '42P01' || (e as { code?: string })?.code === '3F000';
+}
+
+export function toErrorBody(exception: unknown): ApiErrorBody {
+  if (exception instanceof HttpException) {
+    const statusCode = exception.getStatus();
+    const error = STATUS_CODES[statusCode] ?? 'Error';
+    const response = exception.getResponse();
+    let message: unknown = typeof response === 'string' ? response : (response as { message?: unknown }).message;
+    if (Array.isArray(message)) message = message.join('; ');
+    // A 5xx message may carry internals: the client gets the status phrase only.
+    if (statusCode >= 500 || typeof message !== 'string' || message === '') message = error;
+    return { statusCode, message: message as string, error };
+  }
+  if (isDatabaseUnavailable(exception)) return { statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable' };
+  return { statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' };
+}

@@ -1,0 +1,173 @@
+import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import {
+  MIDPRICE_MAX_BUCKETS,
+  POOL_NOT_FOUND_MESSAGE,
+  type MidpriceHistoryResponse,
+  type MidpriceSample,
+  type SampledTimeframe,
+} from '@hadron/contracts/api';
+import { ReadDb } from '../../../database/read-db';
+import { PoolDirectory } from '../../../pools/pool-directory';
+import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
+import { bucketCount, planSampled } from './midprice-plan';
+import { cutRawPage } from './raw-page';
+
+const POINT = 'ts, slot, tx_index, ix_index, inner_index, id, signature, midprice_q32, spread_factor_q32';
+const ROLLUP_POINT = 'ts, slot, tx_index, ix_index, inner_index, point_id AS id, signature, midprice_q32, spread_factor_q32';
+const NEWEST_FIRST = 'slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC';
+
+/** $3 bucket size; $4/$5 whole hours; $6..$9 whole minutes; $10..$13 raw partial minutes. */
+const SAMPLED_SQL = `WITH c AS (
+    SELECT ${ROLLUP_POINT} FROM read.midprice_hourly WHERE cluster = $1 AND pool = $2 AND hour_start >= $4 AND hour_start < $5
+    UNION ALL
+    SELECT ${ROLLUP_POINT} FROM read.midprice_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $6 AND minute_start < $7
+    UNION ALL
+    SELECT ${ROLLUP_POINT} FROM read.midprice_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $8 AND minute_start < $9
+    UNION ALL
+    SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $10 AND ts < $11
+    UNION ALL
+    SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $12 AND ts < $13
+  )
+  SELECT DISTINCT ON (bucket) bucket, slot, signature, midprice_q32, spread_factor_q32
+    FROM (SELECT *, ts - ((ts % $3::int8) + $3::int8) % $3::int8 AS bucket FROM c) x
+   ORDER BY bucket, ${NEWEST_FIRST}`;
+
+const FIRST_HOUR_SQL = `SELECT min(hour_start) AS first FROM read.midprice_hourly WHERE cluster = $1 AND pool = $2`;
+
+/** Newest first, [start, upper). */
+const RAW_SQL = `SELECT ${POINT} FROM read.midprice_points
+  WHERE cluster = $1 AND pool = $2 AND ts >= $3 AND ts < $4 ORDER BY ts DESC, ${NEWEST_FIRST} LIMIT $5`;
+
+/** Every point of second $3, plus the newest older point in range (is there a next page?). */
+const SECOND_SQL = `SELECT false AS older, ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts = $3
+  UNION ALL
+  (SELECT true, ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $4 AND ts < $3
+    ORDER BY ts DESC LIMIT 1)`;
+
+interface PointRow {
+  ts: string;
+  slot: string;
+  tx_index: number;
+  ix_index: number;
+  inner_index: number;
+  id: string;
+  signature: string | null;
+  midprice_q32: string | null;
+  spread_factor_q32: string | null;
+}
+
+/** A point with its chain position as numbers (slots and seconds are far below 2^53). */
+interface Point {
+  ts: number;
+  slot: number;
+  tx: number;
+  ix: number;
+  inner: number;
+  id: string;
+  signature: string | null;
+  midprice_q32: string | null;
+  spread_factor_q32: string | null;
+}
+
+const toPoint = (r: PointRow): Point => ({
+  ts: Number(r.ts),
+  slot: Number(r.slot),
+  tx: r.tx_index,
+  ix: r.ix_index,
+  inner: r.inner_index,
+  id: r.id,
+  signature: r.signature,
+  midprice_q32: r.midprice_q32,
+  spread_factor_q32: r.spread_factor_q32,
+});
+
+const Q32 = 4_294_967_296;
+/** Q32-decoded as a JSON number: Number(u64 text) rounds once, dividing by 2^32 is exact. */
+const decodeQ32 = (v: string | null): number | null => (v === null ? null : Number(v) / Q32);
+
+function sample(timestamp: number, slot: number, r: Pick<Point, 'signature' | 'midprice_q32' | 'spread_factor_q32'>): MidpriceSample {
+  return { timestamp, slot, midprice: decodeQ32(r.midprice_q32), base_spread_factor: decodeQ32(r.spread_factor_q32), signature: r.signature };
+}
+
+function newestFirst(a: Point, b: Point): number {
+  return b.ts - a.ts || b.slot - a.slot || b.tx - a.tx || b.ix - a.ix || b.inner - a.inner || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+@QueryHandler(GetMidpriceHistoryQuery)
+export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHistoryQuery> {
+  constructor(
+    private readonly db: ReadDb,
+    private readonly pools: PoolDirectory,
+  ) {}
+
+  async execute(q: GetMidpriceHistoryQuery): Promise<MidpriceHistoryResponse> {
+    if (!(await this.pools.find(q.cluster, q.address))) throw new NotFoundException(POOL_NOT_FOUND_MESSAGE);
+    return q.timeframe === 'raw' ? this.raw(q) : this.sampled(q, q.timeframe);
+  }
+
+  private async sampled(q: GetMidpriceHistoryQuery, timeframe: SampledTimeframe): Promise<MidpriceHistoryResponse> {
+    const plan = planSampled(timeframe, q.startTime, q.endTime);
+    await this.assertBucketLimit(q, timeframe, plan.size);
+    const [m1, m2] = plan.minutes;
+    const [r1, r2] = plan.raw;
+    const rows = await this.db.query<Pick<PointRow, 'slot' | 'signature' | 'midprice_q32' | 'spread_factor_q32'> & { bucket: string }>('api-midprice-sampled', SAMPLED_SQL, [
+      q.cluster,
+      q.address,
+      plan.size,
+      plan.hours.from,
+      plan.hours.to,
+      m1.from,
+      m1.to,
+      m2.from,
+      m2.to,
+      r1.from,
+      r1.to,
+      r2.from,
+      r2.to,
+    ]);
+    return { start_time: q.startTime, end_time: q.endTime, timeframe, data: rows.map((r) => sample(Number(r.bucket), Number(r.slot), r)) };
+  }
+
+  /**
+   * At most MIDPRICE_MAX_BUCKETS buckets, counted from the pool's first recorded hour when the
+   * range starts earlier (so `start_time=0` works for any pool with a bounded history).
+   */
+  private async assertBucketLimit(q: GetMidpriceHistoryQuery, timeframe: SampledTimeframe, size: number): Promise<void> {
+    if (bucketCount(size, q.startTime, q.endTime) <= MIDPRICE_MAX_BUCKETS) return;
+    const [row] = await this.db.query<{ first: string | null }>('api-midprice-first-hour', FIRST_HOUR_SQL, [q.cluster, q.address]);
+    const from = Math.max(q.startTime, row?.first === null || row === undefined ? q.endTime : Number(row.first));
+    const count = from > q.endTime ? 0 : bucketCount(size, from, q.endTime);
+    if (count > MIDPRICE_MAX_BUCKETS) {
+      throw new BadRequestException(
+        `The range holds ${count} buckets of timeframe ${timeframe}; at most ${MIDPRICE_MAX_BUCKETS} are returned per request: narrow start_time/end_time or use a larger timeframe`,
+      );
+    }
+  }
+
+  private async raw(q: GetMidpriceHistoryQuery): Promise<MidpriceHistoryResponse> {
+    const upper = Math.min(q.endTime + 1, q.cursor ?? Number.MAX_SAFE_INTEGER);
+    let page: Point[] = [];
+    let more = false;
+    if (upper > q.startTime) {
+      const rows = await this.db.query<PointRow>('api-midprice-raw', RAW_SQL, [q.cluster, q.address, q.startTime, upper, q.limit + 1]);
+      const cut = cutRawPage(rows.map(toPoint), q.limit);
+      if (cut.kind === 'page') {
+        page = cut.page;
+        more = cut.more;
+      } else {
+        const second = await this.db.query<PointRow & { older: boolean }>('api-midprice-second', SECOND_SQL, [q.cluster, q.address, cut.second, q.startTime]);
+        page = second.filter((r) => !r.older).map(toPoint).sort(newestFirst);
+        more = second.some((r) => r.older);
+      }
+    }
+    const data = page.map((p) => sample(p.ts, p.slot, p));
+    return {
+      start_time: q.startTime,
+      end_time: q.endTime,
+      timeframe: 'raw',
+      next_cursor: more && data.length > 0 ? data[data.length - 1].timestamp : null,
+      data,
+    };
+  }
+}

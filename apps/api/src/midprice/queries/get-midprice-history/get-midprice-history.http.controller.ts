@@ -1,0 +1,38 @@
+import { Controller, Get, Header, Inject, Param, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
+import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
+import { JSON_CONTENT_TYPE, jsonText, type JsonText } from '../../../http/json';
+import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
+import { GetMidpriceHistoryRequestDto } from './get-midprice-history.request.dto';
+import { MidpriceHistoryResponseDto } from './get-midprice-history.response.dto';
+
+@ApiTags('pools')
+@Controller('pools')
+export class GetMidpriceHistoryHttpController {
+  constructor(
+    private readonly queryBus: QueryBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Get(':address/midprice/history')
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  @ApiOperation({
+    operationId: 'getMidpriceHistory',
+    summary: 'Midprice history',
+    description:
+      'Sampled: one entry per epoch-aligned bucket holding data, ascending; timestamp = bucket start; midprice, spread factor, slot and signature of the last update in the bucket. Raw: every update in [start_time, end_time] strictly before `cursor`, newest first, paginated by whole seconds so that following `next_cursor` never skips or repeats a record.',
+  })
+  @ApiParam(ADDRESS_PARAM_DOC)
+  @ApiOkResponse({ type: MidpriceHistoryResponseDto })
+  @ApiBadRequestResponse({
+    type: ApiErrorDto,
+    description: '`Invalid timeframe`; `start_time and end_time must be valid unix timestamps in seconds`; `cursor must be a valid unix timestamp in seconds`; start_time after end_time; too many buckets; invalid `limit` or `cluster`; a repeated or unknown parameter',
+  })
+  @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
+  @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
+  async history(@Param('address') address: string, @Query() request: GetMidpriceHistoryRequestDto): Promise<JsonText> {
+    return jsonText(await this.queryBus.execute(request.toQuery(address, nowSeconds(this.clock))));
+  }
+}

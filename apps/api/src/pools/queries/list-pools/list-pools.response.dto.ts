@@ -1,0 +1,70 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class TokenDto {
+  @ApiProperty({ example: 'So11111111111111111111111111111111111111112', description: 'Mint address' })
+  address: string;
+  @ApiProperty({ example: 'SOL' })
+  symbol: string;
+  @ApiProperty({ example: 'Wrapped SOL' })
+  name: string;
+  @ApiProperty({ type: 'integer', example: 9 })
+  decimals: number;
+  @ApiProperty({ example: 'https://raw.githubusercontent.com/solana-labs/token-list/main/assets/mainnet/So11111111111111111111111111111111111111112/logo.png', description: 'Icon URL; may be an empty string' })
+  icon: string;
+}
+
+export class PoolConfigDto {
+  @ApiProperty({ example: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin' })
+  authority: string;
+  @ApiProperty({ type: 'string', nullable: true, example: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', description: 'null until the oracle account has been read' })
+  quoting_authority: string | null;
+  @ApiProperty({ type: 'integer', example: 0, description: 'Oracle mode; 0 is the default' })
+  oracle_mode: number;
+  @ApiProperty({ enum: ['Uninitialized', 'Initialized', 'Paused', 'RejectSwaps', 'Closed'], example: 'Initialized' })
+  pool_state: string;
+  @ApiProperty({ type: 'number', nullable: true, example: 1, description: '(1 - spread_factor) × 10000; null until a spread factor is known' })
+  base_spread_bps: number | null;
+}
+
+export class Window24hDto {
+  @ApiProperty({ name: '24h', type: 'number', example: 125000.5 })
+  '24h': number;
+}
+
+export class PoolDto {
+  @ApiProperty({ example: '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1', description: 'Pool config PDA address' })
+  address: string;
+  @ApiProperty({ example: 'SOL/USDC', description: '<BASE>/<QUOTE>' })
+  name: string;
+  @ApiProperty({ type: TokenDto, description: 'Base token' })
+  token_x: TokenDto;
+  @ApiProperty({ type: TokenDto, description: 'Quote token' })
+  token_y: TokenDto;
+  @ApiProperty({ type: 'integer', example: 1250000000000, description: 'Raw vault X balance (atoms). Written with exact digits: may exceed 2^53' })
+  token_x_amount: number;
+  @ApiProperty({ type: 'integer', example: 187500000000, description: 'Raw vault Y balance (atoms). Written with exact digits: may exceed 2^53' })
+  token_y_amount: number;
+  @ApiProperty({ type: PoolConfigDto })
+  pool_config: PoolConfigDto;
+  @ApiProperty({ example: 375000.25, description: 'x_amount × price + y_amount, quote-token units (USD for a USD quote)' })
+  tvl: number;
+  @ApiProperty({ type: 'number', nullable: true, example: 150.25, description: 'Human midprice = midprice × 10^(decimals_x − decimals_y); null before the first oracle update' })
+  current_price: number | null;
+  @ApiProperty({ type: Window24hDto, description: 'Swap volume of the last 24 h, quote-token units' })
+  volume: Window24hDto;
+  @ApiProperty({ type: Window24hDto, description: 'Fees (spread + protocol fee) of the last 24 h, quote-token units' })
+  fees: Window24hDto;
+}
+
+export class PoolListResponseDto {
+  @ApiProperty({ type: 'integer', example: 42, description: 'Pools matching the filters' })
+  total: number;
+  @ApiProperty({ type: 'integer', example: 3, description: 'ceil(total / page_size); 0 when nothing matches' })
+  pages: number;
+  @ApiProperty({ type: 'integer', example: 1 })
+  current_page: number;
+  @ApiProperty({ type: 'integer', example: 20 })
+  page_size: number;
+  @ApiProperty({ type: [PoolDto] })
+  data: PoolDto[];
+}

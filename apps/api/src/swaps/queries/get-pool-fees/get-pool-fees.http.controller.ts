@@ -1,0 +1,36 @@
+import { Controller, Get, Header, Inject, Param, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
+import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
+import { JSON_CONTENT_TYPE, jsonText, type JsonText } from '../../../http/json';
+import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
+import { GetPoolFeesQuery } from './get-pool-fees.query';
+import { GetPoolFeesRequestDto } from './get-pool-fees.request.dto';
+import { PoolFeesReportDto } from './get-pool-fees.response.dto';
+
+@ApiTags('pools')
+@Controller('pools')
+export class GetPoolFeesHttpController {
+  constructor(
+    private readonly queryBus: QueryBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Get(':address/fees')
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  @ApiOperation({
+    operationId: 'getPoolFees',
+    summary: 'Pool fees',
+    description: 'Spread, protocol fee and per-recipient split of one pool over a lookback window ending at the request time. Exact for every window: whole hours from hourly rollups, the partial hours at both edges from raw swaps (capped by FEES_SWAP_CAP, see `truncated`).',
+  })
+  @ApiParam(ADDRESS_PARAM_DOC)
+  @ApiOkResponse({ type: PoolFeesReportDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid `interval` or `cluster`, a repeated or unknown parameter' })
+  @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
+  @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
+  async fees(@Param('address') address: string, @Query() request: GetPoolFeesRequestDto): Promise<JsonText> {
+    const report = await this.queryBus.execute(new GetPoolFeesQuery(request.cluster, address, request.interval, nowSeconds(this.clock)));
+    return jsonText(report);
+  }
+}

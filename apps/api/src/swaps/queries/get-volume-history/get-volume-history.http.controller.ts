@@ -1,0 +1,37 @@
+import { Controller, Get, Header, Inject, Param, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
+import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
+import { JSON_CONTENT_TYPE, jsonText, type JsonText } from '../../../http/json';
+import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
+import { GetVolumeHistoryRequestDto } from './get-volume-history.request.dto';
+import { VolumeHistoryResponseDto } from './get-volume-history.response.dto';
+
+@ApiTags('pools')
+@Controller('pools')
+export class GetVolumeHistoryHttpController {
+  constructor(
+    private readonly queryBus: QueryBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Get(':address/volume/history')
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  @ApiOperation({
+    operationId: 'getVolumeHistory',
+    summary: 'Volume history',
+    description: 'Daily volume and fees of one pool: one bucket per UTC day touched by the range, ascending, zero-filled, whole-day totals in quote-token units.',
+  })
+  @ApiParam(ADDRESS_PARAM_DOC)
+  @ApiOkResponse({ type: VolumeHistoryResponseDto })
+  @ApiBadRequestResponse({
+    type: ApiErrorDto,
+    description: '`Only 24h timeframe is supported for volume history in v1`; `start_time and end_time must be valid unix timestamps in seconds`; start_time after end_time; more than 36600 days; invalid `cluster`; a repeated or unknown parameter',
+  })
+  @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
+  @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
+  async history(@Param('address') address: string, @Query() request: GetVolumeHistoryRequestDto): Promise<JsonText> {
+    return jsonText(await this.queryBus.execute(request.toQuery(address, nowSeconds(this.clock))));
+  }
+}

@@ -1,0 +1,90 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { HadronEvent } from '@hadron/contracts';
+import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
+import { PostgresEventLogConsumer, PostgresEventLogProducer } from '@hadron/platform/event-log/postgres/postgres-event-log';
+import { createLogger } from '@hadron/platform/logging/logger';
+import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import { ALL_PROJECTIONS, ProjectorRunner, projectorMigrations } from '../../../apps/projector/src';
+import { apiEnvSchema, createApiApp, type ApiConfig } from '../../../apps/api/src';
+import { PoolListSnapshot } from '../../../apps/api/src/pools/pool-list/pool-list.snapshot';
+
+export interface Response {
+  status: number;
+  text: string;
+  /** JSON.parse of the body (big integers lose precision here: check `text` for exact digits). */
+  body: any;
+  headers: Record<string, unknown>;
+}
+
+export interface ApiHarness {
+  db: TestDatabase;
+  app: NestFastifyApplication;
+  /** Appends events to the Postgres event log and waits until every projection has applied them. */
+  project(events: readonly HadronEvent[]): Promise<void>;
+  get(url: string): Promise<Response>;
+  /** Another API app over the same database (e.g. other config); closed with the harness. */
+  startApp(config?: Record<string, string>): Promise<NestFastifyApplication>;
+  close(): Promise<void>;
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function inject(app: NestFastifyApplication, url: string): Promise<Response> {
+  const res = await app.inject({ method: 'GET', url });
+  let body: unknown;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.statusCode, text: res.body, body, headers: res.headers };
+}
+
+/**
+ * A fresh database with the platform and projector migrations, the real projector
+ * (ProjectorRunner consuming the Postgres event log; 24 h stats refreshed at the pinned `now`),
+ * and the API app with its clock pinned to `now` (Unix seconds).
+ */
+export async function startApiHarness(opts: { now: number; events?: readonly HadronEvent[]; config?: Record<string, string> }): Promise<ApiHarness> {
+  const db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+  const log = createLogger('api-e2e', process.env.E2E_LOG_LEVEL ?? 'silent');
+  const producer = new PostgresEventLogProducer(db.pool);
+  const runner = new ProjectorRunner({ pool: db.pool, log, nowSec: () => opts.now, registryPollMs: 60_000, lagPollMs: 60_000 });
+  await runner.start(() => new PostgresEventLogConsumer(db.pool, db.url, log, 200));
+  const apps: NestFastifyApplication[] = [];
+
+  const startApp = async (config: Record<string, string> = {}) => {
+    const parsed: ApiConfig = apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', ...opts.config, ...config });
+    const app = await createApiApp({ pool: db.pool, config: parsed, logger: log, clock: () => opts.now * 1000 });
+    apps.push(app);
+    return app;
+  };
+
+  const project = async (events: readonly HadronEvent[]) => {
+    await producer.append(events);
+    await waitFor(async () => (await runner.lag()).total === 0n, 20_000, 'projections to catch up');
+    for (const def of ALL_PROJECTIONS) if (def.refresh) await runner.refresh(def);
+    for (const app of apps) await app.get(PoolListSnapshot).refresh();
+  };
+
+  if (opts.events?.length) await project(opts.events);
+  const app = await startApp();
+  return {
+    db,
+    app,
+    project,
+    get: (url) => inject(app, url),
+    startApp,
+    close: async () => {
+      for (const a of apps) await a.close();
+      await runner.stop();
+      await db.drop();
+    },
+  };
+}
