@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { openStorage, storageEnvShape, type Logger, type Running } from '@hadron/platform';
+import { apiEnvShape, createApiApp } from '../../api/src/index';
+import { indexerEnvShape, indexerMigrations, startIndexer } from '../../indexer/src/index';
+import { projectorEnvShape, projectorMigrations, startProjector } from '../../projector/src/index';
+
+export const mainEnvSchema = z.object({ ...storageEnvShape, ...indexerEnvShape, ...projectorEnvShape, ...apiEnvShape });
+export type MainConfig = z.infer<typeof mainEnvSchema>;
+
+/**
+ * Indexer, projector and API in one process over one storage. Started upstream-last so nothing
+ * is appended before its consumer exists; stopped in the reverse order of the data flow: stop
+ * taking requests, stop indexing, drain the projector, close storage.
+ */
+export async function startAll(config: MainConfig, log: Logger): Promise<Running & { port: number }> {
+  const storage = await openStorage(config, log, [projectorMigrations, indexerMigrations], { application: 'hadron', poolSize: 24 });
+  const projector = await startProjector(storage, config, log);
+  const api = await createApiApp({ pool: storage.pool, config, logger: log });
+  await api.listen(config.PORT, config.HOST);
+  const indexer = await startIndexer(storage, config, log);
+  const address = api.getHttpServer().address();
+  return {
+    port: typeof address === 'object' && address ? address.port : config.PORT,
+    stop: async () => {
+      await api.close();
+      await indexer.stop();
+      await projector.stop();
+      await storage.close();
+    },
+  };
+}
