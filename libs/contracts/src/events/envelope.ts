@@ -5,16 +5,21 @@ export const CLUSTERS = ['mainnet-beta', 'devnet'] as const;
 export type Cluster = (typeof CLUSTERS)[number];
 
 const U64_MAX = (1n << 64n) - 1n;
+export const U64_MAX_TEXT = U64_MAX.toString();
+export const U64_DECIMAL_RE = /^(0|[1-9][0-9]*)$/;
+export const BASE58_KEY_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+export const BASE58_SIGNATURE_RE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
 
 /** u64 as a decimal string: JS numbers lose precision above 2^53. */
 export const u64String = z
   .string()
-  .regex(/^(0|[1-9][0-9]*)$/, 'must be a decimal u64 string')
-  .refine((s) => s.length <= 20 && BigInt(s) <= U64_MAX, 'exceeds u64');
+  .regex(U64_DECIMAL_RE, 'must be a decimal u64 string')
+  // zod runs refinements after a failed regex too: only judge the size of well-formed digits.
+  .refine((s) => !U64_DECIMAL_RE.test(s) || s.length < 20 || (s.length === 20 && s <= U64_MAX_TEXT), 'exceeds u64');
 
 /** Base58 public key or signature text (not checked on-curve; that is the decoder's job). */
-export const base58 = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 public key');
-export const signature = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/, 'must be a base58 signature');
+export const base58 = z.string().regex(BASE58_KEY_RE, 'must be a base58 public key');
+export const signature = z.string().regex(BASE58_SIGNATURE_RE, 'must be a base58 signature');
 
 export const envelopeShape = {
   /** Deterministic: `signature:ixIndex[:innerIndex]` for instruction facts, `account:slot` for account state. */

@@ -19,6 +19,7 @@ describe('event contracts v1', () => {
   it.each([
     ['amount above u64', (e: any) => (e.data.amountIn = '18446744073709551616'), 'data.amountIn: exceeds u64'],
     ['amount as a JS number', (e: any) => (e.data.amountIn = 1000), 'data.amountIn'],
+    ['letters in an amount (refused, not thrown)', (e: any) => (e.data.amountOut = '12a'), 'data.amountOut: must be a decimal u64 string'],
     ['negative amount', (e: any) => (e.data.feeRaw = '-1'), 'data.feeRaw: must be a decimal u64 string'],
     ['unknown cluster', (e: any) => (e.cluster = 'testnet'), 'cluster'],
     ['unknown type', (e: any) => (e.type = 'SwapHappened'), 'type'],

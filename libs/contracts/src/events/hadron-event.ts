@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fastValidateHadronEvent } from './fast-validate';
 import { feeSplitChangedV1 } from './fee-split-changed.v1';
 import { midpriceUpdatedV1 } from './midprice-updated.v1';
 import { poolConfigChangedV1, poolDiscoveredV1 } from './pool-discovered.v1';
@@ -31,6 +32,9 @@ export function parseHadronEvent(payload: unknown): ParseResult {
       return { ok: false, reason: `not JSON: ${(e as Error).message}` };
     }
   }
+  const event = fastValidateHadronEvent(value);
+  if (event !== undefined) return { ok: true, event };
+  // Refused: zod, the definition, says why (and would accept anything the fast checks missed).
   const result = hadronEventSchema.safeParse(value);
   if (result.success) return { ok: true, event: result.data };
   const reason = result.error.issues

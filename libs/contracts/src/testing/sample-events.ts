@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Cluster, HadronEvent, MidpriceUpdatedV1, SwapExecutedV1, VaultBalancesChangedV1 } from '../events';
+import type { Cluster, FeeSplitChangedV1, HadronEvent, MidpriceUpdatedV1, PoolDiscoveredV1, SwapExecutedV1, VaultBalancesChangedV1 } from '../events';
 
 /** Deterministic, contract-valid events for tests of the log and projections. Not chain-accurate. */
 
@@ -97,6 +97,55 @@ export function sampleVaultBalancesChanged(cluster: Cluster, pool: string, n: nu
     id: `${b.signature}:2`,
     type: 'VaultBalancesChanged',
     data: { vaultX: fakeAddress(`vx:${pool}`), vaultY: fakeAddress(`vy:${pool}`), amountX: String(5n * 10n ** 18n + BigInt(n)), amountY: '18446744073709551615' },
+  };
+}
+
+export function samplePoolDiscovered(cluster: Cluster, pool: string, n: number): PoolDiscoveredV1 {
+  const b = { ...base(cluster, pool, n), signature: null, txIndex: null, ixIndex: null };
+  const token = (label: string, decimals: number) => ({ mint: fakeAddress(`mint-${label}`), symbol: label.toUpperCase(), name: `Token ${label}`, decimals, icon: '' });
+  return {
+    ...b,
+    id: `${pool}:${b.slot}`,
+    type: 'PoolDiscovered',
+    data: {
+      programId: fakeAddress('program'),
+      programVersion: n % 2 === 0 ? 2 : 1,
+      seed: String(n),
+      authority: fakeAddress('authority'),
+      quotingAuthority: fakeAddress('quoter'),
+      oracle: fakeAddress(`oracle:${pool}`),
+      tokenX: token('x', 9),
+      tokenY: token('y', 6),
+      vaultX: fakeAddress(`vx:${pool}`),
+      vaultY: fakeAddress(`vy:${pool}`),
+      poolState: 'Initialized',
+      poolStateRaw: 1,
+      oracleMode: 0,
+      spreadConfigInitialized: false,
+      hasPoolFee: true,
+      feeConfig: fakeAddress(`fee-config:${pool}`),
+      feePpm: 10,
+      feeRecipient: fakeAddress('fee-recipient'),
+      midpriceQ32: null,
+      spreadFactorQ32: '4294537799',
+    },
+  };
+}
+
+export function sampleFeeSplitChanged(cluster: Cluster, pool: string, n: number): FeeSplitChangedV1 {
+  const b = { ...base(cluster, pool, n), signature: null, txIndex: null, ixIndex: null };
+  return {
+    ...b,
+    id: `${fakeAddress(`fee-config:${pool}`)}:${b.slot}`,
+    type: 'FeeSplitChanged',
+    data: {
+      feeConfig: fakeAddress(`fee-config:${pool}`),
+      feePpm: 10,
+      recipients: [
+        { recipient: fakeAddress('recipient-a'), ppm: 700_000 },
+        { recipient: fakeAddress('recipient-b'), ppm: 300_000 },
+      ],
+    },
   };
 }
 
