@@ -1,4 +1,4 @@
-import { parseHadronEvent } from '@hadron/contracts';
+import { parseHadronEvent, type ParseResult } from '@hadron/contracts';
 import type { Pool, PoolClient } from 'pg';
 import { isTransientDbError } from '../database/pool';
 import type { Logger } from '../logging/logger';
@@ -8,6 +8,12 @@ import type { BatchHandler, DeliveredEvent, LogPosition, SqlTx } from './event-l
 export interface PendingRecord {
   position: LogPosition;
   payload: string;
+  /** The payload already checked against the contracts (a consumer may do it while the previous batch commits). */
+  parsed?: ParseResult;
+}
+
+export function validatedRecord(position: LogPosition, payload: string): PendingRecord {
+  return { position, payload, parsed: parseHadronEvent(payload) };
 }
 
 export interface BatchOutcome {
@@ -72,7 +78,7 @@ export class CheckpointedBatch {
     const valid: DeliveredEvent[] = [];
     const dead: BatchOutcome['deadLettered'] = [];
     for (const r of fresh) {
-      const parsed = parseHadronEvent(r.payload);
+      const parsed = r.parsed ?? parseHadronEvent(r.payload);
       if (parsed.ok) valid.push({ event: parsed.event, position: r.position });
       else dead.push({ position: r.position, reason: `invalid payload: ${parsed.reason}`, payload: r.payload, eventId: idOf(r.payload) });
     }

@@ -77,4 +77,28 @@ describe('postgres event log', () => {
     expect(total).toBeGreaterThanOrEqual(40);
     await b.stop();
   });
+
+  it('reads the next page ahead, yet a failed batch is retried from its start and every event applies once, in order', async () => {
+    const events = sampleEventStream('mainnet-beta', [fakeAddress('ahead-1'), fakeAddress('ahead-2')], 95);
+    await new PostgresEventLogProducer(db.pool).append(events);
+    const applied: string[] = [];
+    let batches = 0;
+    const consumer = new PostgresEventLogConsumer(db.pool, db.url, log, 200);
+    await consumer.start({
+      group: 'read-ahead',
+      clusters: ['mainnet-beta'],
+      maxBatchSize: 10,
+      handler: async (batch, tx) => {
+        batches++;
+        // Rows written in the batch's transaction: a failed attempt leaves none of them.
+        await tx.query('SELECT 1');
+        if (batches === 3 || batches === 7) throw Object.assign(new Error('deadlock detected'), { code: '40P01' }); // transient: retried
+        applied.push(...batch.map((d) => d.event.id));
+      },
+    });
+    for (let i = 0; i < 200 && applied.length < events.length; i++) await new Promise((r) => setTimeout(r, 50));
+    await consumer.stop();
+    expect(applied).toEqual(events.map((e) => e.id));
+    expect(await consumer.lag()).toBe(0n);
+  });
 });

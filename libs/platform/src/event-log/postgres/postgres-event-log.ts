@@ -1,8 +1,8 @@
-import { hadronEventSchema, type Cluster, type HadronEvent } from '@hadron/contracts';
+import { parseHadronEvent, type Cluster, type HadronEvent } from '@hadron/contracts';
 import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import type { Logger } from '../../logging/logger';
-import { CheckpointedBatch, type PendingRecord } from '../checkpointed-batch';
+import { CheckpointedBatch, validatedRecord, type PendingRecord } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, EventLogProducer, RawLogRecord } from '../event-log.port';
 
 export const PG_STREAM = 'event_log';
@@ -12,8 +12,8 @@ const APPEND_CHUNK = 5000;
 /** Validates events against the contracts before they reach any log: a producer bug fails loudly here. */
 export function toRawRecords(events: readonly HadronEvent[]): RawLogRecord[] {
   return events.map((e) => {
-    const checked = hadronEventSchema.safeParse(e);
-    if (!checked.success) throw new Error(`refusing to append invalid event ${e.id}: ${checked.error.issues[0]?.message}`);
+    const checked = parseHadronEvent(e);
+    if (!checked.ok) throw new Error(`refusing to append invalid event ${e.id}: ${checked.reason}`);
     return { id: e.id, cluster: e.cluster, key: e.pool, payload: JSON.stringify(e) };
   });
 }
@@ -110,25 +110,39 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
   }
 
   private async loop(batch: CheckpointedBatch, opts: ConsumeOptions): Promise<void> {
+    const limit = opts.maxBatchSize ?? 2000;
     let failures = 0;
+    // The page after a full one is read while the current one is being applied (replay speed);
+    // it is used only if the checkpoint lands exactly where it starts.
+    let ahead: { from: bigint; records: Promise<PendingRecord[]> } | undefined;
+    const discardAhead = () => {
+      ahead?.records.catch(() => undefined);
+      ahead = undefined;
+    };
     while (!this.stopping) {
       try {
         if (!this.listener && !(await this.becomeActive(opts.group))) {
+          discardAhead();
           await this.sleep(2000);
           continue;
         }
         this.wakePending = false;
-        const records = await this.fetch(opts.clusters, opts.maxBatchSize ?? 2000);
+        const records = ahead?.from === this.next ? await ahead.records : await this.fetch(opts.clusters, this.next, limit);
+        ahead = undefined;
         if (records.length === 0) {
           await this.sleep(this.idlePollMs);
           continue;
         }
+        const after = records[records.length - 1].position.offset + 1n;
+        if (records.length === limit) ahead = { from: after, records: this.fetch(opts.clusters, after, limit) };
         // Re-read the checkpoint inside the batch: a standby that took over may have advanced it.
         const outcome = await batch.process(PG_STREAM, records);
         this.next = outcome.next.get(0) ?? this.next;
+        if (this.next !== after) discardAhead();
         failures = 0;
         opts.onCommitted?.({ count: outcome.processed, deadLettered: outcome.deadLettered.length, positions: records.map((r) => r.position) });
       } catch (e) {
+        discardAhead();
         failures++;
         const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
         this.log.error({ err: (e as Error).message, transient: isTransientDbError(e), retryInMs: delay }, 'postgres consumer batch failed; will retry');
@@ -136,15 +150,17 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         await this.sleep(delay, { wakeOnAppend: false });
       }
     }
+    await ahead?.records.catch(() => undefined);
   }
 
-  private async fetch(clusters: readonly Cluster[], limit: number): Promise<PendingRecord[]> {
+  private async fetch(clusters: readonly Cluster[], from: bigint, limit: number): Promise<PendingRecord[]> {
     this.fetches++;
     const { rows } = await this.pool.query<{ seq: string; payload: string }>(
       'SELECT seq, payload FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[]) ORDER BY seq LIMIT $3',
-      [this.next.toString(), clusters, limit],
+      [from.toString(), clusters, limit],
     );
-    return rows.map((r) => ({ position: { stream: PG_STREAM, partition: 0, offset: BigInt(r.seq) }, payload: r.payload }));
+    // Validated here, so a read-ahead page is checked while the database applies the current one.
+    return rows.map((r) => validatedRecord({ stream: PG_STREAM, partition: 0, offset: BigInt(r.seq) }, r.payload));
   }
 
   private async resync(batch: CheckpointedBatch): Promise<void> {
