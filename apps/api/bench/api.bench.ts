@@ -12,13 +12,12 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { Client, type Pool } from 'pg';
+import type { Pool } from 'pg';
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { runMigrations } from '@hadron/platform/database/migrate';
 import { createPool } from '@hadron/platform/database/pool';
-import { startEmbeddedPostgres } from '@hadron/platform/database/embedded-postgres';
-import { createLogger } from '@hadron/platform/logging/logger';
-import { withDatabase } from '@hadron/platform/testing/test-database';
+import { withClient, withDatabase } from '@hadron/platform/database/admin';
+import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
 import { ALL_PROJECTIONS, projectorMigrations } from '../../projector/src';
 import { BIG, BIG_POOL, DEVNET_POOLS, generateDataset, type DatasetStats, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
 import { serveApi, serveBare } from './bench-servers';
@@ -42,7 +41,7 @@ async function main(): Promise<void> {
   if (role === '--serve-api') return serveApi(process.argv[3]);
   if (role === '--serve-bare') return serveBare(process.argv[3]);
 
-  const { adminUrl, stop } = await postgres();
+  const { adminUrl, stop } = await benchPostgres(ROOT);
   // BENCH_DB=<name> reuses a dataset kept by an earlier BENCH_KEEP=1 run (skips the ~80 s generation).
   const reuse = process.env.BENCH_DB;
   const keep = process.env.BENCH_KEEP === '1' || !!reuse;
@@ -168,22 +167,6 @@ function child(args: string[], children: ChildProcess[]): Promise<number> {
     c.once('message', (m: { port: number }) => res(m.port));
     c.once('exit', (code) => rej(new Error(`bench server ${args[0]} exited with ${code}`)));
   });
-}
-
-async function postgres(): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
-  if (process.env.DATABASE_URL) return { adminUrl: process.env.DATABASE_URL, stop: async () => undefined };
-  const pg = await startEmbeddedPostgres({ dataDir: resolve(ROOT, '.data/bench-postgres'), port: Number(process.env.BENCH_PG_PORT ?? 54349), database: 'postgres', log: createLogger('bench-postgres', 'warn') });
-  return { adminUrl: pg.url, stop: () => (pg.reused ? Promise.resolve() : pg.stop()) };
-}
-
-async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
 }
 
 main().catch((e: unknown) => {

@@ -11,11 +11,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseHadronEvent, type HadronEvent } from '@hadron/contracts';
-import {
-  createLogger, createPool, eventLogMigrations, PostgresEventLogConsumer, runMigrations, startEmbeddedPostgres,
-} from '@hadron/platform';
+import { createLogger, createPool, eventLogMigrations, PostgresEventLogConsumer, runMigrations, withClient, withDatabase } from '@hadron/platform';
+import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
 import type { DeliveredEvent, SqlTx } from '@hadron/platform';
-import { Client } from 'pg';
 import { projectorMigrations } from '../src/migrations';
 import type { ProjectionDefinition } from '../src/projection';
 import { ALL_PROJECTIONS } from '../src/projections';
@@ -32,14 +30,10 @@ const log = createLogger('bench', 'warn');
 const say = (s: string) => process.stderr.write(`${s}\n`);
 
 async function main(): Promise<void> {
-  let admin = process.env.DATABASE_URL;
-  const embedded = admin ? undefined : await startEmbeddedPostgres({ dataDir: resolve(__dirname, '../../../.data/bench-postgres'), port: Number(process.env.BENCH_PG_PORT ?? 54349), database: 'postgres', log });
-  admin ??= embedded!.url;
+  const { adminUrl: admin, stop } = await benchPostgres(resolve(__dirname, '../../..'));
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
   await sql(admin, `CREATE DATABASE ${dbName}`);
-  const u = new URL(admin);
-  u.pathname = `/${dbName}`;
-  const url = u.toString();
+  const url = withDatabase(admin, dbName);
   const pool = createPool(url, { max: 16, application: 'bench' });
   const results: Record<string, unknown> = { events: N, batch: BATCH, cores: (await import('node:os')).cpus().length, node: process.version };
   try {
@@ -129,13 +123,18 @@ async function main(): Promise<void> {
     const builds = await Promise.all(ALL_PROJECTIONS.map((def) => registry.create(def)));
     const handlers = ALL_PROJECTIONS.map((def, i) => def.createHandler(quoteIdent(builds[i].schemaName)));
     let writeMs = 0;
+    const handlerMs = ALL_PROJECTIONS.map(() => 0);
     let batch: DeliveredEvent[] = [];
     const flush = async () => {
       const c = await pool.connect();
       const start = Date.now();
       try {
         await c.query('BEGIN');
-        for (const h of handlers) await h(batch, c as unknown as SqlTx);
+        for (const [i, h] of handlers.entries()) {
+          const t0 = Date.now();
+          await h(batch, c as unknown as SqlTx);
+          handlerMs[i] += Date.now() - t0;
+        }
         await c.query('COMMIT');
       } finally {
         c.release();
@@ -149,7 +148,12 @@ async function main(): Promise<void> {
       if (batch.length === BATCH) await flush();
     }
     if (batch.length) await flush();
-    results.writePathAllProjections = { seconds: writeMs / 1000, perSecond: Math.round(N / (writeMs / 1000)), ofRawCopy: +(N / (writeMs / 1000) / copyRate).toFixed(3) };
+    results.writePathAllProjections = {
+      seconds: writeMs / 1000,
+      perSecond: Math.round(N / (writeMs / 1000)),
+      ofRawCopy: +(N / (writeMs / 1000) / copyRate).toFixed(3),
+      perProjection: Object.fromEntries(ALL_PROJECTIONS.map((def, i) => [def.name, { seconds: handlerMs[i] / 1000, perSecond: Math.round(N / (handlerMs[i] / 1000)) }])),
+    };
     say(`write path (3 projections, pre-parsed): ${Math.round(N / (writeMs / 1000)).toLocaleString('en-US')} events/s`);
 
     mkdirSync(resolve(__dirname, '../../../bench-results'), { recursive: true });
@@ -158,18 +162,12 @@ async function main(): Promise<void> {
   } finally {
     await pool.end();
     await sql(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    if (embedded && !embedded.reused) await embedded.stop();
+    await stop();
   }
 }
 
-async function sql(url: string, text: string): Promise<void> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
+function sql(url: string, text: string): Promise<unknown> {
+  return withClient(url, (c) => c.query(text));
 }
 
 main().catch((e) => {

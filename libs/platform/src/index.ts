@@ -1,4 +1,5 @@
 export * from './config/env';
+export * from './database/admin';
 export * from './database/embedded-postgres';
 export * from './database/migrate';
 export * from './database/pool';

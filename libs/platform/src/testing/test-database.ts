@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Client, type Pool } from 'pg';
+import type { Pool } from 'pg';
+import { withClient, withDatabase } from '../database/admin';
 import { runMigrations, type MigrationSet } from '../database/migrate';
 import { createPool } from '../database/pool';
 
@@ -26,20 +27,4 @@ export async function createTestDatabase(sets: readonly MigrationSet[] = []): Pr
       await withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
-}
-
-export function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
 }

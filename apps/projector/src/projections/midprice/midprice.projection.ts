@@ -4,7 +4,8 @@ import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
 import { sqlBucket } from '../../sql/identifiers';
 import { numberArray, textArray } from '../../sql/pg-array';
-import { assertApplicable, effectiveTime } from '../event-checks';
+import { FactColumns } from '../../sql/fact-columns';
+import { assertApplicable } from '../event-checks';
 import { midpriceSchemaV1 } from './midprice.schema';
 
 interface FieldState {
@@ -64,7 +65,8 @@ export function createMidpriceHandler(schema: string): BatchHandler {
       st.spread = { value: r.spread_factor_q32, pos: toPosition(r.spread_factor_pos) };
     }
 
-    const p = { id: [] as string[], cluster: [] as string[], pool: [] as string[], ts: [] as number[], blockTime: [] as (number | null)[], slot: [] as number[], tx: [] as number[], ix: [] as number[], inner: [] as number[], signature: [] as (string | null)[], instruction: [] as string[], sequence: [] as string[], mid: [] as (string | null)[], spread: [] as (string | null)[] };
+    const rows = new FactColumns();
+    const p = { instruction: [] as string[], sequence: [] as string[], mid: [] as (string | null)[], spread: [] as (string | null)[] };
     const seen = new Set<string>();
     for (const f of facts) {
       const st = states.get(`${f.cluster} ${f.pool}`)!;
@@ -73,16 +75,7 @@ export function createMidpriceHandler(schema: string): BatchHandler {
       advance(st.spread, f.data.spreadFactorQ32, pos);
       if (f.type !== 'MidpriceUpdated' || seen.has(f.id)) continue;
       seen.add(f.id);
-      p.id.push(f.id);
-      p.cluster.push(f.cluster);
-      p.pool.push(f.pool);
-      p.ts.push(effectiveTime(f));
-      p.blockTime.push(f.blockTime);
-      p.slot.push(pos.slot);
-      p.tx.push(pos.txIndex);
-      p.ix.push(pos.ixIndex);
-      p.inner.push(pos.innerIndex);
-      p.signature.push(f.signature);
+      rows.push(f, pos);
       p.instruction.push(f.data.instruction);
       p.sequence.push(f.data.sequence);
       p.mid.push(f.data.midpriceQ32 ?? st.midprice.value);
@@ -98,7 +91,7 @@ export function createMidpriceHandler(schema: string): BatchHandler {
     }));
     const [t, n] = [textArray, numberArray];
     await tx.query(sql, [
-      t(p.id), t(p.cluster), t(p.pool), n(p.ts), n(p.blockTime), n(p.slot), n(p.tx), n(p.ix), n(p.inner), t(p.signature), t(p.instruction),
+      ...rows.params(), t(p.instruction),
       n(p.sequence), n(p.mid), n(p.spread), JSON.stringify(state),
     ]);
   };

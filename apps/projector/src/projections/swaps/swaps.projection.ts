@@ -4,7 +4,8 @@ import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
 import { sqlBucket } from '../../sql/identifiers';
 import { boolArray, numberArray, textArray } from '../../sql/pg-array';
-import { assertApplicable, effectiveTime } from '../event-checks';
+import { FactColumns } from '../../sql/fact-columns';
+import { assertApplicable } from '../event-checks';
 import { swapsSchemaV1 } from './swaps.schema';
 
 /** Pool-level totals shared by the hourly, minute and daily rollups. */
@@ -45,8 +46,6 @@ export function createSwapsHandler(schema: string): BatchHandler {
 class SwapBatch {
   private readonly seen = new Set<string>();
   private readonly s = {
-    id: [] as string[], cluster: [] as string[], pool: [] as string[], ts: [] as number[], blockTime: [] as (number | null)[],
-    slot: [] as number[], tx: [] as number[], ix: [] as number[], inner: [] as number[], signature: [] as (string | null)[],
     side: [] as string[], trader: [] as string[], amountIn: [] as string[], toVault: [] as string[], amountOut: [] as string[],
     feeX: [] as string[], feeY: [] as string[], decimalsX: [] as number[], decimalsY: [] as number[], mid: [] as (string | null)[],
     volume: [] as string[], spread: [] as string[], fee: [] as string[], priced: [] as boolean[], tracked: [] as boolean[],
@@ -54,8 +53,10 @@ class SwapBatch {
     recipients: [] as (string | null)[], ppm: [] as (string | null)[],
   };
 
+  private readonly facts = new FactColumns();
+
   get size(): number {
-    return this.s.id.length;
+    return this.facts.size;
   }
 
   add(e: EventOf<'SwapExecuted'>): void {
@@ -70,18 +71,8 @@ class SwapBatch {
       feeRaw: BigInt(d.feeRaw),
       midpriceQ32: d.midpriceQ32 === null ? null : BigInt(d.midpriceQ32),
     });
-    const pos = chainPosition(e);
+    this.facts.push(e, chainPosition(e));
     const s = this.s;
-    s.id.push(e.id);
-    s.cluster.push(e.cluster);
-    s.pool.push(e.pool);
-    s.ts.push(effectiveTime(e));
-    s.blockTime.push(e.blockTime);
-    s.slot.push(pos.slot);
-    s.tx.push(pos.txIndex);
-    s.ix.push(pos.ixIndex);
-    s.inner.push(pos.innerIndex);
-    s.signature.push(e.signature);
     s.side.push(d.side);
     s.trader.push(d.trader);
     s.amountIn.push(d.amountIn);
@@ -106,7 +97,7 @@ class SwapBatch {
     const s = this.s;
     const [t, n, b] = [textArray, numberArray, boolArray];
     return [
-      t(s.id), t(s.cluster), t(s.pool), n(s.ts), n(s.blockTime), n(s.slot), n(s.tx), n(s.ix), n(s.inner), t(s.signature), t(s.side), t(s.trader),
+      ...this.facts.params(), t(s.side), t(s.trader),
       n(s.amountIn), n(s.toVault), n(s.amountOut), n(s.feeX), n(s.feeY), n(s.decimalsX), n(s.decimalsY), n(s.mid), n(s.volume), n(s.spread),
       n(s.fee), b(s.priced), b(s.tracked), t(s.recipients), t(s.ppm),
     ];

@@ -1,0 +1,44 @@
+import type { HadronEvent } from '@hadron/contracts';
+import type { ChainPosition } from '@hadron/domain';
+import { effectiveTime } from '../projections/event-checks';
+import { numberArray, textArray } from './pg-array';
+
+/**
+ * The identity and chain-position columns every fact row starts with, as parallel arrays for one
+ * `unnest`: id, cluster, pool, ts, block_time, slot, tx_index, ix_index, inner_index, signature
+ * (parameters $1 … $10, in that order).
+ */
+export class FactColumns {
+  private readonly id: string[] = [];
+  private readonly cluster: string[] = [];
+  private readonly pool: string[] = [];
+  private readonly ts: number[] = [];
+  private readonly blockTime: (number | null)[] = [];
+  private readonly slot: number[] = [];
+  private readonly tx: number[] = [];
+  private readonly ix: number[] = [];
+  private readonly inner: number[] = [];
+  private readonly signature: (string | null)[] = [];
+
+  get size(): number {
+    return this.id.length;
+  }
+
+  push(e: HadronEvent, pos: ChainPosition): void {
+    this.id.push(e.id);
+    this.cluster.push(e.cluster);
+    this.pool.push(e.pool);
+    this.ts.push(effectiveTime(e));
+    this.blockTime.push(e.blockTime);
+    this.slot.push(pos.slot);
+    this.tx.push(pos.txIndex);
+    this.ix.push(pos.ixIndex);
+    this.inner.push(pos.innerIndex);
+    this.signature.push(e.signature);
+  }
+
+  params(): string[] {
+    const [t, n] = [textArray, numberArray];
+    return [t(this.id), t(this.cluster), t(this.pool), n(this.ts), n(this.blockTime), n(this.slot), n(this.tx), n(this.ix), n(this.inner), t(this.signature)];
+  }
+}
