@@ -8,6 +8,8 @@ import type { ConsumeOptions, EventLogConsumer, EventLogProducer, RawLogRecord }
 export const PG_STREAM = 'event_log';
 const CHANNEL = 'hadron_event_log';
 const APPEND_CHUNK = 5000;
+/** Records validated between two turns of the event loop while a page is read ahead. */
+const VALIDATE_SLICE = 250;
 
 /** Validates events against the contracts before they reach any log: a producer bug fails loudly here. */
 export function toRawRecords(events: readonly HadronEvent[]): RawLogRecord[] {
@@ -159,8 +161,14 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
       'SELECT seq, payload FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[]) ORDER BY seq LIMIT $3',
       [from.toString(), clusters, limit],
     );
-    // Validated here, so a read-ahead page is checked while the database applies the current one.
-    return rows.map((r) => validatedRecord({ stream: PG_STREAM, partition: 0, offset: BigInt(r.seq) }, r.payload));
+    // Validated here, so a read-ahead page is checked while the database applies the current one;
+    // in slices, so the current batch's query results are not kept waiting behind the whole page.
+    const out: PendingRecord[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      if (i > 0 && i % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      out[i] = validatedRecord({ stream: PG_STREAM, partition: 0, offset: BigInt(rows[i].seq) }, rows[i].payload);
+    }
+    return out;
   }
 
   private async resync(batch: CheckpointedBatch): Promise<void> {
