@@ -55,7 +55,9 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     opts.log.info({ dataDir, port }, 'embedded postgres: reusing the server already running on this data directory');
   } else {
     const logFile = join(dataDir, 'server.log'); // inside the data dir: writable by the server's user
-    const flags = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=on -c max_connections=200`;
+    // Write-heavy (the log and the projections' batches): room between checkpoints, so a replay
+    // is not slowed down by checkpoints every few seconds full-page-writing the pages it touches.
+    const flags = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=on -c max_connections=200 -c shared_buffers=256MB -c max_wal_size=4GB -c checkpoint_timeout=15min`;
     await pgCtl(['start', '-D', dataDir, '-w', '-t', '60', '-l', logFile, '-o', flags]).catch((e: Error & { stderr?: string }) => {
       throw new Error(`embedded postgres failed to start (see ${logFile}): ${e.stderr?.trim() || e.message}`);
     });
