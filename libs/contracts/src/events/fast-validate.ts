@@ -1,5 +1,5 @@
 import { BASE58_KEY_RE, BASE58_SIGNATURE_RE, CLUSTERS, POOL_STATES, U64_DECIMAL_RE, U64_MAX_TEXT } from './envelope';
-import type { HadronEvent } from './hadron-event';
+import type { HadronEvent } from './hadron-event.schema';
 import { MIDPRICE_INSTRUCTIONS } from './midprice-updated.v1';
 
 /**

@@ -1,24 +1,7 @@
-import { z } from 'zod';
 import { fastValidateHadronEvent } from './fast-validate';
-import { feeSplitChangedV1 } from './fee-split-changed.v1';
-import { midpriceUpdatedV1 } from './midprice-updated.v1';
-import { poolConfigChangedV1, poolDiscoveredV1 } from './pool-discovered.v1';
-import { swapExecutedV1 } from './swap-executed.v1';
-import { vaultBalancesChangedV1 } from './vault-balances-changed.v1';
+import { hadronEventSchema, type HadronEvent } from './hadron-event.schema';
 
-export const hadronEventSchema = z.discriminatedUnion('type', [
-  poolDiscoveredV1,
-  poolConfigChangedV1,
-  midpriceUpdatedV1,
-  swapExecutedV1,
-  vaultBalancesChangedV1,
-  feeSplitChangedV1,
-]);
-
-/** Every fact on the log. Consumers switch exhaustively over `type` (see assertNever). */
-export type HadronEvent = z.infer<typeof hadronEventSchema>;
-export type HadronEventType = HadronEvent['type'];
-export type EventOf<T extends HadronEventType> = Extract<HadronEvent, { type: T }>;
+export * from './hadron-event.schema';
 
 export type ParseResult = { ok: true; event: HadronEvent } | { ok: false; reason: string };
 
