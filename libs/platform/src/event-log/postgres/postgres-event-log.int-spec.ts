@@ -79,11 +79,13 @@ describe('postgres event log', () => {
   });
 
   it('reads the next page ahead, yet a failed batch is retried from its start and every event applies once, in order', async () => {
+    // A log of its own: the consumer reads everything of its clusters, and other tests append too.
+    const own = await createTestDatabase([eventLogMigrations]);
     const events = sampleEventStream('mainnet-beta', [fakeAddress('ahead-1'), fakeAddress('ahead-2')], 95);
-    await new PostgresEventLogProducer(db.pool).append(events);
+    await new PostgresEventLogProducer(own.pool).append(events);
     const applied: string[] = [];
     let batches = 0;
-    const consumer = new PostgresEventLogConsumer(db.pool, db.url, log, 200);
+    const consumer = new PostgresEventLogConsumer(own.pool, own.url, log, 200);
     await consumer.start({
       group: 'read-ahead',
       clusters: ['mainnet-beta'],
@@ -98,7 +100,11 @@ describe('postgres event log', () => {
     });
     for (let i = 0; i < 200 && applied.length < events.length; i++) await new Promise((r) => setTimeout(r, 50));
     await consumer.stop();
-    expect(applied).toEqual(events.map((e) => e.id));
-    expect(await consumer.lag()).toBe(0n);
+    try {
+      expect(applied).toEqual(events.map((e) => e.id));
+      expect(await consumer.lag()).toBe(0n);
+    } finally {
+      await own.drop();
+    }
   });
 });
