@@ -17,6 +17,7 @@ const samples: HadronEvent[] = [
   { ...samplePoolDiscovered('devnet', pool, 2), type: 'PoolConfigChanged' },
   sampleMidpriceUpdated('devnet', pool, 3),
   { ...sampleMidpriceUpdated('mainnet-beta', pool, 4), data: { ...sampleMidpriceUpdated('devnet', pool, 4).data, instruction: 'UpdateMidprice', spreadFactorQ32: null } },
+  { ...sampleMidpriceUpdated('devnet', pool, 10), data: { ...sampleMidpriceUpdated('devnet', pool, 10).data, instruction: 'UpdateBaseSpread', midpriceQ32: null, midpriceAfterQ32: null, spreadFactorAfterQ32: '4294537799' } },
   sampleSwap('mainnet-beta', pool, 5),
   { ...splitSwap, data: { ...splitSwap.data, feeSplit: [{ recipient: fakeAddress('r1'), ppm: 1_000_000 }, { recipient: fakeAddress('r2'), ppm: 0 }] } },
   sampleVaultBalancesChanged('devnet', pool, 6),

@@ -85,15 +85,24 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A key that may be absent (zod's `.optional()`): absent stays absent in the output. */
+type OptionalCheck<T> = Check<T | undefined> & { readonly optional: true };
+const optional = <T>(check: Check<T>): OptionalCheck<T> =>
+  Object.assign((v: unknown) => (v === undefined ? undefined : check(v)), { optional: true as const });
+
+type OptionalKeys<S> = { [K in keyof S]: S[K] extends { optional: true } ? K : never }[keyof S];
+type ObjectOut<S> = { [K in Exclude<keyof S, OptionalKeys<S>>]: Out<S[K]> } & { [K in OptionalKeys<S>]?: Out<S[K]> };
+
 /**
  * An object with exactly the shape's keys, in the shape's order; other keys are dropped (as zod
  * strips). When the value already is exactly that (the usual case: a payload we wrote), it is
  * returned as is instead of copied.
  */
-function object<S extends Record<string, Check<unknown>>>(shape: S): Check<{ [K in keyof S]: Out<S[K]> }> {
-  type T = { [K in keyof S]: Out<S[K]> };
+function object<S extends Record<string, Check<unknown>>>(shape: S): Check<ObjectOut<S>> {
+  type T = ObjectOut<S>;
   const keys = Object.keys(shape);
   const checks = keys.map((k) => shape[k]);
+  const optionalAt = checks.map((c) => (c as Partial<OptionalCheck<unknown>>).optional === true);
   return (v) => {
     if (!isRecord(v)) return INVALID;
     const values: unknown[] = new Array(keys.length);
@@ -104,19 +113,26 @@ function object<S extends Record<string, Check<unknown>>>(shape: S): Check<{ [K 
       values[i] = r;
       same &&= r === v[keys[i]];
     }
-    if (same && keysInOrder(v, keys)) return v as T;
+    if (same && keysInOrder(v, keys, optionalAt)) return v as T;
     // Something to strip or reorder (rare): build the copy.
     const out: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) out[keys[i]] = values[i];
+    for (let i = 0; i < keys.length; i++) if (!(optionalAt[i] && values[i] === undefined && !(keys[i] in v))) out[keys[i]] = values[i];
     return out as T;
   };
 }
 
-/** True when `v`'s own enumerable keys are exactly `keys`, in that order (nothing to strip or reorder). */
-function keysInOrder(v: Record<string, unknown>, keys: readonly string[]): boolean {
+/**
+ * True when `v`'s own enumerable keys are exactly `keys` (less the optional ones it lacks), in
+ * that order: nothing to strip or reorder.
+ */
+function keysInOrder(v: Record<string, unknown>, keys: readonly string[], optionalAt: readonly boolean[]): boolean {
   if (Object.getPrototypeOf(v) !== Object.prototype) return false;
   let i = 0;
-  for (const k in v) if (k !== keys[i++]) return false;
+  for (const k in v) {
+    while (i < keys.length && optionalAt[i] && keys[i] !== k && !(keys[i] in v)) i++;
+    if (k !== keys[i++]) return false;
+  }
+  while (i < keys.length && optionalAt[i] && !(keys[i] in v)) i++;
   return i === keys.length;
 }
 
@@ -177,6 +193,8 @@ const checks = {
       sequence: u64,
       midpriceQ32: nullable(u64),
       spreadFactorQ32: nullable(u64),
+      midpriceAfterQ32: optional(nullable(u64)),
+      spreadFactorAfterQ32: optional(nullable(u64)),
     }),
   ),
   SwapExecuted: event(
