@@ -50,7 +50,7 @@ it('INDEXER_START_TIME: the facts from the start on, each swap priced by the las
     vault_balance_changes: gt.vault_balance_changes.filter((v) => v.block_time >= start),
   };
   expect(windowed.swaps.length).toBeLessThan(gt.swaps.length);
-  const cmp = compareWithGroundTruth(events, windowed);
+  const cmp = compareWithGroundTruth(events, windowed, gt);
   expect(cmp.mismatches).toEqual([]);
   expect(cmp.counts.SwapExecuted).toBe(windowed.swaps.length);
   expect(cmp.unknownMidprice).toBe(0);

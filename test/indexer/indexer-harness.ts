@@ -75,18 +75,68 @@ export interface Comparison {
   counts: Record<string, number>;
   /** Human-readable differences; empty = exact. */
   mismatches: string[];
-  /** Swaps whose midprice / spread in effect is null (not knowable: before the pool's first update in the chain). */
+  /**
+   * Swaps whose midprice / spread in effect is null, each one checked to be UNKNOWABLE: no
+   * transaction ever set that field before the swap and one sets it later (so neither the history
+   * nor an account read can tell the value the oracle was created with). Any other null is a mismatch.
+   */
   unknownMidprice: number;
   unknownSpread: number;
-  /** Swaps carrying a fee split equal to the ground truth's / carrying null where the truth has one (before split tracking began). */
+  /** Swaps carrying exactly the ground truth's fee split / carrying null before the pool's split was first observed (DESIGN §2). */
   splitMatches: number;
   splitUntracked: number;
   txIndexChecked: number;
 }
 
+/** Chain position: slot, position in the block, top-level instruction, inner instruction. */
+type ChainPos = readonly [number, number, number, number];
+const comparePos = (a: ChainPos, b: ChainPos) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3];
+const END_OF_SLOT = 2 ** 31;
+
+/**
+ * Where a transaction set each oracle field, in chain order: the ground-truth updates, and the
+ * Initialize of a pool created during the history (it sets the first midprice).
+ */
+function oracleSetters(history: GroundTruth): Map<string, { midprice: ChainPos[]; spread: ChainPos[] }> {
+  const out = new Map(history.pools.map((p) => [p.oracle, { midprice: [] as ChainPos[], spread: [] as ChainPos[] }]));
+  for (const p of history.pools) if (p.created_signature !== null) out.get(p.oracle)!.midprice.push([p.created_slot, -1, -1, -1]);
+  for (const u of history.oracle_updates) {
+    const pos: ChainPos = [u.slot, u.tx_index, u.instruction_location.top_level_index, u.instruction_location.inner_index ?? -1];
+    if (u.midprice_q32 !== null) out.get(u.oracle)!.midprice.push(pos);
+    if (u.spread_factor_q32 !== null) out.get(u.oracle)!.spread.push(pos);
+  }
+  return out;
+}
+
+/** True when nothing set the field before `pos` and something sets it later: its value at `pos` cannot be known. */
+function unknowable(setters: readonly ChainPos[], pos: ChainPos): boolean {
+  return !setters.some((s) => comparePos(s, pos) < 0) && setters.some((s) => comparePos(s, pos) > 0);
+}
+
 const take = (list: string[], max = 20) => (list.length > max ? [...list.slice(0, max), `… and ${list.length - max} more`] : list);
 
-export function compareWithGroundTruth(events: readonly HadronEvent[], gt: GroundTruth): Comparison {
+/**
+ * The oracle's values right after each ground-truth update. The simulator records what each
+ * instruction set; the state after it is derived here by replaying every update of the pool's
+ * oracle in chain order on top of the oracle at creation (`initial_oracle`).
+ */
+export function oracleAfterUpdates(gt: GroundTruth): Map<string, { midpriceQ32: string; spreadFactorQ32: string }> {
+  const state = new Map(gt.pools.map((p) => [p.oracle, { midpriceQ32: p.initial_oracle.midprice_q32, spreadFactorQ32: p.initial_oracle.spread_factor_q32 }]));
+  const ordered = [...gt.oracle_updates].sort(
+    (a, b) => a.slot - b.slot || a.tx_index - b.tx_index || a.instruction_location.top_level_index - b.instruction_location.top_level_index || (a.instruction_location.inner_index ?? -1) - (b.instruction_location.inner_index ?? -1),
+  );
+  const out = new Map<string, { midpriceQ32: string; spreadFactorQ32: string }>();
+  for (const u of ordered) {
+    const before = state.get(u.oracle)!;
+    const after = { midpriceQ32: u.midprice_q32 ?? before.midpriceQ32, spreadFactorQ32: u.spread_factor_q32 ?? before.spreadFactorQ32 };
+    state.set(u.oracle, after);
+    out.set(u.event_id, after);
+  }
+  return out;
+}
+
+/** `history`: the whole ground truth when `gt` is a window of it (the oracle state after an update depends on every update before it). */
+export function compareWithGroundTruth(events: readonly HadronEvent[], gt: GroundTruth, history: GroundTruth = gt): Comparison {
   const mismatches: string[] = [];
   const of = <T extends HadronEvent['type']>(type: T) => events.filter((e): e is Extract<HadronEvent, { type: T }> => e.type === type);
   const ids = new Set<string>();
@@ -100,6 +150,8 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
   const truthSwaps = new Map(gt.swaps.map((s) => [s.event_id, s]));
   const seenSwaps = new Set(swaps.map((s) => s.id));
   mismatches.push(...take(gt.swaps.filter((s) => !seenSwaps.has(s.event_id)).map((s) => `missing swap ${s.event_id}`)));
+  const setters = oracleSetters(history);
+  const discoveredAt = new Map(of('PoolDiscovered').map((d) => [d.pool, [d.slot, d.txIndex ?? END_OF_SLOT, END_OF_SLOT, END_OF_SLOT] as ChainPos]));
   let unknownMidprice = 0;
   let unknownSpread = 0;
   let splitMatches = 0;
@@ -148,11 +200,15 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
       txIndexChecked++;
       if (s.txIndex !== t.tx_index) swapDiffs.push(`swap ${s.id}: txIndex ${s.txIndex}, truth ${t.tx_index}`);
     }
-    if (s.data.midpriceQ32 === null) unknownMidprice++;
+    const pos: ChainPos = [t.slot, t.tx_index, t.instruction_location.top_level_index, t.instruction_location.inner_index ?? -1];
+    const set = setters.get(t.midprice_oracle)!;
+    if (s.data.midpriceQ32 === null && unknowable(set.midprice, pos)) unknownMidprice++;
     else if (s.data.midpriceQ32 !== t.midprice_q32) swapDiffs.push(`swap ${s.id}: midprice in effect ${s.data.midpriceQ32}, truth ${t.midprice_q32}`);
-    if (s.data.spreadFactorQ32 === null) unknownSpread++;
+    if (s.data.spreadFactorQ32 === null && unknowable(set.spread, pos)) unknownSpread++;
     else if (s.data.spreadFactorQ32 !== t.spread_factor_q32) swapDiffs.push(`swap ${s.id}: spread in effect ${s.data.spreadFactorQ32}, truth ${t.spread_factor_q32}`);
-    if (s.data.feeSplit === null && t.fee_split !== null) splitUntracked++;
+    // DESIGN §2: null before the pool's split is first observed (its PoolDiscovered); the truth's split from then on.
+    const discovered = discoveredAt.get(t.pool_config);
+    if (s.data.feeSplit === null && t.fee_split !== null && discovered !== undefined && comparePos(pos, discovered) < 0) splitUntracked++;
     else if (JSON.stringify(s.data.feeSplit) !== JSON.stringify(t.fee_split)) swapDiffs.push(`swap ${s.id}: fee split ${JSON.stringify(s.data.feeSplit)}, truth ${JSON.stringify(t.fee_split)}`);
     else splitMatches++;
   }
@@ -164,14 +220,21 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
   const seenUpdates = new Set(updates.map((u) => u.id));
   mismatches.push(...take(gt.oracle_updates.filter((u) => !seenUpdates.has(u.event_id)).map((u) => `missing oracle update ${u.event_id}`)));
   const updateDiffs: string[] = [];
+  const afterUpdates = oracleAfterUpdates(history);
   for (const u of updates) {
     const t = truthUpdates.get(u.id);
     if (!t) {
       updateDiffs.push(`oracle update ${u.id} is not in the ground truth`);
       continue;
     }
-    const want = [t.pool_config_via_registry, t.slot, t.block_time, t.instruction, t.oracle, t.quoting_authority, t.sequence, t.midprice_q32, t.spread_factor_q32];
-    const got = [u.pool, u.slot, u.blockTime, u.data.instruction, u.data.oracle, u.data.quotingAuthority, u.data.sequence, u.data.midpriceQ32, u.data.spreadFactorQ32];
+    const after = afterUpdates.get(u.id)!;
+    const pos: ChainPos = [t.slot, t.tx_index, t.instruction_location.top_level_index, t.instruction_location.inner_index ?? -1];
+    const set = setters.get(t.oracle)!;
+    // A field this update did not set is null after it only where it was unknowable (see Comparison).
+    const midAfter = u.data.midpriceAfterQ32 === null && t.midprice_q32 === null && unknowable(set.midprice, pos) ? null : after.midpriceQ32;
+    const spreadAfter = u.data.spreadFactorAfterQ32 === null && t.spread_factor_q32 === null && unknowable(set.spread, pos) ? null : after.spreadFactorQ32;
+    const want = [t.pool_config_via_registry, t.slot, t.block_time, t.instruction, t.oracle, t.quoting_authority, t.sequence, t.midprice_q32, t.spread_factor_q32, midAfter, spreadAfter];
+    const got = [u.pool, u.slot, u.blockTime, u.data.instruction, u.data.oracle, u.data.quotingAuthority, u.data.sequence, u.data.midpriceQ32, u.data.spreadFactorQ32, u.data.midpriceAfterQ32, u.data.spreadFactorAfterQ32];
     if (JSON.stringify(want) !== JSON.stringify(got)) updateDiffs.push(`oracle update ${u.id}: ${JSON.stringify(got)} vs truth ${JSON.stringify(want)}`);
   }
   mismatches.push(...take(updateDiffs));

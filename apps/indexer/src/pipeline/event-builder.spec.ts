@@ -104,7 +104,20 @@ describe('events from decoded transactions', () => {
     const { events } = run(pools, 'e_v1_update_midprice_only');
     expect(events[0].type === 'MidpriceUpdated' && events[0].data.spreadFactorQ32).toBeNull();
     expect(pool.tracked.spreadFactorQ32).toBe('4294537799');
+    // …while the oracle's values after the update are complete: the new midprice, the spread kept.
+    expect(events[0].type === 'MidpriceUpdated' && [events[0].data.midpriceAfterQ32, events[0].data.spreadFactorAfterQ32]).toEqual([
+      vectorCase('e_v1_update_midprice_only').expected.events[0].midprice_q32,
+      '4294537799',
+    ]);
+    valid(events);
     expect(pool.tracked.midpriceQ32).toBe(vectorCase('e_v1_update_midprice_only').expected.events[0].midprice_q32);
+  });
+
+  it('an update setting one field while the other is not known yet: the unknown one is null after it', () => {
+    const pools = records();
+    const { events } = run(pools, 'e_v1_update_midprice_only');
+    expect(events[0].type === 'MidpriceUpdated' && [events[0].data.midpriceAfterQ32, events[0].data.spreadFactorAfterQ32]).toEqual([vectorCase('e_v1_update_midprice_only').expected.events[0].midprice_q32, null]);
+    valid(events);
   });
 
   it('carries the fee split in effect: null for the default recipient ([]) or when not tracked', () => {

@@ -20,7 +20,7 @@ import { canonicalSplit, splitOnSwap, type PoolRecord } from './pool-state';
  */
 
 /** Stamped on every event: bump when decoding or event derivation changes what is emitted. */
-export const DECODER_VERSION = 'hadron-indexer/1.0.0';
+export const DECODER_VERSION = 'hadron-indexer/1.1.0';
 
 /** Where a transaction sits: the envelope of its events. */
 export interface TxPosition {
@@ -119,8 +119,10 @@ export class EventBuilder {
     if (!pool || poolAddress === null) {
       return { code: 'unknown_pool', message: `oracle update on ${f.oracle}, the oracle of no known pool`, event_id: f.event_id, instruction_location: f.instruction_location, pool_config: null };
     }
+    // The oracle right after the update: what the instruction set, else what was in effect before it.
     if (f.midprice_q32 !== null) pool.tracked.midpriceQ32 = f.midprice_q32;
     if (f.spread_factor_q32 !== null) pool.tracked.spreadFactorQ32 = f.spread_factor_q32;
+    const { midpriceQ32: midpriceAfterQ32, spreadFactorQ32: spreadFactorAfterQ32 } = pool.tracked;
     return {
       ...this.envelope(f.event_id, poolAddress, pos, f.instruction_location.top_level_index, f.instruction_location.inner_index),
       type: 'MidpriceUpdated',
@@ -131,6 +133,8 @@ export class EventBuilder {
         sequence: f.sequence,
         midpriceQ32: f.midprice_q32,
         spreadFactorQ32: f.spread_factor_q32,
+        midpriceAfterQ32,
+        spreadFactorAfterQ32,
       },
     };
   }
