@@ -31,12 +31,12 @@ export class PoolReader {
     private readonly tokens: TokenList,
   ) {}
 
-  /** Every Hadron config account (v1 248 B, v2 724 B) that sits at its own config PDA. */
-  async discover(): Promise<{ slot: number; pools: PoolStatic[] }> {
+  /** Every Hadron config account (v1 248 B, v2 724 B) that sits at its own config PDA, read at a slot ≥ minSlot. */
+  async discover(minSlot?: number): Promise<{ slot: number; pools: PoolStatic[] }> {
     const pools: PoolStatic[] = [];
-    let slot = 0;
+    let slot = minSlot ?? 0;
     for (const { programId, version } of HADRON_PROGRAMS) {
-      const read = await this.rpc.getProgramAccounts(programId, CONFIG_SIZE[version]);
+      const read = await this.rpc.getProgramAccounts(programId, CONFIG_SIZE[version], slot > 0 ? slot : undefined);
       slot = Math.max(slot, read.slot);
       for (const { pubkey, account } of read.accounts) {
         const pool = account.owner === programId ? poolFromConfigAccount(programId, pubkey, account.data) : null;

@@ -15,6 +15,12 @@ export class IndexerMetrics {
   readonly gapLedger = new Gauge({ name: 'indexer_gap_ledger_size', help: 'Transactions listed but not fetched yet (indexer.gap)', labelNames: ['cluster'], registers: [this.registry] });
   readonly gapsRecorded = new Counter({ name: 'indexer_gaps_recorded_total', help: 'Transactions that went to the gap ledger', labelNames: ['cluster'], registers: [this.registry] });
   readonly gapsResolved = new Counter({ name: 'indexer_gaps_resolved_total', help: 'Gap-ledger transactions fetched later', labelNames: ['cluster'], registers: [this.registry] });
+  readonly lateListed = new Counter({
+    name: 'indexer_late_listed_total',
+    help: 'Transactions the RPC listed only after their slot was indexed (lagging signature index); indexed from the gap ledger',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+  });
   readonly pools = new Gauge({ name: 'indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
   readonly backfillRatio = new Gauge({ name: 'indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
   readonly cycleErrors = new Counter({ name: 'indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });

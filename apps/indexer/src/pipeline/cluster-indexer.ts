@@ -69,6 +69,13 @@ interface Listing {
   refs: TxRef[];
   /** Per program, the newest listed signature (any status) at or below the target. */
   newest: Map<string, ProgramCursor>;
+  /** Per program, every listed signature (any status) at or below the target, newest first: a chunk moves the program's cursor to the newest at or below its end. */
+  listed: Map<string, ProgramCursor[]>;
+  /**
+   * Successful transactions the RPC listed only now although their slot is already indexed: an
+   * earlier listing missed them (a signature index behind its bank). They go to the gap ledger.
+   */
+  late: TxRef[];
 }
 
 interface Fetched {
@@ -265,7 +272,12 @@ export class ClusterIndexer {
           snapshot = await this.takeSnapshot(trigger === 'discover', target);
           const more = await this.list(snapshot.accounts.slot, { ...bounds, afterSlot: target, until: listing.newest });
           const extra = await this.fetch(more.refs);
-          listing = { refs: [...listing.refs, ...more.refs], newest: new Map([...listing.newest, ...more.newest]) };
+          listing = {
+            refs: [...listing.refs, ...more.refs],
+            newest: new Map([...listing.newest, ...more.newest]),
+            listed: new Map(HADRON_PROGRAMS.map(({ programId }) => [programId, [...(more.listed.get(programId) ?? []), ...(listing.listed.get(programId) ?? [])]])),
+            late: [...listing.late, ...more.late],
+          };
           fetched = { refs: [...fetched.refs, ...extra.refs], txs: new Map([...fetched.txs, ...extra.txs]) };
           target = snapshot.accounts.slot;
           this.noteHead(target);
@@ -280,7 +292,7 @@ export class ClusterIndexer {
       }
     }
 
-    if (!snapshot && listing.refs.length === 0) {
+    if (!snapshot && listing.refs.length === 0 && listing.late.length === 0) {
       this.observedThrough = target; // nothing new up to the head: the cursor is as good as there
       this.updateLag();
       return false;
@@ -331,7 +343,7 @@ export class ClusterIndexer {
     const newStatics = [];
     let min = minSlot;
     if (discover) {
-      const found = await this.d.reader.discover();
+      const found = await this.d.reader.discover(minSlot);
       min = Math.max(min ?? 0, found.slot);
       for (const p of found.pools) if (!this.progress.pools.has(p.config)) newStatics.push(p);
     }
@@ -369,32 +381,45 @@ export class ClusterIndexer {
     const afterSlot = bounds.afterSlot ?? this.progress.throughSlot;
     const lists: ListedSignature[][] = [];
     const newest = new Map<string, ProgramCursor>();
+    const listed = new Map<string, ProgramCursor[]>();
+    const late = new Map<string, TxRef>();
     for (const { programId } of HADRON_PROGRAMS) {
-      const until = (bounds.until ?? this.progress.programCursors).get(programId)?.signature;
+      const until = afterSlot === null ? undefined : (bounds.until ?? this.progress.programCursors).get(programId)?.signature;
       const list: ListedSignature[] = [];
+      const all: ProgramCursor[] = [];
       let before: string | undefined;
       for (let done = false; !done && !this.stopping; ) {
-        const page = await this.d.rpc.getSignaturesForAddress(programId, { before, until: afterSlot === null ? undefined : until, limit: SIGNATURE_PAGE });
+        // minContextSlot: a node that has not reached the target yet answers -32016 (retried) instead of listing less.
+        const page = await this.d.rpc.getSignaturesForAddress(programId, { before, until, limit: SIGNATURE_PAGE, minContextSlot: target });
         for (const s of page) {
           if (s.slot > target) continue;
           if (afterSlot !== null && s.slot <= afterSlot) {
-            done = true;
-            break;
+            // The RPC stops at `until` (the program's cursor) by itself: what it still returns at or
+            // below the indexed slot was not listed when that slot was indexed.
+            if (until === undefined) {
+              done = true;
+              break;
+            }
+            all.push({ slot: s.slot, signature: s.signature });
+            if (s.err === null || s.err === undefined) late.set(s.signature, { signature: s.signature, slot: s.slot, blockTime: s.blockTime, txIndex: null });
+            continue;
           }
           if (afterSlot === null && ((bounds.rangeStartSlot !== null && s.slot < bounds.rangeStartSlot) || (bounds.rangeStartTime !== null && s.blockTime !== null && s.blockTime < bounds.rangeStartTime))) {
             done = true;
             break;
           }
           if (!newest.has(programId)) newest.set(programId, { slot: s.slot, signature: s.signature });
+          all.push({ slot: s.slot, signature: s.signature });
           list.push(s);
         }
         if (page.length < SIGNATURE_PAGE) done = true;
         else before = page[page.length - 1].signature;
       }
       lists.push(list);
+      listed.set(programId, all);
     }
     if (this.stopping) throw new Error('stopping');
-    return { refs: mergeInChainOrder(lists), newest };
+    return { refs: mergeInChainOrder(lists), newest, listed, late: [...late.values()].sort((a, b) => a.slot - b.slot) };
   }
 
   /** Block positions (when needed) and the transactions, batched; failures stay in the map. */
@@ -605,9 +630,20 @@ export class ClusterIndexer {
     await this.d.sink.append(out.events);
     this.countEvents(out.events);
     const programCursors = new Map(this.progress.programCursors);
-    for (const [program, c] of listing.newest) if (c.slot <= throughSlot) programCursors.set(program, c);
+    for (const [program, all] of listing.listed) {
+      const c = newestAtOrBelow(all, throughSlot);
+      if (c) programCursors.set(program, c);
+    }
     const startSlot = this.progress.startSlot ?? (listing.refs[0]?.slot ?? cycle.targetSlot);
     const backfillDone = this.progress.backfillDone || last;
+    // Listed late (their slot is indexed already): never dropped — the gap ledger indexes them with the state at the cursor.
+    const late = listing.late.splice(0);
+    if (late.length > 0) {
+      const state = trackedStates(this.progress.pools);
+      out = { ...out, gaps: [...out.gaps, ...late.map((r) => ({ signature: r.signature, slot: r.slot, txIndex: null, attempts: 0, lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)', state }))] };
+      this.d.metrics.lateListed.inc({ cluster: this.cluster }, late.length);
+      this.log.warn({ late: late.map((r) => r.signature) }, 'the RPC listed transactions of slots already indexed (its signature index lagged): indexing them from the gap ledger');
+    }
     await this.d.store.commit(this.cluster, {
       throughSlot,
       lastSignature: out.lastSignature ?? this.progress.lastSignature,
@@ -687,6 +723,18 @@ export class ClusterIndexer {
   private countEvents(events: readonly HadronEvent[]): void {
     for (const e of events) this.d.metrics.events.inc({ cluster: this.cluster, type: e.type });
   }
+}
+
+/** The newest entry at or below `slot` of a newest-first list. */
+function newestAtOrBelow(list: readonly ProgramCursor[], slot: number): ProgramCursor | null {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].slot > slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < list.length ? list[lo] : null;
 }
 
 function oracleOf(o: { midpriceQ32: string | null; spreadFactorQ32: string | null } | null): { midpriceQ32: string | null; spreadFactorQ32: string | null } {

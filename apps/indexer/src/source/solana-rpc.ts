@@ -76,11 +76,16 @@ export class SolanaRpc {
     return this.call('getSlot', [{ commitment: this.options.commitment }], (r) => asInt(r, 'getSlot'));
   }
 
-  /** Newest first (getSignaturesForAddress order), at most `limit` (≤ 1000). */
-  async getSignaturesForAddress(address: string, opts: { before?: string; until?: string; limit: number }): Promise<SignatureInfo[]> {
+  /**
+   * Newest first (getSignaturesForAddress order), at most `limit` (≤ 1000). `minContextSlot`: the
+   * answering node must have reached that slot, else -32016 (retried) — a node behind the one
+   * that gave the cycle's target would silently list less than everything up to it.
+   */
+  async getSignaturesForAddress(address: string, opts: { before?: string; until?: string; limit: number; minContextSlot?: number }): Promise<SignatureInfo[]> {
     const config: Record<string, unknown> = { commitment: this.options.commitment, limit: opts.limit };
     if (opts.before) config.before = opts.before;
     if (opts.until) config.until = opts.until;
+    if (opts.minContextSlot !== undefined) config.minContextSlot = opts.minContextSlot;
     return this.call('getSignaturesForAddress', [address, config], (r) => {
       if (!Array.isArray(r)) throw malformed('getSignaturesForAddress', 'not an array');
       return r.map((s: Record<string, unknown>) => {
@@ -91,8 +96,10 @@ export class SolanaRpc {
   }
 
   /** Config-like accounts of `program` with exactly `dataSize` bytes, and the slot they were read at. */
-  async getProgramAccounts(program: string, dataSize: number): Promise<{ slot: number; accounts: { pubkey: string; account: AccountData }[] }> {
-    const params = [program, { commitment: this.options.commitment, encoding: 'base64', withContext: true, filters: [{ dataSize }] }];
+  async getProgramAccounts(program: string, dataSize: number, minContextSlot?: number): Promise<{ slot: number; accounts: { pubkey: string; account: AccountData }[] }> {
+    const config: Record<string, unknown> = { commitment: this.options.commitment, encoding: 'base64', withContext: true, filters: [{ dataSize }] };
+    if (minContextSlot !== undefined) config.minContextSlot = minContextSlot;
+    const params = [program, config];
     return this.call('getProgramAccounts', params, (r) => {
       const ctx = r as { context?: { slot?: unknown }; value?: unknown };
       if (!ctx || typeof ctx.context?.slot !== 'number' || !Array.isArray(ctx.value)) throw malformed('getProgramAccounts', 'expected {context, value[]}');

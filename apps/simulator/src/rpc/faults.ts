@@ -24,14 +24,35 @@ export interface FaultOptions {
   missingTxRate?: number;
   /** getTransaction calls that return null for a missing signature before it appears. */
   missingTxRequests: number;
+  /**
+   * A lagging signature index: getSignaturesForAddress answers from an index that trails the
+   * bank by this many slots while the chain moves (its context slot, checked against
+   * `minContextSlot`, is the index's), as a load-balanced RPC whose nodes differ does. 0 = off.
+   */
+  signatureIndexLagSlots?: number;
+  /** The index catches up with the bank once the head has not moved for this long. */
+  signatureIndexCatchUpMs?: number;
+  /**
+   * Which slot `minContextSlot` is checked against on a lagging listing: `index` (a node behind
+   * the one that answered getSlot) or `bank` (one node whose signature index is written after its
+   * bank moved: the check passes while the listing still misses the newest slots).
+   */
+  signatureIndexContext?: 'index' | 'bank';
 }
 
 export const NO_FAULTS: FaultOptions = { rate: 0, kinds: FAULT_KINDS, seed: 'faults', hangMs: 30_000, missingTxRequests: 2 };
+
+const DEFAULT_INDEX_CATCH_UP_MS = 1000;
 
 export class FaultInjector {
   private rng: Rng;
   private readonly missingCalls = new Map<string, number>();
   private readonly counts: Record<FaultKind, number> = { '429': 0, '5xx': 0, timeout: 0, malformed: 0, 'missing-tx': 0 };
+  /** Listing calls answered by a lagging index (refused by minContextSlot, or missing the newest slots). */
+  private lagged = 0;
+  private indexSlot = -1;
+  private headSeen = -1;
+  private headMovedAt = 0;
 
   constructor(private options: FaultOptions) {
     this.rng = new Rng(`faults/${options.seed}`);
@@ -50,6 +71,32 @@ export class FaultInjector {
   /** Faults injected so far, by kind. */
   get injected(): Readonly<Record<FaultKind, number>> {
     return this.counts;
+  }
+
+  /** getSignaturesForAddress calls the lagging index answered behind the bank. */
+  get signatureIndexLagged(): number {
+    return this.lagged;
+  }
+
+  /**
+   * The newest slot the signature index holds, given the bank's `visible` slot: `lag` slots
+   * behind while the head moves, the head itself once it has been still for the catch-up time.
+   * Never goes backwards.
+   */
+  signatureIndexSlot(visible: number, now: number = Date.now()): number {
+    const lag = this.options.signatureIndexLagSlots ?? 0;
+    if (visible !== this.headSeen) {
+      this.headSeen = visible;
+      this.headMovedAt = now;
+    }
+    const caughtUp = now - this.headMovedAt >= (this.options.signatureIndexCatchUpMs ?? DEFAULT_INDEX_CATCH_UP_MS);
+    this.indexSlot = Math.max(this.indexSlot, lag <= 0 || caughtUp ? visible : visible - lag);
+    return Math.min(this.indexSlot, visible);
+  }
+
+  /** Counts a listing answered (or refused) behind the bank. */
+  noteIndexLag(): void {
+    this.lagged++;
   }
 
   /** The fault for the next HTTP request, or null. */

@@ -72,6 +72,23 @@ describe('commitment and errors', () => {
     expect(rpc('getSlot', [{ commitment: 'processed' }]).result).toBe(market.ledger.head);
   });
 
+  it('a lagging signature index lists nothing of the newest slots and refuses minContextSlot beyond itself with -32016, until it catches up', () => {
+    const faults = new FaultInjector({ ...NO_FAULTS, signatureIndexLagSlots: 5, signatureIndexCatchUpMs: 3_600_000 });
+    const lagging: ClusterContext = { ...ctx, faults };
+    const on = (c: ClusterContext, params: unknown[]) => JSON.parse(answerRpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignaturesForAddress', params }), c)!);
+    const program = market.groundTruth().programs.v1;
+    const head = market.ledger.head;
+    const all = on(ctx, [program, { limit: 1000 }]).result as { slot: number }[];
+    expect(all.some((s) => s.slot > head - 5)).toBe(true);
+    expect(on(lagging, [program, { limit: 1000 }]).result).toEqual(all.filter((s) => s.slot <= head - 5));
+    expect(on(lagging, [program, { limit: 1000, minContextSlot: head }]).error).toEqual({ code: -32016, message: 'Minimum context slot has not been reached', data: { contextSlot: head - 5 } });
+    expect(faults.signatureIndexLagged).toBe(2);
+    faults.configure({ ...faults.current, signatureIndexContext: 'bank' }); // one node: the bank passes the check, its index still lags
+    expect(on(lagging, [program, { limit: 1000, minContextSlot: head }]).result).toEqual(all.filter((s) => s.slot <= head - 5));
+    faults.configure({ ...faults.current, signatureIndexCatchUpMs: 0 }); // the head stood still long enough
+    expect(on(lagging, [program, { limit: 1000, minContextSlot: head }]).result).toEqual(all);
+  });
+
   it('live slots are confirmed and finalized only after their lag', () => {
     const m = generateMarket({ cluster: 'devnet', seed: 'lags', pools: 2, historySeconds: 10, historyEndTimeMs: 1_750_000_000_000 });
     m.ledger.setCommitmentLags({ confirmed: 1, finalized: 32 });

@@ -106,8 +106,11 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_LIMIT) throw invalidParams(`Invalid limit; max ${MAX_SIGNATURES_LIMIT}`);
     const before = optionalSignature(config.before);
     const until = optionalSignature(config.until);
-    const maxSlot = ledger.visibleSlot(commitment);
-    checkMinContextSlot(maxSlot, config);
+    // The index may trail the bank (fault injection): its slot is the call's context slot.
+    const bank = ledger.visibleSlot(commitment);
+    const maxSlot = ctx.faults.signatureIndexSlot(bank);
+    if (maxSlot < bank) ctx.faults.noteIndexLag();
+    checkMinContextSlot(ctx.faults.current.signatureIndexContext === 'bank' ? bank : maxSlot, config);
     return ledger.signaturesFor(address, { before, until, limit, maxSlot }).map((tx) => ({
       blockTime: tx.blockTime,
       confirmationStatus: ledger.confirmationStatusOf(tx.slot),

@@ -66,7 +66,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, clusters: Reado
   }
   if (parts.length === 2 && parts[1] === 'faults') {
     if (req.method === 'GET') {
-      send(res, 200, 'application/json', JSON.stringify({ options: ctx.faults.current, injected: ctx.faults.injected }));
+      send(res, 200, 'application/json', JSON.stringify({ options: ctx.faults.current, injected: ctx.faults.injected, signatureIndexLagged: ctx.faults.signatureIndexLagged }));
       return;
     }
     if (req.method === 'PUT' || req.method === 'POST') {
@@ -219,6 +219,17 @@ export function parseFaultOptions(input: unknown, base: FaultOptions): FaultOpti
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`${key} must be a non-negative integer`);
       out[key] = v;
     }
+  }
+  for (const key of ['signatureIndexLagSlots', 'signatureIndexCatchUpMs'] as const) {
+    if (o[key] !== undefined) {
+      const v = o[key];
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`${key} must be a non-negative integer`);
+      out[key] = v;
+    }
+  }
+  if (o.signatureIndexContext !== undefined) {
+    if (o.signatureIndexContext !== 'index' && o.signatureIndexContext !== 'bank') throw new Error('signatureIndexContext must be index or bank');
+    out.signatureIndexContext = o.signatureIndexContext;
   }
   if (o.missingTxRate !== undefined) {
     if (typeof o.missingTxRate !== 'number' || !(o.missingTxRate >= 0 && o.missingTxRate <= 1)) throw new Error('missingTxRate must be a number in 0..1');
