@@ -3,8 +3,10 @@ import { HadronDecodeError } from './decode-error';
 import { decodeFeeConfigAccount, encodeFeeConfigAccount, type FeeConfigAccount } from './fee-config-account.layout';
 import { decodeFeeSplit, encodeFeeSplit } from './fee-split.layout';
 import { decodeOracleAccount, encodeOracleAccount, type OracleAccount } from './oracle-account.layout';
-import { poolStateName } from './pool-state';
-import { accountVectors, bytesOf } from './testing/golden-vectors';
+import { derivePoolAddresses } from './pool-addresses';
+import { poolStateName, publishedPoolState } from './pool-state';
+import { programVersionOf } from './program-ids';
+import { accountVectors, bytesOf, pdaVectors } from './testing/golden-vectors';
 
 const U64_MAX = '18446744073709551615';
 const P53 = '9007199254740993';
@@ -27,6 +29,17 @@ describe('config account — golden vectors', () => {
     if (c.expected.state_name_assumed) expect(poolStateName(c.expected.state as number)).toBe(c.expected.state_name_assumed);
   });
 
+  it.each(configs.map((c) => [c.name, c] as const))('%s lives at the config PDA of its own seed and mints, owned by the program of its version', (_name, c) => {
+    const config = decodeConfigAccount(bytesOf(c));
+    expect(bytesOf(c).length).toBe(c.data_len);
+    expect(programVersionOf(c.owner)).toBe(config.version);
+    const pdas = derivePoolAddresses(c.owner, BigInt(config.seed), config.mint_x, config.mint_y, config.token_program_x, config.token_program_y);
+    expect({ address: c.address, bump: config.bump, curve_meta: config.curve_meta }).toEqual({ address: pdas.config.address, bump: pdas.config.bump, curve_meta: pdas.curve_meta.address });
+    const tail = decodeConfigV2Tail(bytesOf(c));
+    // [A] v2 stores the prefabs account at config+430; where the vector fills it, it is the prefabs PDA.
+    if (c.expected.v2_tail_single_source) expect(tail?.curve_prefabs_at_430).toBe(pdas.curve_prefabs.address);
+  });
+
   it('re-encodes v1 and zero-tail v2 configs byte for byte, and drops the unknown v2 tail', () => {
     for (const c of configs) {
       const data = bytesOf(c);
@@ -46,6 +59,10 @@ describe('config account — golden vectors', () => {
   it('names pool states; only 1 = Initialized is confirmed', () => {
     expect([0, 1, 2, 3, 4, 5].map(poolStateName)).toEqual(['Uninitialized', 'Initialized', 'Paused', 'RejectSwaps', 'Closed', null]);
   });
+
+  it('publishes an unknown state byte as Uninitialized (never a state that trades), known ones by name', () => {
+    expect([0, 1, 2, 3, 4, 5, 255].map(publishedPoolState)).toEqual(['Uninitialized', 'Initialized', 'Paused', 'RejectSwaps', 'Closed', 'Uninitialized', 'Uninitialized']);
+  });
 });
 
 describe('oracle account — golden vectors', () => {
@@ -53,6 +70,15 @@ describe('oracle account — golden vectors', () => {
 
   it.each(oracles.map((c) => [c.name, c] as const))('decodes %s', (_name, c) => {
     expect(decodeOracleAccount(bytesOf(c))).toEqual(layoutFields(c.expected));
+  });
+
+  it.each(oracles.map((c) => [c.name, c] as const))('%s is owned by the program of its version and, when it has an address, is a pool oracle PDA', (_name, c) => {
+    const oracle = decodeOracleAccount(bytesOf(c));
+    expect(bytesOf(c).length).toBe(c.data_len);
+    expect(programVersionOf(c.owner)).toBe(oracle.version);
+    if (c.address === null) return;
+    const pool = pdaVectors.pools.find((p) => p.midprice_oracle.address === c.address);
+    expect(pool?.program).toBe(c.owner);
   });
 
   it('re-encodes a v1 oracle byte for byte', () => {
@@ -64,6 +90,8 @@ describe('oracle account — golden vectors', () => {
 
 describe('account sizes', () => {
   it.each(accountVectors.negative_cases.map((c) => [c.name, c] as const))('rejects %s as invalid_size', (_name, c) => {
+    expect(bytesOf(c).length).toBe(c.data_len);
+    expect(programVersionOf(c.owner)).not.toBeNull();
     const decode = c.kind === 'config' ? decodeConfigAccount : decodeOracleAccount;
     expect(() => decode(bytesOf(c))).toThrow(expect.objectContaining({ code: c.expected_error }));
     expect(() => decode(bytesOf(c))).toThrow(HadronDecodeError);

@@ -17,6 +17,8 @@ export class HadronDecodeError extends Error {
   constructor(
     readonly code: HadronDecodeErrorCode,
     message: string,
+    /** For `truncated` / `trailing_bytes`: the length the instruction takes (exact, or at least). */
+    readonly expectedLength: number | null = null,
   ) {
     super(message);
   }

@@ -1,4 +1,6 @@
+import { decodeBase58, encodeBase58 } from './base58';
 import { HadronDecodeError } from './decode-error';
+import { programVersionOf } from './program-ids';
 import { decodeInstruction, decodeInstructionBase58, encodeInstruction, type DecodedHadronInstruction } from './instruction.codec';
 import { bytesOf, instructionVectors } from './testing/golden-vectors';
 
@@ -23,9 +25,20 @@ describe('Hadron instruction codec — golden vectors', () => {
     expect(decodeInstructionBase58(c.data_base58)).toEqual(c.expected);
   });
 
-  it.each(negative_cases.map((c) => [c.name, c] as const))('rejects %s with its error code', (_name, c) => {
-    expect(decodeError(() => decodeInstruction(bytesOf(c))).code).toBe(c.expected_error);
+  it.each(negative_cases.map((c) => [c.name, c] as const))('rejects %s with its error code (and the length the tag takes)', (_name, c) => {
+    const error = decodeError(() => decodeInstruction(bytesOf(c)));
+    expect(error.code).toBe(c.expected_error);
     expect(decodeError(() => decodeInstructionBase58(c.data_base58)).code).toBe(c.expected_error);
+    expect(error.expectedLength).toBe(c.expected_length ?? null);
+    if (c.tag !== undefined) expect(bytesOf(c)[0]).toBe(c.tag);
+  });
+
+  it.each([...cases, ...negative_cases].map((c) => [c.name, c] as const))('%s: its base64, hex and base58 spell the same data_len bytes, for the program it names', (_name, c) => {
+    const bytes = bytesOf(c);
+    expect(bytes.length).toBe(c.data_len);
+    expect(Buffer.from(bytes).toString('hex')).toBe(c.data_hex);
+    expect([encodeBase58(bytes), Buffer.from(decodeBase58(c.data_base58)).toString('hex')]).toEqual([c.data_base58, c.data_hex]);
+    expect(programVersionOf(c.program)).toBe(c.program_version);
   });
 
   it('decodes is_x = 2 as given: any non-zero is_x sells X on chain', () => {

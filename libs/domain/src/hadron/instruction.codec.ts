@@ -180,11 +180,11 @@ function sequenced(tag: number, ...u64s: string[]): Uint8Array {
 }
 
 function exactLength(data: Uint8Array, length: number): DataView {
-  if (data.length > length) throw new HadronDecodeError('trailing_bytes', `tag ${data[0]} takes ${length} bytes, got ${data.length}`);
+  if (data.length > length) throw new HadronDecodeError('trailing_bytes', `tag ${data[0]} takes ${length} bytes, got ${data.length}`, length);
   return atLeast(data, length);
 }
 
 function atLeast(data: Uint8Array, length: number): DataView {
-  if (data.length < length) throw new HadronDecodeError('truncated', `tag ${data[0]} needs ${length} bytes, got ${data.length}`);
+  if (data.length < length) throw new HadronDecodeError('truncated', `tag ${data[0]} needs ${length} bytes, got ${data.length}`, length);
   return viewOf(data);
 }

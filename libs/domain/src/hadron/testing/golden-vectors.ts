@@ -25,7 +25,10 @@ export interface InstructionCase extends EncodedData {
 
 export interface InstructionNegativeCase extends EncodedData {
   expected_error: string;
+  /** For truncated / trailing_bytes: the length the tag takes. */
   expected_length?: number;
+  /** For unknown_tag: the tag byte. */
+  tag?: number;
 }
 
 export interface AccountCase {
@@ -56,20 +59,27 @@ export interface OracleDerived {
 export interface AccountNegativeCase {
   name: string;
   kind: 'config' | 'oracle';
+  owner: string;
   data_len: number;
   data_base64: string;
   expected_error: string;
 }
 
+/** A seed as pdas.json spells it out. */
+export type SeedSpec = { utf8: string } | { u64_le_hex: string; value: string } | { pubkey: string };
+
 export interface PdaFixture {
   address: string;
   bump: number;
+  seeds?: SeedSpec[];
 }
 
 export interface PoolPdaCase {
   program_version: 'v1' | 'v2';
   program: string;
   seed: string;
+  /** The seed as the 8 little-endian bytes the PDAs use. */
+  seed_le_hex: string;
   mint_x: string;
   mint_y: string;
   config: PdaFixture;
@@ -79,15 +89,15 @@ export interface PoolPdaCase {
   curve_updates: PdaFixture;
   pool_fee_config: PdaFixture;
   spread_config: PdaFixture;
-  vault_x: PdaFixture & { token_program: string };
-  vault_y: PdaFixture & { token_program: string };
+  vault_x: PdaFixture & { owner: string; mint: string; token_program: string };
+  vault_y: PdaFixture & { owner: string; mint: string; token_program: string };
 }
 
 export interface PdaVectors {
-  global_fee_config: (PdaFixture & { program: string })[];
+  global_fee_config: (PdaFixture & { program: string; program_version: 'v1' | 'v2'; expected_address: string; matches_expected: boolean })[];
   pools: PoolPdaCase[];
-  fee_recipient_atas: (PdaFixture & { fee_recipient: string; mint: string; token_program: string })[];
-  third_party_crosschecks: { checks: { what: string; inputs: Record<string, string>; derived: string; third_party_value: string }[] };
+  fee_recipient_atas: (PdaFixture & { program_version: 'v1' | 'v2'; fee_recipient: string; mint: string; token_program: string })[];
+  third_party_crosschecks: { checks: { what: string; inputs: Record<string, string>; derived: string; third_party_value: string; matches: boolean }[] };
 }
 
 export const instructionVectors = instructionsJson as unknown as { cases: InstructionCase[]; negative_cases: InstructionNegativeCase[] };
