@@ -6,15 +6,18 @@ import type { RpcCompiledInstruction, RpcTransactionResult } from './rpc-transac
 import type { InstructionRange } from './swap-amounts';
 import { decodeSwap } from './swap.decoder';
 import type { DecodeProblem, InstructionLocation, OracleUpdateFact, SwapFact, TransactionFacts } from './transaction-facts';
+import { shapeProblemOf } from './transaction-shape';
 import { TransactionView } from './transaction-view';
 import { vaultBalancesOf } from './vault-balances';
 
 /**
- * One getTransaction result → the Hadron facts it proves. Pure and total: a bad instruction becomes
- * a recorded problem, never an exception, so one odd transaction cannot stall a batch. A failed
- * transaction changed nothing and yields nothing.
+ * One getTransaction result → the Hadron facts it proves. Pure and total: a bad instruction, a
+ * malformed or missing result becomes a recorded problem, never an exception, so one odd
+ * transaction cannot stall a batch. A failed transaction changed nothing and yields nothing.
  */
-export function decodeTransaction(result: RpcTransactionResult, ctx: DecodeContext): TransactionFacts {
+export function decodeTransaction(result: RpcTransactionResult | null, ctx: DecodeContext): TransactionFacts {
+  const malformed = shapeProblemOf(result);
+  if (malformed !== null || result === null) return malformedFacts(result, malformed ?? 'the result is null');
   const signature = result.transaction.signatures[0];
   const facts: TransactionFacts = { signature, slot: result.slot, block_time: result.blockTime ?? null, events: [], vault_balances: [], problems: [] };
   const { meta } = result;
@@ -22,7 +25,7 @@ export function decodeTransaction(result: RpcTransactionResult, ctx: DecodeConte
     facts.problems.push({ code: 'missing_meta', message: 'the RPC returned no transaction metadata', event_id: signature, instruction_location: null, pool_config: null });
     return facts;
   }
-  if (meta.err !== null && meta.err !== undefined) return facts;
+  if (meta.err !== null) return facts;
   const tx = new TransactionView(result, meta);
   if (!tx.mentionsHadron) return facts;
 
@@ -38,6 +41,23 @@ export function decodeTransaction(result: RpcTransactionResult, ctx: DecodeConte
   });
   facts.vault_balances = vaultBalancesOf(tx, ctx);
   return facts;
+}
+
+/** What can still be said about a result that is not shaped like getTransaction's: its signature and slot, when readable. */
+function malformedFacts(result: unknown, why: string): TransactionFacts {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as { slot?: unknown; blockTime?: unknown; transaction?: { signatures?: unknown } };
+  const signatures = typeof r.transaction === 'object' && r.transaction !== null ? r.transaction.signatures : undefined;
+  const signature = Array.isArray(signatures) && typeof signatures[0] === 'string' ? signatures[0] : '';
+  const slot = typeof r.slot === 'number' && Number.isSafeInteger(r.slot) && r.slot >= 0 ? r.slot : 0;
+  const block_time = typeof r.blockTime === 'number' && Number.isInteger(r.blockTime) ? r.blockTime : null;
+  return {
+    signature,
+    slot,
+    block_time,
+    events: [],
+    vault_balances: [],
+    problems: [{ code: 'malformed_transaction', message: `not a getTransaction result: ${why}`, event_id: signature, instruction_location: null, pool_config: null }],
+  };
 }
 
 function decodeHadronInstruction(
@@ -56,6 +76,11 @@ function decodeHadronInstruction(
     args = decodeInstructionBase58(ix.data);
   } catch (e) {
     if (!(e instanceof HadronDecodeError)) throw e; // a bug, not bad input
+    // The transaction succeeded, so the program dispatched this tag. v1's table is 0..24 [C]: a
+    // higher tag there means something is wrong. v2 may have added tags (its table is only
+    // tentatively the same), so a higher v2 tag in a successful transaction is a real instruction
+    // we do not decode — like Deposit, it has no fact of its own and its vault changes still count.
+    if (e.code === 'unknown_tag' && version === 'v2') return;
     facts.problems.push(problem(e.code, e.message));
     return;
   }

@@ -53,18 +53,21 @@ export function amountsFromTransfers(tx: TransactionView, invoked: InstructionRa
 }
 
 /**
- * Fallback: the swap's amounts from token-balance deltas of the vaults and the fee ATA. Only sound
- * when this swap is the one Hadron instruction touching its pool in the transaction (checked by the
- * caller); vault deltas are used rather than the user's, which other programs may also move.
+ * Fallback: the swap's amounts from the vaults' token-balance deltas and its own amount_in
+ * argument. Only sound when this swap is the one Hadron instruction touching its pool in the
+ * transaction (checked by the caller). Vault deltas are used rather than the user's, which other
+ * programs may also move; the fee is amount_in − Δvault_source (the [C] money flow: the user pays
+ * amount_in, of which all but the fee reaches the vault), never the fee ATA's delta — one fee
+ * recipient ATA collects from every pool with that input mint, so swaps on two pools in one
+ * transaction both move it.
  */
-export function amountsFromBalances(tx: TransactionView, swap: SwapAccounts): SwapAmounts | null {
+export function amountsFromBalances(tx: TransactionView, swap: SwapAccounts, amountIn: bigint): SwapAmounts | null {
   const vaultSourceAfter = tx.postAmount(swap.vaultSource);
   const vaultDestAfter = tx.postAmount(swap.vaultDest);
   if (vaultSourceAfter === null || vaultDestAfter === null) return null;
   const toVault = vaultSourceAfter - tx.preAmount(swap.vaultSource);
   const out = tx.preAmount(swap.vaultDest) - vaultDestAfter;
-  const feeAfter = tx.postAmount(swap.feeAta);
-  const fee = feeAfter === null ? 0n : feeAfter - tx.preAmount(swap.feeAta);
+  const fee = amountIn - toVault;
   return toVault < 0n || out < 0n || fee < 0n ? null : { fee, toVault, out };
 }
 

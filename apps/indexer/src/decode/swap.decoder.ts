@@ -26,9 +26,15 @@ export function decodeSwap(
   if (!pool) return problem('unknown_pool', `swap on unknown pool ${poolConfig}`, poolConfig);
 
   const accounts: SwapAccounts = { config: a[2], userSource: a[8], vaultSource: a[9], vaultDest: a[10], userDest: a[11], feeAta: a[13] };
+  const amountIn = BigInt(args.amount_in);
   const amounts =
-    amountsFromTransfers(tx, invoked, accounts) ?? (hadronInstructionsTouching(tx, accounts.config) === 1 ? amountsFromBalances(tx, accounts) : null);
+    amountsFromTransfers(tx, invoked, accounts) ?? (hadronInstructionsTouching(tx, accounts.config) === 1 ? amountsFromBalances(tx, accounts, amountIn) : null);
   if (!amounts) return problem('unresolved_amounts', 'no matching inner transfers, and balance deltas are ambiguous or missing', poolConfig);
+  // [C] The user pays exactly amount_in: the fee leg plus the vault leg. Anything else means the
+  // transfers were mismatched (or the program is not what we think): report, never publish a guess.
+  if (amounts.fee + amounts.toVault !== amountIn) {
+    return problem('inconsistent_amounts', `the swap's transfers move ${amounts.fee} (fee) + ${amounts.toVault} (to vault) but its amount_in is ${amountIn}`, poolConfig);
+  }
 
   // Any non-zero is_x sells X [C]: X flows user → vault_x, Y flows vault_y → user.
   const sells = args.is_x !== 0;
@@ -51,7 +57,7 @@ export function decodeSwap(
     vault_dest: keys[accounts.vaultDest],
     fee_recipient_ata: keys[accounts.feeAta],
     instruction_args: { amount_in: args.amount_in, min_out: args.min_out, expiration: args.expiration },
-    amount_in: (amounts.fee + amounts.toVault).toString(),
+    amount_in: args.amount_in,
     amount_in_to_vault: amounts.toVault.toString(),
     amount_out: amounts.out.toString(),
     protocol_fee_raw: amounts.fee.toString(),

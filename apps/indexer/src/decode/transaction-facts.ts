@@ -68,7 +68,11 @@ export interface OracleUpdateFact extends InstructionFactBase {
   pool_config_via_registry: string | null;
 }
 
-/** End-of-transaction vault balances of a known pool that a Hadron transaction listed. */
+/**
+ * End-of-transaction vault balances of a known pool whose vault balance a Hadron transaction
+ * changed (post ≠ pre for at least one of its two vaults; a vault the transaction creates counts
+ * as 0 before).
+ */
 export interface VaultBalancesFact {
   kind: 'vault_balances';
   pool_config: string;
@@ -77,7 +81,7 @@ export interface VaultBalancesFact {
   block_time: number | null;
   vault_x: string;
   vault_y: string;
-  /** Null when that vault is not in the transaction (its balance did not change). */
+  /** Null when that vault is not in the transaction's token balances (its balance did not change). */
   vault_x_after: string | null;
   vault_y_after: string | null;
 }
@@ -90,8 +94,12 @@ export type DecodeProblemCode =
   | 'unknown_pool'
   /** Neither the swap's own transfers nor unambiguous balance deltas gave its amounts. */
   | 'unresolved_amounts'
+  /** The swap's own transfers move a different gross input than its amount_in argument (they are equal on chain [C]). */
+  | 'inconsistent_amounts'
   /** The RPC returned no status metadata: success and balances are unknown. */
-  | 'missing_meta';
+  | 'missing_meta'
+  /** The result is not shaped like a getTransaction result (null, missing fields, a non-u64 token amount). */
+  | 'malformed_transaction';
 
 /** A Hadron instruction that yielded no fact, and why. Recorded, never thrown. */
 export interface DecodeProblem {

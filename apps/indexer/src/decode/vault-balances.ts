@@ -3,22 +3,25 @@ import type { VaultBalancesFact } from './transaction-facts';
 import type { TransactionView } from './transaction-view';
 
 /**
- * End-of-transaction balances of every known pool vault the transaction lists. A vault is the
- * config PDA's token account, so its balance entry's `owner` is the pool config.
+ * A VaultBalancesChanged fact for each known pool whose vault balance the transaction changed
+ * (DESIGN §2: whatever the tag). A vault is recognised by its address — the config PDA's ATA —
+ * not by the optional `owner` of its balance entry. A vault listed with the same balance before
+ * and after did not change; one created by the transaction counts as 0 before. The fact carries
+ * both vaults' end-of-transaction balances when listed.
  */
 export function vaultBalancesOf(tx: TransactionView, ctx: DecodeContext): VaultBalancesFact[] {
   const facts: VaultBalancesFact[] = [];
+  const changed = new Set<string>();
   for (const balance of tx.meta.postTokenBalances ?? []) {
-    const owner = balance.owner;
-    const pool = owner === undefined ? undefined : ctx.pools.get(owner);
-    if (owner === undefined || !pool) continue;
     const key = tx.keys[balance.accountIndex];
-    if (key !== pool.vaultX && key !== pool.vaultY) continue;
-    let fact = facts.find((f) => f.pool_config === owner);
+    const config = key === undefined ? undefined : ctx.poolByVault.get(key);
+    const pool = config === undefined ? undefined : ctx.pools.get(config);
+    if (config === undefined || !pool) continue;
+    let fact = facts.find((f) => f.pool_config === config);
     if (!fact) {
       fact = {
         kind: 'vault_balances',
-        pool_config: owner,
+        pool_config: config,
         signature: tx.signature,
         slot: tx.result.slot,
         block_time: tx.result.blockTime ?? null,
@@ -29,8 +32,10 @@ export function vaultBalancesOf(tx: TransactionView, ctx: DecodeContext): VaultB
       };
       facts.push(fact);
     }
-    if (key === pool.vaultX) fact.vault_x_after = balance.uiTokenAmount.amount;
-    else fact.vault_y_after = balance.uiTokenAmount.amount;
+    const after = balance.uiTokenAmount.amount;
+    if (key === pool.vaultX) fact.vault_x_after = after;
+    else fact.vault_y_after = after;
+    if (BigInt(after) !== tx.preAmount(balance.accountIndex)) changed.add(config);
   }
-  return facts;
+  return facts.filter((f) => changed.has(f.pool_config));
 }

@@ -117,7 +117,11 @@ export interface LiquidityFact {
   vault_y_after: string;
 }
 
-/** One per successful transaction that changed a pool's vault balances (any tag). */
+/**
+ * One per successful transaction that changed a pool's vault balances (any tag): at least one of
+ * its vaults holds a different amount after the transaction than before. A transaction that lists
+ * the vaults without moving them (or creates them empty) is not a change.
+ */
 export interface VaultBalanceChange {
   signature: string;
   slot: number;
@@ -126,12 +130,11 @@ export interface VaultBalanceChange {
   pool_config: string;
   vault_x: string;
   vault_y: string;
-  /** null when the vault did not exist before (created by this transaction). */
-  vault_x_before: string | null;
-  vault_y_before: string | null;
+  vault_x_before: string;
+  vault_y_before: string;
   vault_x_after: string;
   vault_y_after: string;
-  /** Instructions that moved them, e.g. ['swap', 'swap'], ['deposit'] or ['initialize'] (vaults created empty). */
+  /** Instructions that moved them, e.g. ['swap', 'swap'] or ['deposit']. */
   causes: string[];
 }
 

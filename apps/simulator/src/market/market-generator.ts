@@ -569,8 +569,8 @@ export class SimulatedMarket {
     };
     const executed = this.run(slot, { version: 'legacy', feePayer: pool.authority, instructions: [ix], writes: owned.map(([address, state]) => ({ address, state })) }, 400_000);
     this.poolCreated(pool, slot, executed.stored.signature);
-    // The vaults now exist (empty): the transaction lists them in postTokenBalances.
-    this.vaultChange(executed, pool, ['initialize'], -1n, -1n);
+    // The vaults now exist, empty: listed in postTokenBalances at 0, absent before (= 0), so no
+    // vault balance changed and there is no VaultBalanceChange (the decoder's rule as well).
     this.liquidity(pool, slot, 'deposit', { x: pool.initialVaults.x, y: pool.initialVaults.y });
   }
 
@@ -919,8 +919,8 @@ export class SimulatedMarket {
     const tx = executed.stored;
     const x = this.tokenBalance(pool.addresses.vault_x.address);
     const y = this.tokenBalance(pool.addresses.vault_y.address);
+    // Only a transaction that changed a vault balance (post ≠ pre) is a change, whatever its instructions.
     if (x === beforeX && y === beforeY) return;
-    const shown = (before: bigint) => (before < 0n ? null : before.toString());
     const change: VaultBalanceChange = {
       signature: tx.signature,
       slot: tx.slot,
@@ -929,8 +929,8 @@ export class SimulatedMarket {
       pool_config: pool.fact.config,
       vault_x: pool.addresses.vault_x.address,
       vault_y: pool.addresses.vault_y.address,
-      vault_x_before: shown(beforeX),
-      vault_y_before: shown(beforeY),
+      vault_x_before: beforeX.toString(),
+      vault_y_before: beforeY.toString(),
       vault_x_after: x.toString(),
       vault_y_after: y.toString(),
       causes,

@@ -26,7 +26,10 @@ export function vectorCase(name: string): SwapTransactionCase {
   return structuredClone(found);
 }
 
-/** The fixture's expected event without the prose and derived fields the decoder does not produce. */
+/**
+ * The fixture's expected event without the prose and derived fields the decoder does not produce.
+ * `derived` is asserted on its own (decode-transaction.spec: computed from the decoded Q32 values).
+ */
 export function withoutProse(event: Record<string, unknown>): Record<string, unknown> {
   const { side_note: _n, derivation: _d, derived: _v, ...fields } = event;
   return fields;
