@@ -1,18 +1,52 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+
+/**
+ * test/fixtures/hadron holds byte-identical copies of the team's shared golden vectors
+ * (../shared/fixtures/hadron, present on the team's machines, absent from a fresh clone).
+ * SHA256SUMS, committed next to the copies, pins their exact bytes, so the check runs everywhere:
+ * the copies are always verified against it, and where the shared folder exists it must match the
+ * same manifest — an update to the shared vectors fails here until the copies and the manifest
+ * are refreshed together (cp ../shared/fixtures/hadron/* test/fixtures/hadron/ && sha256sum … > SHA256SUMS).
+ */
 
 const root = resolve(__dirname, '../../../../..');
 const copies = join(root, 'test/fixtures/hadron');
 const shared = resolve(root, '../shared/fixtures/hadron');
-const FILES = ['accounts.json', 'instructions.json', 'pdas.json', 'swap-transactions.json'];
+const MANIFEST = 'SHA256SUMS';
+const EXPECTED_FILES = ['README.md', 'accounts.json', 'instructions.json', 'pdas.json', 'swap-transactions.json'];
+
+/** `sha256sum` output: "<64 hex>  <file>" per line. */
+function readManifest(): Map<string, string> {
+  const entries = new Map<string, string>();
+  for (const line of readFileSync(join(copies, MANIFEST), 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const m = /^([0-9a-f]{64}) [ *](\S+)$/.exec(line);
+    if (!m) throw new Error(`${MANIFEST}: not a sha256sum line: ${JSON.stringify(line)}`);
+    if (entries.has(m[2])) throw new Error(`${MANIFEST}: ${m[2]} listed twice`);
+    entries.set(m[2], m[1]);
+  }
+  return entries;
+}
+
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+const manifest = readManifest();
 
 describe('Hadron golden vectors', () => {
-  it('are all in test/fixtures/hadron', () => {
-    expect(readdirSync(copies).sort()).toEqual(expect.arrayContaining(FILES));
+  it('the manifest lists every vector file and the README, and nothing else is in the folder', () => {
+    expect([...manifest.keys()].sort()).toEqual(EXPECTED_FILES);
+    expect(readdirSync(copies).sort()).toEqual([...EXPECTED_FILES, MANIFEST].sort());
   });
 
-  // The shared folder exists on the team's machines only; in a clean checkout the copies stand alone.
-  (existsSync(shared) ? it : it.skip).each(FILES)('%s is a byte-identical copy of ../shared/fixtures/hadron', (file) => {
-    expect(readFileSync(join(copies, file)).equals(readFileSync(join(shared, file)))).toBe(true);
+  it.each(EXPECTED_FILES)('test/fixtures/hadron/%s has the bytes the manifest pins', (file) => {
+    expect(sha256(join(copies, file))).toBe(manifest.get(file));
+  });
+
+  // Never skipped: without the shared folder (a fresh clone, CI) the copies above are the check.
+  it('the shared folder, where this machine has it, holds exactly the pinned files', () => {
+    const folder = existsSync(shared) ? shared : copies;
+    expect(readdirSync(folder).filter((f) => f !== MANIFEST).sort()).toEqual(EXPECTED_FILES);
+    for (const file of EXPECTED_FILES) expect({ file, sha256: sha256(join(folder, file)) }).toEqual({ file, sha256: manifest.get(file) });
   });
 });
