@@ -109,11 +109,18 @@ it('a second indexer on the same database stands by, and takes over when the fir
     await new Promise((r) => setTimeout(r, 500));
     expect(standby.status().map((s) => s.active)).toEqual([false, false]);
     expect((await standby.ready()).ready).toBe(false);
+    const accountEvents = async () => (await readEventLog(db)).filter((e) => e.type === 'FeeSplitChanged' || e.type === 'PoolConfigChanged').length;
+    const before = await accountEvents();
+    const headBefore = Math.max(...(['mainnet-beta', 'devnet'] as const).map((c) => sim.groundTruth(c).head_slot));
     await indexer!.stop();
     await waitFor('the standby to take over', () => standby.status().every((s) => s.active), 10_000, 100);
     sim.advance('all', 20);
     for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} after failover`, () => caughtUp(db, sim, cluster), 30_000, 200);
     for (const cluster of ['mainnet-beta', 'devnet'] as const) expect(compareWithGroundTruth(await readEventLog(db, cluster), sim.groundTruth(cluster)).mismatches).toEqual([]);
+    // The standby read its pools back from Postgres and re-read their accounts: nothing changed on chain, so nothing is announced.
+    const changed = (['mainnet-beta', 'devnet'] as const).flatMap((c) => [...sim.groundTruth(c).fee_split_changes, ...sim.groundTruth(c).pools.flatMap((p) => p.state_history)].filter((x) => x.slot > headBefore));
+    expect(changed).toEqual([]);
+    expect(await accountEvents()).toBe(before);
     await waitFor('ready', async () => (await standby.ready()).ready, 10_000, 100);
   } finally {
     await standby.stop();

@@ -277,6 +277,7 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
     if (d.data.vaultX !== p.vault_x || d.data.vaultY !== p.vault_y || d.data.oracle !== p.oracle || d.data.seed !== p.seed || d.data.feeConfig !== p.fee_config) mismatches.push(`pool ${p.config}: addresses differ`);
   }
   if (byPool.size !== gt.pools.length) mismatches.push(`discovered ${byPool.size} pools, truth has ${gt.pools.length}`);
+  mismatches.push(...take(accountStateMismatches(events, history)));
 
   return {
     counts: Object.fromEntries(['PoolDiscovered', 'PoolConfigChanged', 'FeeSplitChanged', 'MidpriceUpdated', 'SwapExecuted', 'VaultBalancesChanged'].map((t) => [t, events.filter((e) => e.type === t).length])),
@@ -287,6 +288,45 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
     splitUntracked,
     txIndexChecked,
   };
+}
+
+/**
+ * PoolDiscovered / PoolConfigChanged / FeeSplitChanged against the ground truth: each one says
+ * what was in effect where it is placed (pool state, fee rate, split — the simulator's admin
+ * transactions run first in their slot), and each change event changes something: an event
+ * repeating the pool's previous one is spurious. Pools on the global fee config publish no split.
+ */
+export function accountStateMismatches(events: readonly HadronEvent[], gt: GroundTruth): string[] {
+  const out: string[] = [];
+  const pos = (e: HadronEvent): ChainPos => [e.slot, e.txIndex ?? END_OF_SLOT, END_OF_SLOT, END_OF_SLOT];
+  const inEffect = <T extends { slot: number }>(changes: readonly T[], at: ChainPos): T | undefined => changes.filter((c) => comparePos([c.slot, -1, -1, -1], at) <= 0).pop();
+  for (const p of gt.pools) {
+    const own = events.filter((e) => e.pool === p.config).map((e, i) => ({ e, i }));
+    own.sort((a, b) => comparePos(pos(a.e), pos(b.e)) || a.i - b.i);
+    const splits = gt.fee_split_changes.filter((c) => c.pool_config === p.config);
+    const globalPpm = gt.global_fee_configs.find((g) => g.address === p.fee_config)?.fee_ppm;
+    let lastConfig: string | null = null;
+    let lastSplit: string | null = null;
+    for (const { e } of own) {
+      if (e.type === 'PoolDiscovered' || e.type === 'PoolConfigChanged') {
+        const state = inEffect(p.state_history, pos(e));
+        const ppm = p.has_pool_fee === 1 ? inEffect(splits, pos(e))?.fee_ppm : globalPpm;
+        if (e.data.poolStateRaw !== state?.state || e.data.feePpm !== ppm) out.push(`${e.type} ${e.id}: state ${e.data.poolStateRaw} fee ${e.data.feePpm}, truth there ${state?.state} fee ${ppm}`);
+        const fingerprint = JSON.stringify([e.data.poolStateRaw, e.data.authority, e.data.quotingAuthority, e.data.feeConfig, e.data.feePpm, e.data.feeRecipient, e.data.hasPoolFee, e.data.oracleMode, e.data.spreadConfigInitialized]);
+        if (e.type === 'PoolConfigChanged' && fingerprint === lastConfig) out.push(`spurious PoolConfigChanged ${e.id}: nothing changed`);
+        lastConfig = fingerprint;
+      }
+      if (e.type === 'FeeSplitChanged') {
+        const truth = inEffect(splits, pos(e));
+        if (p.has_pool_fee !== 1) out.push(`FeeSplitChanged ${e.id} on a pool without its own fee config`);
+        else if (!truth || e.data.feePpm !== truth.fee_ppm || JSON.stringify(e.data.recipients) !== JSON.stringify(truth.recipients)) out.push(`FeeSplitChanged ${e.id}: ${JSON.stringify(e.data)}, truth there ${JSON.stringify(truth)}`);
+        const fingerprint = JSON.stringify([e.data.feeConfig, e.data.feePpm, e.data.recipients]);
+        if (fingerprint === lastSplit) out.push(`spurious FeeSplitChanged ${e.id}: same split as the pool's previous one`);
+        lastSplit = fingerprint;
+      }
+    }
+  }
+  return out;
 }
 
 /** The current pool state and fee split the events leave each pool in, per the ground truth's last change. */

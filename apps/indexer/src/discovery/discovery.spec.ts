@@ -48,6 +48,20 @@ describe('a pool from its config account', () => {
     expect(state.fee).toEqual({ feePpm: 25, feeRecipient: USDC, split });
     expect(state.oracle).toBeNull();
   });
+
+  it('the same split read back from Postgres (JSONB reorders object keys) is no change; another weight is', () => {
+    const pool = poolFromConfigAccount(configCase.owner, configCase.address!, bytesOf(configCase))!.static;
+    const split = [
+      { recipient: USDC, ppm: 600_000 },
+      { recipient: configCase.address!, ppm: 400_000 },
+    ];
+    const v2 = encodeFeeSplit({ version: 'v2', size: FEE_CONFIG_SIZE.v2, initialized: 1, fee_ppm: 25, bump: 254, admin: USDC, fee_recipient: USDC }, split);
+    const state = accountStateOf(pool, (a) => (a === pool.config ? bytesOf(configCase) : a === pool.globalFeeConfig ? v2 : null))!;
+    const reloaded = JSON.parse(JSON.stringify({ ...state, fee: { ...state.fee!, split: state.fee!.split.map((w) => ({ ppm: w.ppm, recipient: w.recipient })) } }));
+    expect(JSON.stringify(reloaded.fee.split)).not.toBe(JSON.stringify(state.fee!.split));
+    expect(splitFingerprint(reloaded)).toBe(splitFingerprint(state));
+    expect(splitFingerprint({ ...state, fee: { ...state.fee!, split: [split[0], { ...split[1], ppm: 399_999 }] } })).not.toBe(splitFingerprint(state));
+  });
 });
 
 describe('token metadata', () => {

@@ -182,7 +182,10 @@ export function configFingerprint(a: AccountState): string {
   return JSON.stringify([a.state, a.authority, a.oracleMode, a.spreadConfigInitialized, a.hasPoolFee, a.feeConfig, a.fee?.feePpm ?? null, a.fee?.feeRecipient ?? null, a.oracle?.quotingAuthority ?? null]);
 }
 
-/** The parts whose change is a FeeSplitChanged. */
+/**
+ * The parts whose change is a FeeSplitChanged. The split as [recipient, ppm] pairs: a state read
+ * back from Postgres (JSONB) has its object keys in another order, and is still the same split.
+ */
 export function splitFingerprint(a: AccountState): string {
-  return JSON.stringify([a.feeConfig, a.fee?.feePpm ?? null, a.fee?.split ?? null]);
+  return JSON.stringify([a.feeConfig, a.fee?.feePpm ?? null, a.fee ? a.fee.split.map((w) => [w.recipient, w.ppm]) : null]);
 }
