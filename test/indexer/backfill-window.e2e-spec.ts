@@ -88,3 +88,38 @@ it('a history that fits one lookahead batch: pauses and fee-split rewrites are p
   }
   expect(cmp.splitMatches).toBeGreaterThan(cmp.splitUntracked);
 }, 120_000);
+
+it('a v2 fee config whose tail is not a split (garbage bytes): its pool keeps its fee rate, takes the default recipient, and the problem is recorded', async () => {
+  const before = sim.groundTruth('devnet');
+  const pool = before.pools.find((p) => p.has_pool_fee === 1 && p.program_version === 'v2' && before.fee_split_changes.some((c) => c.pool_config === p.config && c.recipients.length > 0))!;
+  // Rewrite the account's tail in place (no transaction): what a real v2 fee config with an unknown tail may hold.
+  const ledger = sim.market('devnet').ledger;
+  const account = ledger.getAccount(pool.fee_config)!;
+  const data = Uint8Array.from(account.data);
+  for (let i = 72; i < data.length; i++) data[i] = (i * 131 + 7) & 0xff;
+  ledger.setAccount(pool.fee_config, { ...account, data }, ledger.head);
+
+  const db = await index({});
+  const events = await readEventLog(db, 'devnet');
+  const own = events.filter((e) => e.pool === pool.config);
+  const truthPpm = before.fee_split_changes.filter((c) => c.pool_config === pool.config).pop()!.fee_ppm;
+  expect(own.find((e) => e.type === 'PoolDiscovered')).toMatchObject({ data: { feePpm: truthPpm, feeConfig: pool.fee_config } });
+  expect(own.filter((e) => e.type === 'FeeSplitChanged').map((e) => e.type === 'FeeSplitChanged' && e.data.recipients)).toEqual([[]]);
+  const swaps = own.filter((e) => e.type === 'SwapExecuted');
+  expect(swaps.length).toBeGreaterThan(0);
+  for (const s of swaps) expect(s.type === 'SwapExecuted' && s.data.feeSplit).toBeNull();
+  const problems = await db.pool.query<{ code: string; pool: string }>("SELECT code, pool FROM indexer.problem WHERE code = 'implausible_fee_split'");
+  expect(problems.rows).toEqual([{ code: 'implausible_fee_split', pool: pool.config }]);
+  expect((await indexers[indexers.length - 1].metrics.registry.getSingleMetric('indexer_fee_splits_unreadable')!.get()).values).toEqual([expect.objectContaining({ value: 1 })]);
+
+  // Every other pool is untouched by it.
+  const others = {
+    ...before,
+    pools: before.pools.filter((p) => p.config !== pool.config),
+    swaps: before.swaps.filter((s) => s.pool_config !== pool.config),
+    oracle_updates: before.oracle_updates.filter((u) => u.pool_config_via_registry !== pool.config),
+    vault_balance_changes: before.vault_balance_changes.filter((v) => v.pool_config !== pool.config),
+    fee_split_changes: before.fee_split_changes.filter((c) => c.pool_config !== pool.config),
+  };
+  expect(compareWithGroundTruth(events.filter((e) => e.pool !== pool.config), others, before).mismatches).toEqual([]);
+}, 120_000);

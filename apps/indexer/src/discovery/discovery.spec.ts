@@ -49,6 +49,16 @@ describe('a pool from its config account', () => {
     expect(state.oracle).toBeNull();
   });
 
+  it('a v2 fee config whose tail is not a plausible split: fee rate and recipient kept, the split is the default, and why is said', () => {
+    const pool = poolFromConfigAccount(configCase.owner, configCase.address!, bytesOf(configCase))!.static;
+    const v2 = encodeFeeConfigAccount({ version: 'v2', size: FEE_CONFIG_SIZE.v2, initialized: 1, fee_ppm: 25, bump: 254, admin: USDC, fee_recipient: USDC });
+    for (let i = 72; i < v2.length; i++) v2[i] = (i * 73 + 11) & 0xff; // not a split under the assumed layout
+    const state = accountStateOf(pool, (a) => (a === pool.config ? bytesOf(configCase) : a === pool.globalFeeConfig ? v2 : null))!;
+    expect(state.fee).toEqual({ feePpm: 25, feeRecipient: USDC, split: [], splitUnreadable: expect.any(String) });
+    const token = { mint: USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6, icon: '' };
+    expect(poolSnapshotOf(pool, { x: token, y: token }, state, { midpriceQ32: null, spreadFactorQ32: null })).toMatchObject({ feePpm: 25, feeRecipient: USDC });
+  });
+
   it('the same split read back from Postgres (JSONB reorders object keys) is no change; another weight is', () => {
     const pool = poolFromConfigAccount(configCase.owner, configCase.address!, bytesOf(configCase))!.static;
     const split = [

@@ -2,13 +2,13 @@ import type { PoolSnapshot, TokenMetadata } from '@hadron/contracts';
 import {
   decodeConfigAccount,
   decodeFeeConfigAccount,
-  decodeFeeSplit,
   decodeOracleAccount,
   derivePoolAddresses,
   globalFeeConfigAddress,
   HadronDecodeError,
   poolStateName,
   programVersionOf,
+  readFeeSplit,
   type HadronProgramVersion,
   type PoolConfigAccount,
   type SplitWeight,
@@ -44,8 +44,12 @@ export interface AccountState {
   hasPoolFee: boolean;
   /** The fee config swaps use: the pool's own when has_pool_fee, else the program's global one. */
   feeConfig: string;
-  /** Null when the fee config account does not exist (or cannot be decoded). */
-  fee: { feePpm: number; feeRecipient: string; split: SplitWeight[] } | null;
+  /**
+   * Null when the fee config account does not exist (or cannot be decoded). `split` is [] (the
+   * default recipient, DESIGN §2) when the tail does not read as a plausible split under the
+   * assumed layout; `splitUnreadable` then says why (a recorded problem, never a poisoned swap).
+   */
+  fee: { feePpm: number; feeRecipient: string; split: SplitWeight[]; splitUnreadable?: string } | null;
   /** Null when the oracle account does not exist (or cannot be decoded). */
   oracle: { quotingAuthority: string; sequence: string; midpriceQ32: string; spreadFactorQ32: string } | null;
 }
@@ -119,15 +123,20 @@ export function accountStateOf(p: PoolStatic, data: (address: string) => Uint8Ar
     spreadConfigInitialized: config.spread_config_initialized !== 0,
     hasPoolFee: config.has_pool_fee !== 0,
     feeConfig,
-    fee: decodeOrNull(data(feeConfig), (d) => {
-      const fee = decodeFeeConfigAccount(d);
-      return { feePpm: fee.fee_ppm, feeRecipient: fee.fee_recipient, split: decodeFeeSplit(d) };
-    }),
+    fee: feeOf(data(feeConfig)),
     oracle: decodeOrNull(data(p.oracle), (d) => {
       const o = decodeOracleAccount(d);
       return { quotingAuthority: o.quoting_authority, sequence: o.sequence, midpriceQ32: o.midprice_q32, spreadFactorQ32: o.spread_factor_q32 };
     }),
   };
+}
+
+/** The fee config's confirmed prefix, and its split decoded on its own: an unreadable split never drops the fee rate and recipient. */
+function feeOf(data: Uint8Array | null): AccountState['fee'] {
+  const fee = decodeOrNull(data, decodeFeeConfigAccount);
+  if (!fee || !data) return null;
+  const read = readFeeSplit(data);
+  return read.split !== null ? { feePpm: fee.fee_ppm, feeRecipient: fee.fee_recipient, split: read.split } : { feePpm: fee.fee_ppm, feeRecipient: fee.fee_recipient, split: [], splitUnreadable: read.problem };
 }
 
 function decodeOrNull<T>(data: Uint8Array | null, decode: (d: Uint8Array) => T): T | null {

@@ -21,6 +21,12 @@ export class IndexerMetrics {
     labelNames: ['cluster'],
     registers: [this.registry],
   });
+  readonly unreadableSplits = new Gauge({
+    name: 'indexer_fee_splits_unreadable',
+    help: 'Pools whose fee config tail did not read as a plausible fee split (assumed layout) at the last snapshot: default recipient used',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+  });
   readonly pools = new Gauge({ name: 'indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
   readonly backfillRatio = new Gauge({ name: 'indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
   readonly cycleErrors = new Counter({ name: 'indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });

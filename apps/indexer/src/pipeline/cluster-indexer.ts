@@ -100,6 +100,7 @@ export class ClusterIndexer {
   private nextGapCheck = 0;
   /** When each not-yet-served transaction first failed every retry (the gap grace period). */
   private readonly firstFailure = new Map<string, number>();
+  private readonly unreadableSplitsLogged = new Set<string>();
   private readonly now: () => number;
   private readonly log: Logger;
 
@@ -348,6 +349,7 @@ export class ClusterIndexer {
       for (const p of found.pools) if (!this.progress.pools.has(p.config)) newStatics.push(p);
     }
     const accounts = await this.d.reader.snapshot([...statics, ...newStatics], min);
+    await this.noteUnreadableSplits(accounts);
     const newPools: Record<string, NewPool> = {};
     const present = newStatics.filter((p) => accounts.pools[p.config] !== undefined);
     if (present.length > 0) {
@@ -358,6 +360,22 @@ export class ClusterIndexer {
     this.snapshotDueAt = this.now() + this.d.settings.refreshMs;
     if (present.length > 0) this.log.info({ slot: accounts.slot, newPools: present.map((p) => p.config) }, 'pools discovered');
     return { accounts, blockTime, newPools };
+  }
+
+  /**
+   * Fee configs whose tail does not read as a split under the assumed layout: their pools take
+   * the default recipient (no split) — a recorded problem, a gauge, and a warning, once per fee config.
+   */
+  private async noteUnreadableSplits(accounts: AccountsSnapshot): Promise<void> {
+    const problems = Object.entries(accounts.pools)
+      .filter(([, a]) => a.fee?.splitUnreadable !== undefined)
+      .map(([config, a]) => ({ code: 'implausible_fee_split', message: `fee config ${a.feeConfig}: ${a.fee!.splitUnreadable}; treated as the default recipient`, event_id: `${a.feeConfig}:fee_split`, pool_config: config, slot: accounts.slot }));
+    this.d.metrics.unreadableSplits.set({ cluster: this.cluster }, problems.length);
+    const fresh = problems.filter((p) => !this.unreadableSplitsLogged.has(p.event_id));
+    if (fresh.length === 0) return;
+    this.log.warn({ problems: fresh.map((p) => p.message) }, 'fee split not readable under the assumed layout: the pools use the default recipient');
+    await this.d.store.recordProblems(this.cluster, fresh);
+    for (const p of fresh) this.unreadableSplitsLogged.add(p.event_id);
   }
 
   /** The oracle state in effect just before the batch, for pools first seen now (the last updates before it). */

@@ -51,7 +51,7 @@ it('commits cursor, program cursors, pool state, gaps and problems together, and
     programCursors: new Map([['P', { slot: 419, signature: 'sigB' }]]),
     pools: [record('C1')],
     gaps: [{ signature: 'missing', slot: 410, txIndex: 3, attempts: 0, lastError: 'null after 6 attempts', state: { C1: record('C1').tracked } }],
-    problems: [{ code: 'unknown_pool', message: 'm', event_id: 'sig:1', instruction_location: null, pool_config: 'Z', slot: 411 }],
+    problems: [{ code: 'unknown_pool', message: 'm', event_id: 'sig:1', pool_config: 'Z', slot: 411 }],
   });
   const loaded = await store.load('devnet');
   expect(loaded).toMatchObject({ throughSlot: 420, lastSignature: 'sigA', startSlot: 100 });
@@ -81,7 +81,7 @@ it('a failed commit changes nothing (one transaction)', async () => {
       programCursors: new Map(),
       pools: [record('C2')],
       gaps: [],
-      problems: [{ code: 'unknown_pool', message: 'm', event_id: 'e', instruction_location: null, pool_config: null, slot: Number.NaN }], // slot NaN → the insert fails
+      problems: [{ code: 'unknown_pool', message: 'm', event_id: 'e', pool_config: null, slot: Number.NaN }], // slot NaN → the insert fails
     }),
   ).rejects.toThrow();
   const after = await store.load('devnet');

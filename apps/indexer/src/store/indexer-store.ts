@@ -1,6 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
 import type { TokenMetadata } from '@hadron/contracts';
-import type { DecodeProblem } from '../decode';
 import type { PoolStatic } from '../discovery/pool-accounts';
 import type { AccountsSnapshot } from '../discovery/pool-reader';
 import type { PoolRecord, TrackedState } from '../pipeline/pool-state';
@@ -63,6 +62,15 @@ export interface GapRow {
   blockTime?: number | null;
 }
 
+/** A row of indexer.problem: something that yielded no event (or less than one), and why. */
+export interface RecordedProblem {
+  code: string;
+  message: string;
+  event_id: string;
+  pool_config: string | null;
+  slot: number;
+}
+
 export interface Commit {
   throughSlot: number | null;
   lastSignature: string | null;
@@ -73,7 +81,7 @@ export interface Commit {
   programCursors: ReadonlyMap<string, ProgramCursor>;
   pools: readonly PoolRecord[];
   gaps: readonly GapRow[];
-  problems: readonly (DecodeProblem & { slot: number })[];
+  problems: readonly RecordedProblem[];
 }
 
 export class IndexerStore {
@@ -154,6 +162,17 @@ export class IndexerStore {
     });
   }
 
+  /** Problems found outside a chunk (e.g. an account that does not read as assumed); one row per (event_id, code). */
+  async recordProblems(cluster: string, problems: readonly RecordedProblem[]): Promise<void> {
+    if (problems.length === 0) return;
+    await this.pool.query(
+      `INSERT INTO indexer.problem (cluster, event_id, code, pool, slot, message)
+       SELECT $1, event_id, code, pool, slot, message FROM jsonb_to_recordset($2::jsonb) AS x(event_id text, code text, pool text, slot bigint, message text)
+       ON CONFLICT (cluster, event_id, code) DO NOTHING`,
+      [cluster, JSON.stringify(problems.map((p) => ({ event_id: p.event_id, code: p.code, pool: p.pool_config, slot: p.slot, message: p.message })))],
+    );
+  }
+
   async dueGaps(cluster: string, limit: number): Promise<GapRow[]> {
     const { rows } = await this.pool.query<{ signature: string; slot: string; tx_index: number | null; attempts: number; last_error: string; state: Record<string, TrackedState> }>(
       `SELECT signature, slot, tx_index, attempts, last_error, state FROM indexer.gap
@@ -177,7 +196,7 @@ export class IndexerStore {
   }
 
   /** Resolved gaps: their events are durable; the rows (and any new problems) go. */
-  async resolveGaps(cluster: string, signatures: readonly string[], problems: readonly (DecodeProblem & { slot: number })[]): Promise<void> {
+  async resolveGaps(cluster: string, signatures: readonly string[], problems: readonly RecordedProblem[]): Promise<void> {
     await this.tx(async (db) => {
       await db.query('DELETE FROM indexer.gap WHERE cluster = $1 AND signature = ANY($2::text[])', [cluster, signatures]);
       if (problems.length > 0) {

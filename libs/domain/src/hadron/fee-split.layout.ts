@@ -1,4 +1,4 @@
-import type { SplitWeight } from '../valuation/fee-split';
+import { PPM_ONE, type SplitWeight } from '../valuation/fee-split';
 import { readPubkey, viewOf, writePubkey, writeU32, writeU8 } from './byte-io';
 import { HadronDecodeError } from './decode-error';
 import { encodeFeeConfigAccount, feeConfigVersionOf, type FeeConfigAccount } from './fee-config-account.layout';
@@ -11,10 +11,18 @@ import { encodeFeeConfigAccount, feeConfigVersionOf, type FeeConfigAccount } fro
  *   @73 + 36·i recipient pubkey (32) | weight_ppm u32 LE (4)      for i < count  (so count ≤ 17)
  * count = 0 (and any v1 fee config) means the default: the single `fee_recipient` gets everything.
  * Correcting the layout touches decodeFeeSplit and encodeFeeSplit only.
+ *
+ * Because it is an assumption, readers go through readFeeSplit: a real tail that holds something
+ * else reads as count > 17, or as random recipients with weights far past 1,000,000 ppm. Such a
+ * split is refused (with the reason), never handed on as if it were one.
  */
 const COUNT_AT = 72;
 const ENTRIES_AT = 73;
 const ENTRY_LEN = 36;
+/** Entries that fit a 686-byte account under the assumed layout. */
+export const MAX_SPLIT_RECIPIENTS = Math.floor((686 - ENTRIES_AT) / ENTRY_LEN);
+/** The all-zero public key: an unset slot, never a fee recipient. */
+const ZERO_PUBKEY = '11111111111111111111111111111111';
 
 /** The recipients and weights of a fee config; [] for the default single recipient. */
 export function decodeFeeSplit(data: Uint8Array): SplitWeight[] {
@@ -27,6 +35,39 @@ export function decodeFeeSplit(data: Uint8Array): SplitWeight[] {
     split.push({ recipient: readPubkey(data, at), ppm: view.getUint32(at + 32, true) });
   }
   return split;
+}
+
+export type FeeSplitReading = { split: SplitWeight[]; problem: null } | { split: null; problem: string };
+
+/**
+ * The split of a fee config under the assumed layout, or null and why when the bytes do not read
+ * as a plausible split: more than 17 entries, an all-zero recipient, a recipient named twice, or
+ * a weight or a sum over 1,000,000 ppm.
+ */
+export function readFeeSplit(data: Uint8Array): FeeSplitReading {
+  let split: SplitWeight[];
+  try {
+    split = decodeFeeSplit(data);
+  } catch (e) {
+    if (e instanceof HadronDecodeError) return { split: null, problem: e.message };
+    throw e;
+  }
+  const problem = implausibility(split);
+  return problem === null ? { split, problem: null } : { split: null, problem };
+}
+
+function implausibility(split: readonly SplitWeight[]): string | null {
+  if (split.length > MAX_SPLIT_RECIPIENTS) return `${split.length} fee recipients, at most ${MAX_SPLIT_RECIPIENTS} fit`;
+  const seen = new Set<string>();
+  let total = 0;
+  for (const { recipient, ppm } of split) {
+    if (recipient === ZERO_PUBKEY) return 'a fee recipient is the all-zero key';
+    if (seen.has(recipient)) return `fee recipient ${recipient} is named twice`;
+    if (ppm > PPM_ONE) return `a fee weight of ${ppm} ppm is over ${PPM_ONE}`;
+    seen.add(recipient);
+    total += ppm;
+  }
+  return total > PPM_ONE ? `fee weights add up to ${total} ppm, over ${PPM_ONE}` : null;
 }
 
 /** A v2 fee config account carrying `split` (for the simulated cluster). */
