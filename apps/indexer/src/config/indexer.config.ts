@@ -49,6 +49,10 @@ export const indexerEnvShape = {
   INDEXER_GAP_RETRY_SECONDS: envInt(1, 86_400, 30),
   /** Ready when every cluster is within this many slots of its head (and the gap ledger is empty). */
   INDEXER_READY_MAX_SLOT_LAG: envInt(0, 1_000_000, 150),
+  /** Not ready while behind the head with no progress (commit, or nothing new) for this long. */
+  INDEXER_READY_MAX_STALL_SECONDS: envInt(1, 86_400, 60),
+  /** Not ready after this many indexing cycles in a row failed. */
+  INDEXER_READY_MAX_CYCLE_ERRORS: envInt(1, 1000, 3),
   /** Backfill progress line every this many seconds. */
   INDEXER_PROGRESS_SECONDS: envInt(1, 3600, 10),
 };
@@ -74,6 +78,8 @@ export interface ClusterSettings {
   gapGraceMs: number;
   gapRetryMs: number;
   readyMaxSlotLag: number;
+  readyMaxStallMs: number;
+  readyMaxCycleErrors: number;
   progressMs: number;
 }
 
@@ -102,6 +108,8 @@ export function clusterSettings(config: IndexerConfig, cluster: Cluster, now: ()
     gapGraceMs: config.INDEXER_GAP_GRACE_SECONDS * 1000,
     gapRetryMs: config.INDEXER_GAP_RETRY_SECONDS * 1000,
     readyMaxSlotLag: config.INDEXER_READY_MAX_SLOT_LAG,
+    readyMaxStallMs: config.INDEXER_READY_MAX_STALL_SECONDS * 1000,
+    readyMaxCycleErrors: config.INDEXER_READY_MAX_CYCLE_ERRORS,
     progressMs: config.INDEXER_PROGRESS_SECONDS * 1000,
   };
 }

@@ -7,7 +7,7 @@ import { HADRON_PROGRAMS, type AccountsSnapshot, type PoolReader } from '../disc
 import type { IndexerMetrics } from '../metrics/indexer-metrics';
 import type { EventSink } from '../publish/event-publisher';
 import type { ItemResult, SolanaRpc, WireTransaction } from '../source/solana-rpc';
-import type { ClusterProgress, CycleRecord, GapRow, IndexerStore, NewPool, ProgramCursor } from '../store/indexer-store';
+import type { ClusterProgress, CycleRecord, GapRow, IndexerStore, NewPool, ProgramCursor, RecordedProblem } from '../store/indexer-store';
 import { scanTransaction, type AdminScan } from './admin-scan';
 import { attribute, splitChanged, type At, type PoolAttribution } from './attribution';
 import { applyBlockPositions, mergeInChainOrder, slotAlignedChunks, slotsNeedingPositions, type ListedSignature, type TxRef } from './chain-order';
@@ -55,6 +55,10 @@ export interface ClusterStatus {
   gaps: number;
   pools: number;
   lastError: string | null;
+  /** Indexing cycles failed in a row (holding the cursor for a transaction not served yet is not a failure). */
+  cycleFailures: number;
+  /** Seconds since the cursor last moved, or a poll found nothing new. */
+  secondsSinceProgress: number;
   /** False while another process holds this cluster (standby). */
   active: boolean;
 }
@@ -81,7 +85,15 @@ interface Listing {
 interface Fetched {
   refs: TxRef[];
   txs: Map<string, ItemResult<WireTransaction>>;
+  /** Slots whose block the RPC will never serve (skipped / not in storage): list order kept, txIndex null. */
+  problems: RecordedProblem[];
 }
+
+/** getBlock errors that do not pass with time: the node has no block for that slot. */
+const BLOCK_GONE_CODES = new Set([-32007, -32009]);
+
+/** The cursor holds for a listed transaction the RPC does not serve yet: a wait, not a failure. */
+class HoldingForMissing extends Error {}
 
 export class ClusterIndexer {
   private readonly cluster: Cluster;
@@ -92,6 +104,8 @@ export class ClusterIndexer {
   private observedThrough: number | null = null;
   private gaps = 0;
   private lastError: string | null = null;
+  private cycleFailures = 0;
+  private lastProgressAt: number;
   private stopping = false;
   /** Holds the cluster lock (a standby process is never ready). */
   private active = false;
@@ -108,6 +122,7 @@ export class ClusterIndexer {
     this.cluster = d.settings.cluster;
     this.now = d.now ?? Date.now;
     this.log = d.log.child({ cluster: this.cluster });
+    this.lastProgressAt = this.now();
   }
 
   async start(): Promise<void> {
@@ -137,13 +152,22 @@ export class ClusterIndexer {
       gaps: this.gaps,
       pools: this.progress?.pools.size ?? 0,
       lastError: this.lastError,
+      cycleFailures: this.cycleFailures,
+      secondsSinceProgress: Math.round((this.now() - this.lastProgressAt) / 1000),
       active: this.active,
     };
   }
 
+  /**
+   * Serving current data: backfilled, close to the head, no gap, and actually moving — a cursor
+   * stuck behind the head (a block the RPC never serves, an append that keeps failing) is not
+   * ready even while the lag is still small.
+   */
   ready(): boolean {
     const s = this.status();
-    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= this.d.settings.readyMaxSlotLag && s.gaps === 0;
+    const { readyMaxSlotLag, readyMaxStallMs, readyMaxCycleErrors } = this.d.settings;
+    const stalled = s.slotLag !== null && s.slotLag > 0 && this.now() - this.lastProgressAt > readyMaxStallMs;
+    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= readyMaxSlotLag && s.gaps === 0 && s.cycleFailures < readyMaxCycleErrors && !stalled;
   }
 
   // ---- loop ----------------------------------------------------------------------------------
@@ -171,6 +195,7 @@ export class ClusterIndexer {
         if (logged) this.log.info('cluster lock acquired: indexing');
         this.active = true;
         this.lastError = null;
+        this.lastProgressAt = this.now();
         await this.reload(); // another process may have moved the cursor meanwhile
         return lock;
       }
@@ -190,15 +215,18 @@ export class ClusterIndexer {
         busy = await this.cycle();
         if (this.now() >= this.nextGapCheck) await this.retryGaps();
         failures = 0;
+        this.cycleFailures = 0;
         this.lastError = null;
       } catch (e) {
         if (this.stopping) break; // interrupted on purpose; the cursor is where the last commit left it
         failures++;
+        if (!(e instanceof HoldingForMissing)) this.cycleFailures++;
         this.lastError = (e as Error).message;
         this.d.metrics.cycleErrors.inc({ cluster: this.cluster });
         const delay = Math.min(MAX_CYCLE_BACKOFF_MS, 500 * 2 ** Math.min(failures - 1, 10));
         this.log.warn({ err: e, failures, retryInMs: delay }, 'indexing cycle failed; retrying from the cursor');
         await this.reload().catch((err: Error) => this.log.error({ err: err.message }, 'could not reload indexer state'));
+        await this.refreshHead();
         await this.sleep(delay);
         continue;
       }
@@ -241,6 +269,7 @@ export class ClusterIndexer {
     const resumed = this.progress.cycle;
     if (resumed) {
       this.log.info({ targetSlot: resumed.targetSlot, mode: resumed.mode }, 'resuming the cycle in progress');
+      await this.refreshHead(); // the target is the saved one: the head moves on without it
       const listing = await this.list(resumed.targetSlot, resumed);
       this.rebuildContext(Object.values(resumed.newPools));
       const fetched = resumed.mode === 'lookahead' ? await this.fetch(listing.refs) : null;
@@ -273,13 +302,13 @@ export class ClusterIndexer {
           snapshot = await this.takeSnapshot(trigger === 'discover', target);
           const more = await this.list(snapshot.accounts.slot, { ...bounds, afterSlot: target, until: listing.newest });
           const extra = await this.fetch(more.refs);
+          fetched = { refs: [...fetched.refs, ...extra.refs], txs: new Map([...fetched.txs, ...extra.txs]), problems: [...fetched.problems, ...extra.problems] };
           listing = {
             refs: [...listing.refs, ...more.refs],
             newest: new Map([...listing.newest, ...more.newest]),
             listed: new Map(HADRON_PROGRAMS.map(({ programId }) => [programId, [...(more.listed.get(programId) ?? []), ...(listing.listed.get(programId) ?? [])]])),
             late: [...listing.late, ...more.late],
           };
-          fetched = { refs: [...fetched.refs, ...extra.refs], txs: new Map([...fetched.txs, ...extra.txs]) };
           target = snapshot.accounts.slot;
           this.noteHead(target);
         }
@@ -295,6 +324,7 @@ export class ClusterIndexer {
 
     if (!snapshot && listing.refs.length === 0 && listing.late.length === 0) {
       this.observedThrough = target; // nothing new up to the head: the cursor is as good as there
+      this.lastProgressAt = this.now();
       this.updateLag();
       return false;
     }
@@ -442,19 +472,25 @@ export class ClusterIndexer {
 
   /** Block positions (when needed) and the transactions, batched; failures stay in the map. */
   private async fetch(refs: readonly TxRef[]): Promise<Fetched> {
-    if (refs.length === 0) return { refs: [], txs: new Map() };
+    if (refs.length === 0) return { refs: [], txs: new Map(), problems: [] };
     const slots = slotsNeedingPositions(refs, this.d.settings.positions);
     const positions = new Map<number, string[]>();
+    const problems: RecordedProblem[] = [];
     if (slots.length > 0) {
       const blocks = await this.d.rpc.getBlockSignatures(slots);
       blocks.forEach((b, i) => {
-        if (!b.ok) throw b.failure; // positions decide event content: no guessing, retry the cycle
-        positions.set(slots[i], b.value);
+        if (b.ok) return void positions.set(slots[i], b.value);
+        // A block the node will never serve: the listing's order stands (txIndex unknown) rather than retrying forever.
+        if (b.failure.details.code !== undefined && BLOCK_GONE_CODES.has(b.failure.details.code)) {
+          problems.push({ code: 'positions_unavailable', message: `${b.failure.message}: transactions kept in listing order, txIndex null`, event_id: `slot:${slots[i]}:positions`, pool_config: null, slot: slots[i] });
+          return;
+        }
+        throw b.failure; // positions decide event content: no guessing, retry the cycle
       });
     }
     const ordered = applyBlockPositions([...refs], positions);
     const results = await this.d.rpc.getTransactions(ordered.map((r) => r.signature));
-    return { refs: ordered, txs: new Map(ordered.map((r, i) => [r.signature, results[i]])) };
+    return { refs: ordered, txs: new Map(ordered.map((r, i) => [r.signature, results[i]])), problems };
   }
 
   // ---- processing ----------------------------------------------------------------------------
@@ -526,7 +562,7 @@ export class ClusterIndexer {
       this.firstFailure.set(signature, first);
       if (now - first < this.d.settings.gapGraceMs) young.push(signature);
     }
-    if (young.length > 0) throw new Error(`waiting for ${young.length} transaction(s) the RPC listed but does not serve yet (e.g. ${young[0]}); gap ledger after ${this.d.settings.gapGraceMs / 1000} s`);
+    if (young.length > 0) throw new HoldingForMissing(`waiting for ${young.length} transaction(s) the RPC listed but does not serve yet (e.g. ${young[0]}); gap ledger after ${this.d.settings.gapGraceMs / 1000} s`);
     for (const signature of f.txs.keys()) this.firstFailure.delete(signature);
   }
 
@@ -548,10 +584,10 @@ export class ClusterIndexer {
     plan: Map<string, PoolAttribution> | null,
     snapshot: AccountsSnapshot | null,
     builder: EventBuilder,
-  ): { events: HadronEvent[]; gaps: GapRow[]; problems: (DecodeProblem & { slot: number })[]; lastSignature: string | null } {
+  ): { events: HadronEvent[]; gaps: GapRow[]; problems: RecordedProblem[]; lastSignature: string | null } {
     const events: HadronEvent[] = [];
     const gaps: GapRow[] = [];
-    const problems: (DecodeProblem & { slot: number })[] = [];
+    const problems: RecordedProblem[] = [...f.problems];
     let lastSignature: string | null = null;
     f.refs.forEach((ref, i) => {
       lastSignature = ref.signature;
@@ -640,7 +676,7 @@ export class ClusterIndexer {
   private async commitChunk(
     cycle: CycleRecord,
     throughSlot: number,
-    out: { events: HadronEvent[]; gaps: GapRow[]; problems: (DecodeProblem & { slot: number })[]; lastSignature: string | null },
+    out: { events: HadronEvent[]; gaps: GapRow[]; problems: RecordedProblem[]; lastSignature: string | null },
     pools: Map<string, PoolRecord>,
     listing: Listing,
     last: boolean,
@@ -676,6 +712,7 @@ export class ClusterIndexer {
     // Durable: make it the in-memory truth.
     this.progress = { ...this.progress, throughSlot, lastSignature: out.lastSignature ?? this.progress.lastSignature, startSlot, backfillDone, cycle: last ? null : cycle, programCursors, pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])) };
     this.observedThrough = throughSlot;
+    this.lastProgressAt = this.now();
     if (out.gaps.length > 0) {
       this.gaps += out.gaps.length;
       this.d.metrics.gapsRecorded.inc({ cluster: this.cluster }, out.gaps.length);
@@ -727,6 +764,16 @@ export class ClusterIndexer {
   }
 
   // ---- bookkeeping ---------------------------------------------------------------------------
+
+  /** The head, read on its own: a cycle that keeps failing must not freeze the lag readiness looks at. */
+  private async refreshHead(): Promise<void> {
+    try {
+      this.noteHead(await this.d.rpc.getSlot());
+      this.updateLag();
+    } catch {
+      // the RPC is failing: the cycle errors say so
+    }
+  }
 
   private noteHead(slot: number): void {
     if (slot > this.headSlot) this.headSlot = slot;
