@@ -13,6 +13,7 @@ import { caughtUp, compareWithGroundTruth, finalStateMismatches, indexerDatabase
  * 2. A history small enough for one lookahead batch: account changes inside it (pauses, fee-split
  *    rewrites) are placed at the transactions that made them, so every swap after the last rewrite
  *    carries the split in effect.
+ * 3. Accounts that do not read as expected: a fee config tail that is no split, a mint not served.
  */
 
 const HISTORY_END = 1_750_000_000_000;
@@ -122,4 +123,26 @@ it('a v2 fee config whose tail is not a split (garbage bytes): its pool keeps it
     fee_split_changes: before.fee_split_changes.filter((c) => c.pool_config !== pool.config),
   };
   expect(compareWithGroundTruth(events.filter((e) => e.pool !== pool.config), others, before).mismatches).toEqual([]);
+}, 120_000);
+
+it('a mint the RPC does not return yet: no pool is announced with guessed decimals; once it is served, the decimals are its own', async () => {
+  const gt = sim.groundTruth('devnet');
+  const pool = gt.pools[0];
+  const token = gt.tokens.find((t) => t.mint === pool.mint_y)!;
+  const ledger = sim.market('devnet').ledger;
+  const mint = ledger.getAccount(pool.mint_y)!;
+  ledger.setAccount(pool.mint_y, null, ledger.head);
+  const db = await indexerDatabase();
+  dbs.push(db);
+  const indexer = await startIndexer(storageOf(db), simIndexerConfig(sim, { INDEXER_CLUSTERS: 'devnet', RPC_MAX_ATTEMPTS: '2' }), createLogger('window', process.env.TEST_LOG_LEVEL ?? 'silent'));
+  indexers.push(indexer);
+  try {
+    await waitFor('a cycle refused for the missing mint', () => (indexer.status()[0].lastError ?? '').includes(pool.mint_y), 30_000, 100);
+    expect((await readEventLog(db, 'devnet')).filter((e) => e.type === 'PoolDiscovered')).toEqual([]);
+  } finally {
+    ledger.setAccount(pool.mint_y, mint, ledger.head);
+  }
+  await waitFor('devnet caught up', () => caughtUp(db, sim, 'devnet'), 60_000, 200);
+  const discovered = (await readEventLog(db, 'devnet')).filter((e) => e.type === 'PoolDiscovered' && e.pool === pool.config);
+  expect(discovered.map((e) => e.type === 'PoolDiscovered' && e.data.tokenY.decimals)).toEqual([token.decimals]);
 }, 120_000);

@@ -51,7 +51,7 @@ export interface AccountState {
    */
   fee: { feePpm: number; feeRecipient: string; split: SplitWeight[]; splitUnreadable?: string } | null;
   /** Null when the oracle account does not exist (or cannot be decoded). */
-  oracle: { quotingAuthority: string; sequence: string; midpriceQ32: string; spreadFactorQ32: string } | null;
+  oracle: { quotingAuthority: string; sequence: string; midpriceQ32: string; spreadFactorQ32: string; lastUpdateSlot?: string } | null;
 }
 
 export interface PoolIdentity {
@@ -126,7 +126,7 @@ export function accountStateOf(p: PoolStatic, data: (address: string) => Uint8Ar
     fee: feeOf(data(feeConfig)),
     oracle: decodeOrNull(data(p.oracle), (d) => {
       const o = decodeOracleAccount(d);
-      return { quotingAuthority: o.quoting_authority, sequence: o.sequence, midpriceQ32: o.midprice_q32, spreadFactorQ32: o.spread_factor_q32 };
+      return { quotingAuthority: o.quoting_authority, sequence: o.sequence, midpriceQ32: o.midprice_q32, spreadFactorQ32: o.spread_factor_q32, lastUpdateSlot: o.last_update_slot };
     }),
   };
 }

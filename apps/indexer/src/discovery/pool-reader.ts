@@ -1,5 +1,6 @@
 import type { TokenMetadata } from '@hadron/contracts';
 import { CONFIG_SIZE, HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, type HadronProgramVersion } from '@hadron/domain';
+import { RpcFailure } from '../source/retry-policy';
 import type { AccountData, SolanaRpc } from '../source/solana-rpc';
 import type { TokenList } from '../tokens/token-list';
 import { accountStateOf, poolFromConfigAccount, snapshotAddresses, type AccountState, type PoolStatic } from './pool-accounts';
@@ -64,17 +65,23 @@ export class PoolReader {
     return { slot: read.slots.length ? Math.max(...read.slots) : (minSlot ?? 0), pools: out };
   }
 
-  /** Decimals (mint), name/symbol (Metaplex, else the token list) and icon (token list) of each mint. */
-  async tokenMetadata(mints: readonly string[]): Promise<Map<string, TokenMetadata>> {
+  /**
+   * Decimals (mint), name/symbol (Metaplex, else the token list) and icon (token list) of each
+   * mint, read at a slot ≥ minSlot. A mint the RPC does not return (or that does not read as a
+   * mint) fails the call, to be retried: decimals go into PoolDiscovered and every swap for good,
+   * so they are never guessed.
+   */
+  async tokenMetadata(mints: readonly string[], minSlot?: number): Promise<Map<string, TokenMetadata>> {
     const unique = [...new Set(mints)];
     const metadata = unique.map(metaplexMetadataAddress);
-    const { accounts } = await this.rpc.getMultipleAccounts([...unique, ...metadata]);
+    const { accounts } = await this.rpc.getMultipleAccounts([...unique, ...metadata], minSlot);
     const out = new Map<string, TokenMetadata>();
     unique.forEach((mint, i) => {
       const mintAccount = accounts.get(mint);
       const decimals = mintAccount ? mintDecimals(mintAccount.data) : null;
+      if (decimals === null) throw new RpcFailure('missing', `mint ${mint}: ${mintAccount ? 'not a mint account' : 'not returned by the RPC'}; its decimals are needed before the pool is announced`, true);
       const meta = accounts.get(metadata[i]);
-      out.set(mint, tokenMetadataOf(mint, decimals ?? 0, meta ? decodeMetaplexMetadata(meta.data) : null, this.tokens));
+      out.set(mint, tokenMetadataOf(mint, decimals, meta ? decodeMetaplexMetadata(meta.data) : null, this.tokens));
     });
     return out;
   }

@@ -13,7 +13,7 @@ import { attribute, splitChanged, type At, type PoolAttribution } from './attrib
 import { applyBlockPositions, mergeInChainOrder, slotAlignedChunks, slotsNeedingPositions, type ListedSignature, type TxRef } from './chain-order';
 import { EventBuilder, type ObservationPosition } from './event-builder';
 import { lookbackOracleState } from './oracle-lookback';
-import { canonicalSplit, knownPoolOf, UNKNOWN_STATE, type PoolRecord, type TrackedState } from './pool-state';
+import { adoptOracle, canonicalSplit, knownPoolOf, UNKNOWN_STATE, type PoolRecord, type TrackedState } from './pool-state';
 
 /**
  * One cluster's indexer: backfill, then live tail, in CYCLES. A cycle indexes every transaction of
@@ -383,7 +383,7 @@ export class ClusterIndexer {
     const newPools: Record<string, NewPool> = {};
     const present = newStatics.filter((p) => accounts.pools[p.config] !== undefined);
     if (present.length > 0) {
-      const tokens = await this.d.reader.tokenMetadata(present.flatMap((p) => [p.mintX, p.mintY]));
+      const tokens = await this.d.reader.tokenMetadata(present.flatMap((p) => [p.mintX, p.mintY]), accounts.slot);
       for (const p of present) newPools[p.config] = { static: p, tokens: { x: tokens.get(p.mintX)!, y: tokens.get(p.mintY)! }, tracked: { ...UNKNOWN_STATE } };
     }
     const blockTime = await this.d.rpc.getBlockTime(accounts.slot);
@@ -661,11 +661,8 @@ export class ClusterIndexer {
         const splitAt: At = a ? a.splitAt : 'end';
         if (splitAt === 'end' && splitChanged(state, r.published)) events.push(builder.feeSplit(r, state, at));
       }
-      // The snapshot is the state after every write up to C: adopt it.
-      if (state.oracle) {
-        r.tracked.midpriceQ32 = state.oracle.midpriceQ32 === '0' ? r.tracked.midpriceQ32 : state.oracle.midpriceQ32;
-        r.tracked.spreadFactorQ32 = state.oracle.spreadFactorQ32;
-      }
+      // The snapshot is the state after every write up to C: adopt it (unless that read is older than an update applied).
+      if (state.oracle) adoptOracle(r.tracked, state.oracle);
       r.tracked.split = state.fee ? canonicalSplit(state.fee.split) : null;
       r.published = state;
       if (isNew) r.discoveredSlot = cycle.targetSlot;

@@ -122,6 +122,8 @@ export class EventBuilder {
     // The oracle right after the update: what the instruction set, else what was in effect before it.
     if (f.midprice_q32 !== null) pool.tracked.midpriceQ32 = f.midprice_q32;
     if (f.spread_factor_q32 !== null) pool.tracked.spreadFactorQ32 = f.spread_factor_q32;
+    pool.tracked.oracleSequence = f.sequence;
+    pool.tracked.oracleSlot = pos.slot;
     const { midpriceQ32: midpriceAfterQ32, spreadFactorQ32: spreadFactorAfterQ32 } = pool.tracked;
     return {
       ...this.envelope(f.event_id, poolAddress, pos, f.instruction_location.top_level_index, f.instruction_location.inner_index),

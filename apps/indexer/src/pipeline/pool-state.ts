@@ -18,6 +18,9 @@ export interface TrackedState {
   /** Vault balances after the last transaction seen. */
   vaultX: string | null;
   vaultY: string | null;
+  /** The last oracle update applied (sequence, slot): an oracle read older than it is not adopted. Absent = none seen. */
+  oracleSequence?: string | null;
+  oracleSlot?: number | null;
 }
 
 export interface PoolRecord {
@@ -33,6 +36,25 @@ export const UNKNOWN_STATE: TrackedState = { midpriceQ32: null, spreadFactorQ32:
 
 export function knownPoolOf(p: PoolStatic): KnownPool {
   return { programId: p.programId, version: p.version, mintX: p.mintX, mintY: p.mintY, vaultX: p.vaultX, vaultY: p.vaultY, oracle: p.oracle };
+}
+
+/**
+ * Takes the oracle read at the end of a cycle as the state in effect — unless it is older than the
+ * last update already applied: one snapshot's reads can straddle slots, and an older read would
+ * undo that update. A zero midprice (never valid on chain) keeps the tracked one.
+ */
+export function adoptOracle(t: TrackedState, o: { sequence: string; midpriceQ32: string; spreadFactorQ32: string; lastUpdateSlot?: string }): void {
+  if (t.oracleSequence !== undefined && t.oracleSequence !== null) {
+    const read = BigInt(o.sequence);
+    const applied = BigInt(t.oracleSequence);
+    if (read < applied) return;
+    // An equal sequence is accepted on chain: the update slot tells which came last.
+    if (read === applied && o.lastUpdateSlot !== undefined && t.oracleSlot !== undefined && t.oracleSlot !== null && Number(o.lastUpdateSlot) < t.oracleSlot) return;
+  }
+  if (o.midpriceQ32 !== '0') t.midpriceQ32 = o.midpriceQ32;
+  t.spreadFactorQ32 = o.spreadFactorQ32;
+  t.oracleSequence = o.sequence;
+  t.oracleSlot = o.lastUpdateSlot === undefined ? null : Number(o.lastUpdateSlot);
 }
 
 /** The split a swap carries: null when untracked or the default recipient (DESIGN §2). */
