@@ -116,6 +116,31 @@ it('refuses a result of the wrong shape or for another signature (malformed → 
   expect(observed.retries).toEqual(['malformed', 'malformed']);
 });
 
+it('retries a transaction served without its metadata (meta: null) or with its token balances / inner instructions cut off', async () => {
+  const { postTokenBalances: _post, ...noPost } = tx.meta!;
+  const { innerInstructions: _inner, ...noInner } = tx.meta!;
+  const answers = [
+    { ...tx, meta: null },
+    { ...tx, meta: noPost },
+    { ...tx, meta: { ...tx.meta!, postTokenBalances: [{ accountIndex: 1, mint: 'M', uiTokenAmount: { amount: 12 } }] } },
+    { ...tx, meta: noInner },
+    tx,
+  ];
+  let n = 0;
+  script = [(r, res) => (json(res, answer(r.ids, () => answers[Math.min(n++, answers.length - 1)])), true)];
+  const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
+  const [res] = await rpc(observed).getTransactions([sig]);
+  expect(res.ok && res.value).toEqual(tx);
+  expect(observed.retries).toEqual(['missing', 'malformed', 'malformed', 'malformed']);
+});
+
+it('a transaction that keeps coming without metadata ends as a failure (the gap ledger), not as a decoded transaction', async () => {
+  script = [(r, res) => (json(res, answer(r.ids, () => ({ ...tx, meta: null }))), true)];
+  const [res] = await rpc({ failures: [], retries: [] }, 3).getTransactions([sig]);
+  expect(res.ok).toBe(false);
+  expect(!res.ok && [res.failure.kind, res.attempts]).toEqual(['missing', 3]);
+});
+
 it('pages accounts by 100 in one batch and keeps the context slot', async () => {
   script = [(r, res) => (json(res, (r.body as { id: unknown; params: [string[]] }[]).map((c) => ({ jsonrpc: '2.0', id: c.id, result: { context: { slot: 42 }, value: c.params[0].map(() => null) } }))), true)];
   const addresses = Array.from({ length: 250 }, (_, i) => `addr${i}`);

@@ -266,6 +266,42 @@ function asTransaction(r: unknown, signature: string): WireTransaction {
     throw malformed('getTransaction', 'transaction of the wrong shape');
   }
   if (tx.transaction.signatures[0] !== signature) throw malformed('getTransaction', `asked for ${signature}, got ${tx.transaction.signatures[0]}`);
-  if (tx.meta !== null && (typeof tx.meta !== 'object' || tx.meta === undefined)) throw malformed('getTransaction', 'meta of the wrong shape');
+  // A node without the status metadata yet: success and balances unknown. Retried, then the gap ledger — never decoded as if it had none.
+  if (tx.meta === null) throw new RpcFailure('missing', `getTransaction: ${signature} served without its status metadata (meta: null)`, true);
+  const why = metaShapeProblem(tx);
+  if (why) throw malformed('getTransaction', `${signature}: ${why}`);
   return tx;
+}
+
+const isIndex = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isInstruction = (ix: unknown) => {
+  const i = ix as { programIdIndex?: unknown; accounts?: unknown; data?: unknown };
+  return !!i && isIndex(i.programIdIndex) && Array.isArray(i.accounts) && i.accounts.every(isIndex) && typeof i.data === 'string';
+};
+const isTokenBalance = (b: unknown) => {
+  const t = b as { accountIndex?: unknown; mint?: unknown; uiTokenAmount?: { amount?: unknown } };
+  return !!t && isIndex(t.accountIndex) && typeof t.mint === 'string' && typeof t.uiTokenAmount?.amount === 'string' && /^\d+$/.test(t.uiTokenAmount.amount);
+};
+
+/**
+ * Everything decoding reads, checked before it is trusted: a body cut or rewritten by a proxy must
+ * be retried like any malformed answer, not decoded into a swap with unresolved amounts.
+ */
+function metaShapeProblem(tx: WireTransaction): string | null {
+  const meta = tx.meta as unknown as Record<string, unknown>;
+  if (typeof meta !== 'object' || !('err' in meta)) return 'meta of the wrong shape';
+  if (!tx.transaction.message.accountKeys.every((k) => typeof k === 'string')) return 'an account key is not a string';
+  if (!tx.transaction.message.instructions.every(isInstruction)) return 'an instruction of the wrong shape';
+  if (meta.err !== null && meta.err !== undefined) return null; // failed: nothing of it is decoded
+  for (const key of ['preTokenBalances', 'postTokenBalances'] as const) {
+    if (!Array.isArray(meta[key]) || !(meta[key] as unknown[]).every(isTokenBalance)) return `meta.${key} missing or of the wrong shape`;
+  }
+  const inner = meta.innerInstructions;
+  if (!Array.isArray(inner) || !inner.every((g: { index?: unknown; instructions?: unknown }) => !!g && isIndex(g.index) && Array.isArray(g.instructions) && g.instructions.every(isInstruction))) {
+    return 'meta.innerInstructions missing or of the wrong shape';
+  }
+  const loaded = meta.loadedAddresses as { writable?: unknown; readonly?: unknown } | null | undefined;
+  if (loaded !== undefined && loaded !== null && !(Array.isArray(loaded.writable) && Array.isArray(loaded.readonly))) return 'meta.loadedAddresses of the wrong shape';
+  if ((tx as { version?: unknown }).version === 0 && (loaded === undefined || loaded === null)) return 'a v0 transaction without meta.loadedAddresses';
+  return null;
 }
