@@ -1,4 +1,4 @@
-import type { BatchHandler, SqlTx } from '@hadron/platform/event-log/event-log.port';
+import { POISON_EVENT, type BatchHandler, type SqlTx } from '@hadron/platform/event-log/event-log.port';
 
 /** A table of one build. `key` orders rows for checksums (normally the primary key). */
 export interface ProjectionTable {
@@ -40,9 +40,13 @@ export interface ProjectionDefinition {
   refreshEveryMs?: number;
 }
 
-/** An event the projection can never apply: the consumer dead-letters it with this message. */
+/**
+ * An event the projection can never apply: the consumer dead-letters it with this message. Any
+ * other error a handler throws stalls the consumer instead (see CheckpointedBatch).
+ */
 export class PoisonEventError extends Error {
   override readonly name = 'PoisonEventError';
+  readonly [POISON_EVENT] = true;
   constructor(eventId: string, reason: string) {
     super(`event ${eventId}: ${reason}`);
   }

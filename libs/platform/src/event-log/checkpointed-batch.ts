@@ -2,18 +2,50 @@ import { parseHadronEvent, type ParseResult } from '@hadron/contracts';
 import type { Pool, PoolClient } from 'pg';
 import { isTransientDbError } from '../database/pool';
 import type { Logger } from '../logging/logger';
-import type { BatchHandler, DeliveredEvent, LogPosition, SqlTx } from './event-log.port';
+import { isPoisonEventError, type BatchHandler, type DeliveredEvent, type LogPosition, type SqlTx } from './event-log.port';
 
 /** A record read from a log partition, not yet validated. */
 export interface PendingRecord {
   position: LogPosition;
   payload: string;
+  /** The type stored with the record (column / header), if any: checked against the payload's. */
+  type?: string | null;
+  /** A record of a type the group does not read: not parsed, not applied, but checkpointed. */
+  skipped?: boolean;
   /** The payload already checked against the contracts (a consumer may do it while the previous batch commits). */
   parsed?: ParseResult;
 }
 
-export function validatedRecord(position: LogPosition, payload: string): PendingRecord {
-  return { position, payload, parsed: parseHadronEvent(payload) };
+export function validatedRecord(position: LogPosition, payload: string, type?: string | null): PendingRecord {
+  return { position, payload, type, parsed: parseHadronEvent(payload) };
+}
+
+export function skippedRecord(position: LogPosition): PendingRecord {
+  return { position, payload: '', skipped: true };
+}
+
+/** Whether a consumer that reads `types` (undefined = all) must parse a record stored with `type`. */
+export function needsRecord(types: ReadonlySet<string> | undefined, type: string | null | undefined): boolean {
+  return types === undefined || type === null || type === undefined || types.has(type);
+}
+
+/**
+ * The stored checkpoint is behind where this consumer believed it was: commits were lost (an
+ * asynchronous commit lost in a database crash) or the database was restored. Records between
+ * the two were never applied, so the consumer must re-read from the stored checkpoint.
+ * Transient (code 40001): the consumer re-syncs and retries, nothing is dead-lettered.
+ */
+export class CheckpointBehindError extends Error {
+  override readonly name = 'CheckpointBehindError';
+  readonly code = '40001';
+  constructor(
+    readonly stream: string,
+    readonly partition: number,
+    readonly stored: bigint,
+    readonly believed: bigint,
+  ) {
+    super(`checkpoint of ${stream}/${partition} is ${stored} in the database but ${believed} was committed; re-reading from ${stored}`);
+  }
 }
 
 export interface BatchOutcome {
@@ -30,8 +62,12 @@ export interface BatchOutcome {
  * payloads that fail the contract, (4) runs the projection handler, (5) advances the checkpoint.
  * A crash anywhere before COMMIT leaves no trace; a redelivery after COMMIT is skipped.
  *
- * If the handler throws for a non-transient reason, the batch is retried one event at a time
- * (each under a savepoint) so the poison event is dead-lettered and the rest still apply.
+ * Only two kinds of failure are dead-lettered: a payload that fails the contract, and an event the
+ * handler refuses with a poison-marked error (isPoisonEventError). Then the batch is retried one
+ * event at a time (each under a savepoint) so exactly the poison event is dead-lettered and the
+ * rest still apply. Any other error (a bug, a missing table, an overflow, a constraint
+ * violation, a lost connection) rolls the whole batch back and is rethrown: the consumer stalls
+ * on it, retrying with backoff and reporting it, rather than dead-letter a healthy stream.
  */
 export class CheckpointedBatch {
   constructor(
@@ -41,11 +77,15 @@ export class CheckpointedBatch {
     private readonly log: Logger,
   ) {}
 
-  async process(stream: string, records: readonly PendingRecord[]): Promise<BatchOutcome> {
+  /**
+   * `believed`: per partition, the checkpoint this consumer last committed (or read); a stored
+   * checkpoint behind it raises CheckpointBehindError before anything is applied.
+   */
+  async process(stream: string, records: readonly PendingRecord[], believed?: ReadonlyMap<number, bigint>): Promise<BatchOutcome> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const outcome = await this.processInTx(client, stream, records);
+      const outcome = await this.processInTx(client, stream, records, believed);
       await client.query('COMMIT');
       return outcome;
     } catch (e) {
@@ -65,7 +105,7 @@ export class CheckpointedBatch {
     return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
   }
 
-  private async processInTx(client: PoolClient, stream: string, records: readonly PendingRecord[]): Promise<BatchOutcome> {
+  private async processInTx(client: PoolClient, stream: string, records: readonly PendingRecord[], believed?: ReadonlyMap<number, bigint>): Promise<BatchOutcome> {
     const partitions = [...new Set(records.map((r) => r.position.partition))];
     const { rows } = await client.query<{ partition: number; next_offset: string }>(
       `SELECT partition, next_offset FROM event_log_checkpoint
@@ -73,14 +113,22 @@ export class CheckpointedBatch {
       [this.group, stream, partitions],
     );
     const next = new Map<number, bigint>(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
+    for (const p of partitions) {
+      const expected = believed?.get(p);
+      const stored = next.get(p) ?? 0n;
+      if (expected !== undefined && stored < expected) throw new CheckpointBehindError(stream, p, stored, expected);
+    }
     const fresh = records.filter((r) => r.position.offset >= (next.get(r.position.partition) ?? 0n));
 
     const valid: DeliveredEvent[] = [];
     const dead: BatchOutcome['deadLettered'] = [];
     for (const r of fresh) {
+      if (r.skipped) continue;
       const parsed = r.parsed ?? parseHadronEvent(r.payload);
-      if (parsed.ok) valid.push({ event: parsed.event, position: r.position });
-      else dead.push({ position: r.position, reason: `invalid payload: ${parsed.reason}`, payload: r.payload, eventId: idOf(r.payload) });
+      if (!parsed.ok) dead.push({ position: r.position, reason: `invalid payload: ${parsed.reason}`, payload: r.payload, eventId: idOf(r.payload) });
+      else if (r.type !== undefined && r.type !== null && r.type !== parsed.event.type) {
+        dead.push({ position: r.position, reason: `invalid payload: stored as type ${r.type} but the payload is a ${parsed.event.type}`, payload: r.payload, eventId: parsed.event.id });
+      } else valid.push({ event: parsed.event, position: r.position });
     }
 
     if (valid.length > 0) await this.applyIsolatingPoison(client, valid, dead);
@@ -111,9 +159,9 @@ export class CheckpointedBatch {
       await client.query('RELEASE SAVEPOINT batch');
       return;
     } catch (e) {
-      if (isTransientDbError(e)) throw e;
+      if (!isDeadLetterable(e)) throw e;
       await client.query('ROLLBACK TO SAVEPOINT batch');
-      this.log.warn({ err: (e as Error).message, group: this.group, size: events.length }, 'batch failed; retrying event by event to isolate the poison event');
+      this.log.warn({ err: (e as Error).message, group: this.group, size: events.length }, 'batch refused a poison event; retrying event by event to isolate it');
     }
     for (const d of events) {
       await client.query('SAVEPOINT one');
@@ -121,7 +169,7 @@ export class CheckpointedBatch {
         await this.handler([d], tx);
         await client.query('RELEASE SAVEPOINT one');
       } catch (e) {
-        if (isTransientDbError(e)) throw e;
+        if (!isDeadLetterable(e)) throw e;
         await client.query('ROLLBACK TO SAVEPOINT one');
         dead.push({ position: d.position, reason: `projection failed: ${(e as Error).message}`, payload: JSON.stringify(d.event), eventId: d.event.id });
       }
@@ -145,6 +193,11 @@ export class CheckpointedBatch {
       ],
     );
   }
+}
+
+/** Poison-marked and not a transient database failure (which a retry may cure). */
+function isDeadLetterable(e: unknown): boolean {
+  return isPoisonEventError(e) && !isTransientDbError(e);
 }
 
 function idOf(payload: string): string | null {

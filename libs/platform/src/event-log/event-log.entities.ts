@@ -20,6 +20,10 @@ export class EventLogEntity {
   @Column({ type: 'text' })
   payload: string;
 
+  /** The event's type when the appender knew it; consumers skip types they do not read unparsed. */
+  @Column({ type: 'text', nullable: true })
+  type: string | null;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'appended_at' })
   appendedAt: Date;
 }

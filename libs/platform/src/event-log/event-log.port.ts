@@ -20,6 +20,12 @@ export interface RawLogRecord {
   key: string;
   /** JSON text of the event. */
   payload: string;
+  /**
+   * The event's `type`, stored beside the payload (Postgres column `type`, Kafka header
+   * `event-type`) so a consumer can skip events it does not read without parsing them. Null or
+   * absent: unknown, every consumer parses the payload.
+   */
+  type?: string | null;
 }
 
 export interface EventLogProducer {
@@ -49,15 +55,49 @@ export interface DeliveredEvent {
 
 export type BatchHandler = (events: readonly DeliveredEvent[], tx: SqlTx) => Promise<void>;
 
+/**
+ * Marks an error as "this event can never be applied" (a poison event). Only such errors, and
+ * payloads that fail the contract, are dead-lettered; any other error stalls the consumer (it
+ * retries with backoff and reports the failure) so a bug or a broken schema never silently
+ * dead-letters the stream. A global symbol, so an app's error class carries it without this
+ * library importing the app (and it survives duplicated module instances).
+ */
+export const POISON_EVENT = Symbol.for('hadron.event-log.poison-event');
+
+export function isPoisonEventError(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { [POISON_EVENT]?: unknown })[POISON_EVENT] === true;
+}
+
+/** A failed batch attempt, reported to ConsumeOptions.onError (the consumer retries it). */
+export interface ConsumeFailure {
+  error: Error;
+  /** Connection loss, deadlock, serialization failure…: expected to pass by itself. */
+  transient: boolean;
+  /** Failed attempts in a row on this stream/partition (reset by a batch of it that commits). */
+  consecutiveFailures: number;
+  /** The stream and partition whose batch failed (Postgres: event_log/0; Kafka: the topic/partition). */
+  stream: string;
+  partition: number;
+}
+
 export interface ConsumeOptions {
   /** Consumer group: one per projection version. A new group replays from the beginning. */
   group: string;
   clusters: readonly Cluster[];
   /** Called inside a database transaction; the group's checkpoint is written in the same transaction. */
   handler: BatchHandler;
+  /**
+   * Event types the handler reads; unset = all. A record whose stored type (RawLogRecord.type) is
+   * another is not parsed nor passed to the handler, but still advances the checkpoint and counts
+   * in lag. A record of unknown type is always parsed, so an invalid payload without a type is
+   * dead-lettered by every group; one stored with a type only by the groups that read that type.
+   */
+  types?: readonly string[];
   maxBatchSize?: number;
   /** Called after each committed batch (progress, metrics). */
   onCommitted?: (info: { count: number; deadLettered: number; positions: readonly LogPosition[] }) => void;
+  /** Called after each failed batch attempt, before the retry (metrics, health). */
+  onError?: (failure: ConsumeFailure) => void;
 }
 
 export interface EventLogConsumer {

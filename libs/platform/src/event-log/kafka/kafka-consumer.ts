@@ -1,7 +1,8 @@
 import { Partitioners, type Admin, type Consumer, type ConsumerRunConfig, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import type { Pool } from 'pg';
 import type { Logger } from '../../logging/logger';
-import { CheckpointedBatch, type BatchOutcome, type PendingRecord } from '../checkpointed-batch';
+import { isTransientDbError } from '../../database/pool';
+import { CheckpointBehindError, CheckpointedBatch, needsRecord, skippedRecord, type BatchOutcome, type PendingRecord } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer } from '../event-log.port';
 import { clusterOfTopic, deadLetterTopic, eventsTopic, type KafkaTopics } from './kafka-topics';
 
@@ -11,9 +12,21 @@ export interface KafkaConsumerTuning {
   heartbeatIntervalMs: number;
   /** Longest idle fetch; also bounds how long stop() waits for an idle fetch to return. */
   maxWaitTimeMs: number;
+  /**
+   * Fetch sizes. kafkajs defaults (1 MiB per partition) return ~1,300 events per fetch, so a
+   * replay's batches never filled; a batch of 5,000 events is ~4 MiB.
+   */
+  maxBytesPerPartition: number;
+  maxBytes: number;
 }
 
-export const DEFAULT_CONSUMER_TUNING: KafkaConsumerTuning = { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000, maxWaitTimeMs: 1_000 };
+export const DEFAULT_CONSUMER_TUNING: KafkaConsumerTuning = {
+  sessionTimeoutMs: 10_000,
+  heartbeatIntervalMs: 1_000,
+  maxWaitTimeMs: 1_000,
+  maxBytesPerPartition: 16 * 1024 * 1024,
+  maxBytes: 64 * 1024 * 1024,
+};
 
 const DEFAULT_BATCH = 2000;
 const RESTART_MIN_MS = 1_000;
@@ -51,6 +64,11 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
   private aligned: Promise<void> = Promise.resolve();
   private restartTimer?: NodeJS.Timeout;
   private restartDelayMs = RESTART_MIN_MS;
+  private types?: ReadonlySet<string>;
+  /** `topic/partition` → the checkpoint our last DB commit wrote (the database must not be behind it). */
+  private committed = new Map<string, bigint>();
+  /** `topic/partition` → failed batch attempts in a row. */
+  private failures = new Map<string, number>();
 
   constructor(
     private readonly kafka: Kafka,
@@ -66,6 +84,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
     if (this.consumer) throw new Error('kafka consumer already started');
     this.opts = opts;
     this.stopping = false;
+    this.types = opts.types ? new Set(opts.types) : undefined;
     this.topics = opts.clusters.map((c) => eventsTopic(this.prefix, c));
     this.batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log);
     await this.kafkaTopics.ensure([...this.topics, ...opts.clusters.map((c) => deadLetterTopic(this.prefix, c))]);
@@ -75,6 +94,8 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       sessionTimeout: this.tuning.sessionTimeoutMs,
       heartbeatInterval: this.tuning.heartbeatIntervalMs,
       maxWaitTimeInMs: this.tuning.maxWaitTimeMs,
+      maxBytesPerPartition: this.tuning.maxBytesPerPartition,
+      maxBytes: this.tuning.maxBytes,
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
@@ -88,6 +109,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       // Runs synchronously inside kafkajs's join, before the first fetch of the new generation.
       this.restartDelayMs = RESTART_MIN_MS;
       this.assignment = payload.memberAssignment;
+      this.committed.clear();
       this.aligned = this.alignWithCheckpoints(payload.memberAssignment);
       this.aligned.catch(() => undefined); // surfaced (and retried) by the next batch
       this.log.info({ group: opts.group, assignment: payload.memberAssignment }, 'kafka consumer joined its group');
@@ -101,7 +123,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 1,
       eachBatch: (payload) => {
-        const run = this.inFlight.then(() => this.onBatch(payload));
+        const run = this.inFlight.then(() => this.onBatchReporting(payload));
         this.inFlight = run.catch(() => undefined);
         return run;
       },
@@ -137,6 +159,26 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
     return lag;
   }
 
+  private async onBatchReporting(p: EachBatchPayload): Promise<void> {
+    const { topic, partition } = p.batch;
+    const key = `${topic}/${partition}`;
+    try {
+      await this.onBatch(p);
+      this.failures.delete(key);
+    } catch (e) {
+      const failures = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, failures);
+      const transient = isTransientDbError(e);
+      this.log.error({ err: (e as Error).message, group: this.opts?.group, topic, partition, transient, failures }, 'kafka consumer batch failed; will retry');
+      try {
+        this.opts?.onError?.({ error: e as Error, transient, consecutiveFailures: failures, stream: topic, partition });
+      } catch {
+        // a reporting hook must not change what kafkajs sees
+      }
+      throw e;
+    }
+  }
+
   private async onBatch(p: EachBatchPayload): Promise<void> {
     const { batch: fetched } = p;
     if (this.stopping || !p.isRunning() || p.isStale()) return;
@@ -153,16 +195,33 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       // A pending seek (a new assignment moved this partition) makes the rest of this batch stale.
       if (this.stopping || !p.isRunning() || p.isStale()) return;
       const chunk = fetched.messages.slice(i, i + maxBatch);
-      const records: PendingRecord[] = chunk.map((m) => ({
-        position: { stream: topic, partition, offset: BigInt(m.offset) },
-        payload: m.value?.toString('utf8') ?? '',
-      }));
-      const { outcome, rebalance } = await this.processWithHeartbeats(p, () => this.batch!.process(topic, records));
+      const records: PendingRecord[] = chunk.map((m) => {
+        const position = { stream: topic, partition, offset: BigInt(m.offset) };
+        const type = headerText(m.headers?.['event-type']);
+        // A type this group does not read: its bytes were fetched, but never decoded nor parsed.
+        if (!needsRecord(this.types, type)) return skippedRecord(position);
+        return { position, payload: m.value?.toString('utf8') ?? '', type };
+      });
+      const key = `${topic}/${partition}`;
+      const believed = this.committed.get(key);
+      let processed: { outcome: BatchOutcome; rebalance?: unknown };
+      try {
+        processed = await this.processWithHeartbeats(p, () => this.batch!.process(topic, records, believed === undefined ? undefined : new Map([[partition, believed]])));
+      } catch (e) {
+        if (!(e instanceof CheckpointBehindError)) throw e;
+        // Our earlier commit is gone from the database: read again from what it holds.
+        this.log.warn({ group: this.opts!.group, topic, partition, stored: e.stored.toString(), committed: e.believed.toString() }, e.message);
+        this.committed.set(key, e.stored);
+        this.consumer!.seek({ topic, partition, offset: e.stored.toString() });
+        return;
+      }
+      const { outcome, rebalance } = processed;
       // --- the DB transaction has committed; everything below only tells Kafka about it ---
       if (outcome.deadLettered.length > 0) await this.publishDeadLetters(topic, chunk, outcome);
       this.opts!.onCommitted?.({ count: outcome.processed, deadLettered: outcome.deadLettered.length, positions: records.map((r) => r.position) });
       // next ≥ last offset + 1; it is further only if another member already processed beyond it.
       const next = outcome.next.get(partition) ?? BigInt(chunk[chunk.length - 1].offset) + 1n;
+      this.committed.set(key, next);
       p.resolveOffset((next - 1n).toString());
       const committing = p.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next.toString() }] }] });
       if (rebalance) {
@@ -273,4 +332,10 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
         .catch((e) => this.onCrash(e as Error, false));
     }, delay);
   }
+}
+
+function headerText(v: Buffer | string | (Buffer | string)[] | undefined): string | null {
+  if (v === undefined) return null;
+  const one = Array.isArray(v) ? v[0] : v;
+  return one === undefined ? null : one.toString();
 }

@@ -12,7 +12,8 @@ const CHUNK_BYTES = 512 * 1024;
 const CHUNK_RECORDS = 2000;
 
 /**
- * Kafka log producer: topic per cluster, key = pool, value = the event JSON, header `event-id`.
+ * Kafka log producer: topic per cluster, key = pool, value = the event JSON, headers `event-id` and
+ * `event-type` (when known: consumers skip the types they do not read without parsing them).
  * The kafkajs producer is idempotent with one request in flight, so broker-side retries never
  * reorder or duplicate within a session. Appends are serialised in call order, so per-key order
  * holds across calls even when callers do not await each other. A re-append after a failure can
@@ -51,7 +52,7 @@ export class KafkaEventLogProducer implements EventLogProducer {
       for (const r of chunk) {
         const topic = eventsTopic(this.prefix, r.cluster);
         const messages = byTopic.get(topic) ?? [];
-        messages.push({ key: r.key, value: r.payload, headers: { 'event-id': r.id } });
+        messages.push({ key: r.key, value: r.payload, headers: r.type ? { 'event-id': r.id, 'event-type': r.type } : { 'event-id': r.id } });
         byTopic.set(topic, messages);
       }
       // acks -1: resolves only once every in-sync replica has the records.
@@ -64,7 +65,7 @@ function* chunks(records: readonly RawLogRecord[]): Generator<RawLogRecord[]> {
   let chunk: RawLogRecord[] = [];
   let bytes = 0;
   for (const r of records) {
-    const size = Buffer.byteLength(r.payload) + Buffer.byteLength(r.key) + Buffer.byteLength(r.id) + 64;
+    const size = Buffer.byteLength(r.payload) + Buffer.byteLength(r.key) + Buffer.byteLength(r.id) + 96;
     if (chunk.length > 0 && (bytes + size > CHUNK_BYTES || chunk.length >= CHUNK_RECORDS)) {
       yield chunk;
       chunk = [];

@@ -2,7 +2,7 @@ import { parseHadronEvent, type Cluster, type HadronEvent } from '@hadron/contra
 import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import type { Logger } from '../../logging/logger';
-import { CheckpointedBatch, validatedRecord, type PendingRecord } from '../checkpointed-batch';
+import { CheckpointedBatch, needsRecord, skippedRecord, validatedRecord, type PendingRecord } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, EventLogProducer, RawLogRecord } from '../event-log.port';
 
 export const PG_STREAM = 'event_log';
@@ -16,7 +16,7 @@ export function toRawRecords(events: readonly HadronEvent[]): RawLogRecord[] {
   return events.map((e) => {
     const checked = parseHadronEvent(e);
     if (!checked.ok) throw new Error(`refusing to append invalid event ${e.id}: ${checked.reason}`);
-    return { id: e.id, cluster: e.cluster, key: e.pool, payload: JSON.stringify(e) };
+    return { id: e.id, cluster: e.cluster, key: e.pool, payload: JSON.stringify(e), type: e.type };
   });
 }
 
@@ -41,12 +41,12 @@ export class PostgresEventLogProducer implements EventLogProducer {
       for (let i = 0; i < records.length; i += APPEND_CHUNK) {
         const chunk = records.slice(i, i + APPEND_CHUNK);
         await client.query(
-          `INSERT INTO event_log (id, cluster, key, payload)
-           SELECT id, cluster, key, payload
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, cluster, key, payload, ord)
+          `INSERT INTO event_log (id, cluster, key, payload, type)
+           SELECT id, cluster, key, payload, type
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t(id, cluster, key, payload, type, ord)
             ORDER BY ord
            ON CONFLICT (id) DO NOTHING`,
-          [chunk.map((r) => r.id), chunk.map((r) => r.cluster), chunk.map((r) => r.key), chunk.map((r) => r.payload)],
+          [chunk.map((r) => r.id), chunk.map((r) => r.cluster), chunk.map((r) => r.key), chunk.map((r) => r.payload), chunk.map((r) => r.type ?? null)],
         );
       }
       await client.query(`SELECT pg_notify('${CHANNEL}', '')`);
@@ -113,6 +113,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
 
   private async loop(batch: CheckpointedBatch, opts: ConsumeOptions): Promise<void> {
     const limit = opts.maxBatchSize ?? 2000;
+    const types = opts.types ? new Set(opts.types) : undefined;
     let failures = 0;
     // The page after a full one is read while the current one is being applied (replay speed);
     // it is used only if the checkpoint lands exactly where it starts.
@@ -129,16 +130,18 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
           continue;
         }
         this.wakePending = false;
-        const records = ahead?.from === this.next ? await ahead.records : await this.fetch(opts.clusters, this.next, limit);
+        const from = this.next;
+        const records = ahead?.from === from ? await ahead.records : await this.fetch(opts.clusters, types, from, limit);
         ahead = undefined;
         if (records.length === 0) {
           await this.sleep(this.idlePollMs);
           continue;
         }
         const after = records[records.length - 1].position.offset + 1n;
-        if (records.length === limit) ahead = { from: after, records: this.fetch(opts.clusters, after, limit) };
-        // Re-read the checkpoint inside the batch: a standby that took over may have advanced it.
-        const outcome = await batch.process(PG_STREAM, records);
+        if (records.length === limit) ahead = { from: after, records: this.fetch(opts.clusters, types, after, limit) };
+        // Re-read the checkpoint inside the batch: a standby that took over may have advanced it;
+        // a checkpoint behind `from` (commits lost) makes the batch refuse to run.
+        const outcome = await batch.process(PG_STREAM, records, new Map([[0, from]]));
         this.next = outcome.next.get(0) ?? this.next;
         if (this.next !== after) discardAhead();
         failures = 0;
@@ -146,27 +149,47 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
       } catch (e) {
         discardAhead();
         failures++;
+        const transient = isTransientDbError(e);
         const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
-        this.log.error({ err: (e as Error).message, transient: isTransientDbError(e), retryInMs: delay }, 'postgres consumer batch failed; will retry');
-        if (!isTransientDbError(e)) await this.resync(batch);
+        this.log.error({ err: (e as Error).message, group: opts.group, transient, failures, retryInMs: delay }, 'postgres consumer batch failed; will retry');
+        try {
+          opts.onError?.({ error: e as Error, transient, consecutiveFailures: failures, stream: PG_STREAM, partition: 0 });
+        } catch {
+          // a reporting hook must not break the loop
+        }
+        // Always re-read the stored checkpoint: a lost or rolled-back commit must be re-read from it.
+        await this.resync(batch);
         await this.sleep(delay, { wakeOnAppend: false });
       }
     }
     await ahead?.records.catch(() => undefined);
   }
 
-  private async fetch(clusters: readonly Cluster[], from: bigint, limit: number): Promise<PendingRecord[]> {
+  private async fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<PendingRecord[]> {
     this.fetches++;
-    const { rows } = await this.pool.query<{ seq: string; payload: string }>(
-      'SELECT seq, payload FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[]) ORDER BY seq LIMIT $3',
-      [from.toString(), clusters, limit],
+    // Records of types the group does not read come back without their payload (never parsed),
+    // so they still advance the checkpoint.
+    const { rows } = await this.pool.query<{ seq: string; payload: string | null; type: string | null }>(
+      types
+        ? `SELECT seq, CASE WHEN type IS NULL OR type = ANY($4::text[]) THEN payload END AS payload, type
+             FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[]) ORDER BY seq LIMIT $3`
+        : 'SELECT seq, payload, type FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[]) ORDER BY seq LIMIT $3',
+      types ? [from.toString(), clusters, limit, [...types]] : [from.toString(), clusters, limit],
     );
     // Validated here, so a read-ahead page is checked while the database applies the current one;
     // in slices, so the current batch's query results are not kept waiting behind the whole page.
     const out: PendingRecord[] = new Array(rows.length);
+    let parsed = 0;
     for (let i = 0; i < rows.length; i++) {
-      if (i > 0 && i % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      out[i] = validatedRecord({ stream: PG_STREAM, partition: 0, offset: BigInt(rows[i].seq) }, rows[i].payload);
+      const r = rows[i];
+      const position = { stream: PG_STREAM, partition: 0, offset: BigInt(r.seq) };
+      if (r.payload === null || !needsRecord(types, r.type)) {
+        out[i] = skippedRecord(position);
+        continue;
+      }
+      if (parsed > 0 && parsed % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      parsed++;
+      out[i] = validatedRecord(position, r.payload, r.type);
     }
     return out;
   }

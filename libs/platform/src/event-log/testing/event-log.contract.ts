@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { HadronEvent } from '@hadron/contracts';
 import { fakeAddress, sampleEventStream } from '@hadron/contracts/testing/sample-events';
 import type { TestDatabase } from '../../testing/test-database';
-import type { BatchHandler, EventLogConsumer, EventLogProducer } from '../event-log.port';
+import { POISON_EVENT, type BatchHandler, type ConsumeFailure, type EventLogConsumer, type EventLogProducer } from '../event-log.port';
 
 /** What an adapter provides to run the shared contract suite. */
 export interface EventLogHarness {
@@ -52,11 +52,20 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
         ]);
       };
     };
-    const consume = async (group: string, handler: BatchHandler, maxBatchSize = 100) => {
+    const consume = async (group: string, handler: BatchHandler, maxBatchSize = 100, more: { types?: string[]; onError?: (f: ConsumeFailure) => void } = {}) => {
       const c = h.consumer();
       running.push(c);
-      await c.start({ group, clusters: ['mainnet-beta', 'devnet'], handler, maxBatchSize });
+      await c.start({ group, clusters: ['mainnet-beta', 'devnet'], handler, maxBatchSize, ...more });
       return c;
+    };
+    const deadLetters = async (group: string, ids: readonly string[]) =>
+      (await h.db.pool.query<{ event_id: string; reason: string }>('SELECT event_id, reason FROM event_dead_letter WHERE group_id = $1 AND event_id = ANY($2::text[]) ORDER BY log_offset', [group, ids])).rows;
+    const until = async (what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 60_000) => {
+      const end = Date.now() + timeoutMs;
+      while (!(await probe())) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
     };
     const applied = async (group: string) =>
       (await h.db.pool.query<{ event_id: string; pool: string }>('SELECT event_id, pool FROM contract_applied WHERE grp = $1 ORDER BY n', [group])).rows;
@@ -129,7 +138,7 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       await h.producer.append(events);
       const record = recorder('poison', [pool]);
       await consume('poison', async (batch, tx) => {
-        if (batch.some((d) => d.event.id === poison)) throw new Error('cannot apply this one');
+        if (batch.some((d) => d.event.id === poison)) throw Object.assign(new Error('cannot apply this one'), { [POISON_EVENT]: true });
         await record(batch, tx);
       });
       await waitForCount('poison', events.length - 1);
@@ -140,6 +149,124 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
         events.map((e) => e.id),
       ]);
       expect(rows).toEqual([{ event_id: poison, reason: 'projection failed: cannot apply this one' }]);
+    });
+
+    it('stalls on an error that does not mark a poison event (a bug): dead-letters nothing, skips nothing, resumes once fixed', async () => {
+      const [pool] = uniquePools(1);
+      const events = sampleEventStream('mainnet-beta', [pool], 12);
+      await h.producer.append(events);
+      const record = recorder('stall-bug', [pool]);
+      const failures: ConsumeFailure[] = [];
+      let fixed = false;
+      await consume(
+        'stall-bug',
+        async (batch, tx) => {
+          if (!fixed && batch.some((d) => d.event.id === events[5].id)) throw new TypeError("Cannot read properties of undefined (reading 'amountIn')");
+          await record(batch, tx);
+        },
+        4,
+        { onError: (f) => failures.push(f) },
+      );
+      await until('two failed attempts', () => failures.length >= 2);
+      const applied5 = (await applied('stall-bug')).map((r) => r.event_id);
+      expect(applied5).not.toContain(events[5].id);
+      expect(applied5).toEqual(events.slice(0, applied5.length).map((e) => e.id)); // a prefix: nothing behind it was applied
+      expect(await deadLetters('stall-bug', events.map((e) => e.id))).toEqual([]);
+      expect(failures[1]).toMatchObject({ transient: false, consecutiveFailures: 2 });
+      expect(failures[1].error.message).toContain('amountIn');
+      fixed = true;
+      await waitForCount('stall-bug', events.length);
+      expect((await applied('stall-bug')).map((r) => r.event_id)).toEqual(events.map((e) => e.id));
+      expect(await deadLetters('stall-bug', events.map((e) => e.id))).toEqual([]);
+    });
+
+    it('stalls while its table is missing (42P01 after a schema drop) and resumes when it is back', async () => {
+      const [pool] = uniquePools(1);
+      const events = sampleEventStream('devnet', [pool], 6);
+      await h.db.pool.query('CREATE TABLE contract_target (event_id text PRIMARY KEY)');
+      const failures: ConsumeFailure[] = [];
+      await consume(
+        'stall-table',
+        async (batch, tx) => {
+          const mine = batch.filter((d) => d.event.pool === pool).map((d) => d.event.id);
+          if (mine.length) await tx.query('INSERT INTO contract_target SELECT unnest($1::text[])', [mine]);
+        },
+        100,
+        { onError: (f) => failures.push(f) },
+      );
+      await h.db.pool.query('DROP TABLE contract_target');
+      await h.producer.append(events);
+      await until('a failed attempt', () => failures.length >= 1);
+      expect((failures[0].error as Error & { code?: string }).code).toBe('42P01');
+      expect(await deadLetters('stall-table', events.map((e) => e.id))).toEqual([]);
+      await h.db.pool.query('CREATE TABLE contract_target (event_id text PRIMARY KEY)');
+      await until('the events to land', async () => Number((await h.db.pool.query('SELECT count(*) AS n FROM contract_target')).rows[0].n) === events.length);
+      expect(await deadLetters('stall-table', events.map((e) => e.id))).toEqual([]);
+    });
+
+    it('skips the types a group does not read, unparsed, yet checkpoints past them; an invalid payload is dead-lettered by the groups that read its type', async () => {
+      const [pool] = uniquePools(1);
+      const events = sampleEventStream('mainnet-beta', [pool], 9);
+      const swap = events.find((e) => e.type === 'SwapExecuted')!;
+      await h.producer.append(events.slice(0, 5));
+      const badMidprice = `${pool}:bad-midprice`;
+      const badUntyped = `${pool}:bad-untyped`;
+      await h.producer.appendRaw([
+        // Stored as a MidpriceUpdated: only groups reading that type parse (and refuse) it.
+        { id: badMidprice, cluster: 'mainnet-beta', key: pool, type: 'MidpriceUpdated', payload: '{"type":"MidpriceUpdated",' },
+        // Without a stored type every group parses it.
+        { id: badUntyped, cluster: 'mainnet-beta', key: pool, payload: JSON.stringify({ ...swap, id: badUntyped, data: { ...(swap as HadronEvent & { data: object }).data, amountIn: '-5' } }) },
+      ]);
+      await h.producer.append(events.slice(5));
+      const swapsOnly = await consume('types-swaps', recorder('types-swaps', [pool]), 3, { types: ['SwapExecuted'] });
+      await consume('types-all', recorder('types-all', [pool]), 3);
+      const swapIds = events.filter((e) => e.type === 'SwapExecuted').map((e) => e.id);
+      await waitForCount('types-swaps', swapIds.length);
+      await waitForCount('types-all', events.length);
+      await until('the swaps-only group to reach the end of the log', async () => (await swapsOnly.lag()) === 0n);
+      expect((await applied('types-swaps')).map((r) => r.event_id)).toEqual(swapIds);
+      expect((await deadLetters('types-swaps', [badMidprice, badUntyped])).map((d) => d.event_id ?? 'no id')).toEqual([badUntyped]);
+      const all = await h.db.pool.query<{ event_id: string | null; reason: string }>(
+        `SELECT event_id, reason FROM event_dead_letter WHERE group_id = 'types-all' AND (event_id = $1 OR payload = '{"type":"MidpriceUpdated",') ORDER BY log_offset`,
+        [badUntyped],
+      );
+      expect(all.rows).toEqual([
+        { event_id: null, reason: expect.stringContaining('not JSON') },
+        { event_id: badUntyped, reason: expect.stringContaining('data.amountIn') },
+      ]);
+    });
+
+    it('re-reads from the stored checkpoint when commits it made were lost (an asynchronous commit lost in a crash, a restored backup)', async () => {
+      const [pool] = uniquePools(1);
+      const events = sampleEventStream('mainnet-beta', [pool], 12);
+      await h.db.pool.query('CREATE TABLE contract_positions (stream text, part int, log_offset bigint, event_id text, pool text)');
+      await h.producer.append(events.slice(0, 8));
+      await consume(
+        'lost-commits',
+        async (batch, tx) => {
+          await tx.query('INSERT INTO contract_positions SELECT $1, $2, unnest($3::bigint[]), unnest($4::text[]), unnest($5::text[])', [
+            batch[0].position.stream,
+            batch[0].position.partition,
+            batch.map((d) => d.position.offset.toString()),
+            batch.map((d) => d.event.id),
+            batch.map((d) => d.event.pool),
+          ]);
+        },
+        3,
+      );
+      const mine = async () =>
+        (await h.db.pool.query<{ stream: string; part: number; log_offset: string; event_id: string }>('SELECT * FROM contract_positions WHERE pool = $1 ORDER BY log_offset', [pool])).rows;
+      await until('the first events', async () => (await mine()).length === 8);
+      // The database "loses" the transactions that applied this pool's last 4 events: rows and checkpoint go back.
+      const first = await mine();
+      const { stream, part } = first[0];
+      const cut = first[4].log_offset;
+      await h.db.pool.query('DELETE FROM contract_positions WHERE stream = $1 AND part = $2 AND log_offset >= $3', [stream, part, cut]);
+      await h.db.pool.query("UPDATE event_log_checkpoint SET next_offset = $3 WHERE group_id = 'lost-commits' AND stream = $1 AND partition = $2", [stream, part, cut]);
+      await h.producer.append(events.slice(8));
+      await until('every event again', async () => (await mine()).length >= events.length);
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await mine()).map((r) => r.event_id)).toEqual(events.map((e) => e.id)); // the lost ones re-applied, none twice
     });
 
     it('applies every event exactly once although the consumer process is killed (-9) mid-batch again and again', async () => {
