@@ -1,5 +1,3 @@
-import type { Cluster } from '@hadron/contracts';
-import { CLUSTERS } from '@hadron/contracts';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { Pool } from 'pg';
 import { BuildRegistry, ProjectionLock, type BuildRecord } from '../builds/build-registry';
@@ -22,7 +20,6 @@ export interface RebuildOptions {
   consumerFactory: ConsumerFactory;
   log: Logger;
   metrics?: ProjectorMetrics;
-  clusters?: readonly Cluster[];
   maxBatchSize?: number;
   keepRetiredBuilds?: number;
   /** Called at least every `progressEveryMs` (default 1000) while replaying, and once at the end. */
@@ -61,7 +58,6 @@ export async function rebuildProjection(def: ProjectionDefinition, opts: Rebuild
       def,
       build,
       consumer: opts.consumerFactory(),
-      clusters: opts.clusters ?? CLUSTERS,
       maxBatchSize: opts.maxBatchSize ?? 5000,
       metrics: opts.metrics ?? noMetrics,
       log: opts.log,

@@ -1,12 +1,15 @@
 /**
- * npm run replay -- --projection <name|all> [--batch-size 5000] [--keep-retired 0] [--clusters mainnet-beta,devnet]
+ * npm run replay -- --projection <name|all> [--batch-size 5000] [--keep-retired 0]
  *
  * Rebuilds a projection from the beginning of the event log into a fresh build (new schema, new
  * consumer group `<projection>.v<version>.<buildId>`), printing progress on stderr every second,
  * then switches the `read.*` views to it atomically and drops the old build. Uses the same
  * storage settings as the other processes (DATABASE_URL or the embedded Postgres, KAFKA_BROKERS).
+ *
+ * Every build holds every cluster. (A `--clusters` subset existed once: on the Postgres log a
+ * group's checkpoint is one position for the whole log, so a subset build skipped the other
+ * cluster's events for good, and became the served build at the switch.)
  */
-import { CLUSTERS, type Cluster } from '@hadron/contracts';
 import { ConfigError, createLogger, openStorage, parseEnv, storageEnvSchema } from '@hadron/platform';
 import { projectorMigrations } from '../migrations';
 import { ALL_PROJECTIONS, projectionByName } from '../projections';
@@ -16,7 +19,6 @@ interface Args {
   projections: string[];
   batchSize: number;
   keepRetired: number;
-  clusters: Cluster[];
 }
 
 export function parseArgs(argv: readonly string[]): Args {
@@ -27,7 +29,10 @@ export function parseArgs(argv: readonly string[]): Args {
     if (v === undefined || v.startsWith('--')) throw new ConfigError(`${flag} needs a value`);
     return v;
   };
-  const known = new Set(['--projection', '--batch-size', '--keep-retired', '--clusters']);
+  if (argv.includes('--clusters')) {
+    throw new ConfigError('--clusters is not supported: a build always holds every cluster (on the Postgres log a subset would skip the other clusters for good)');
+  }
+  const known = new Set(['--projection', '--batch-size', '--keep-retired']);
   const unknown = argv.filter((a) => a.startsWith('--') && !known.has(a));
   if (unknown.length) throw new ConfigError(`unknown option ${unknown.join(', ')}`);
   const projection = get('--projection');
@@ -42,10 +47,7 @@ export function parseArgs(argv: readonly string[]): Args {
     if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${flag} must be an integer ${min}..${max}`);
     return n;
   };
-  const clusters = (get('--clusters')?.split(',') ?? [...CLUSTERS]) as Cluster[];
-  const badCluster = clusters.find((c) => !CLUSTERS.includes(c));
-  if (badCluster) throw new ConfigError(`--clusters: unknown cluster ${badCluster}; allowed ${CLUSTERS.join(', ')}`);
-  return { projections, batchSize: int('--batch-size', 5000, 1, 50_000), keepRetired: int('--keep-retired', 0, 0, 100), clusters };
+  return { projections, batchSize: int('--batch-size', 5000, 1, 50_000), keepRetired: int('--keep-retired', 0, 0, 100) };
 }
 
 async function main(): Promise<void> {
@@ -60,7 +62,6 @@ async function main(): Promise<void> {
         pool: storage.pool,
         consumerFactory: () => storage.eventLog.consumer(storage.pool, storage.url),
         log,
-        clusters: args.clusters,
         maxBatchSize: args.batchSize,
         keepRetiredBuilds: args.keepRetired,
         onProgress: (p) => process.stderr.write(`${formatProgress(name, p)}\n`),

@@ -1,4 +1,4 @@
-import type { Cluster } from '@hadron/contracts';
+import { CLUSTERS } from '@hadron/contracts';
 import type { EventLogConsumer } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import { guardBuild, type BuildRecord } from '../builds/build-registry';
@@ -13,7 +13,6 @@ export interface BuildWorkerOptions {
   def: ProjectionDefinition;
   build: BuildRecord;
   consumer: EventLogConsumer;
-  clusters: readonly Cluster[];
   maxBatchSize: number;
   metrics: ProjectorMetrics;
   log: Logger;
@@ -47,7 +46,8 @@ export class BuildWorker {
     const { def, build, maxBatchSize, metrics } = this.opts;
     await this.consumer.start({
       group: build.consumerGroup,
-      clusters: this.opts.clusters,
+      // Always every cluster: on the Postgres log the checkpoint is one position for all of them.
+      clusters: CLUSTERS,
       maxBatchSize,
       handler: guardBuild(build, def.createHandler(quoteIdent(build.schemaName))),
       onCommitted: ({ count, deadLettered, positions }) => {

@@ -1,5 +1,3 @@
-import type { Cluster } from '@hadron/contracts';
-import { CLUSTERS } from '@hadron/contracts';
 import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { Pool } from 'pg';
@@ -16,7 +14,6 @@ export interface ProjectorRunnerOptions {
   log: Logger;
   metrics?: ProjectorMetrics;
   projections?: readonly ProjectionDefinition[];
-  clusters?: readonly Cluster[];
   maxBatchSize?: number;
   /** How often the registry is re-read to follow switches made by `npm run replay`. */
   registryPollMs?: number;
@@ -153,7 +150,6 @@ export class ProjectorRunner {
       def,
       build,
       consumer: this.factory!(),
-      clusters: this.opts.clusters ?? CLUSTERS,
       maxBatchSize: this.opts.maxBatchSize ?? 2000,
       metrics: this.metrics,
       log: this.opts.log,
