@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Cluster, HadronEvent } from '@hadron/contracts';
 import { createLogger, openEventLog, parseEnv, type Storage } from '@hadron/platform';
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
@@ -44,6 +46,52 @@ export function simIndexerEnv(sim: RunningSimulator, extra: Record<string, strin
 
 export function simIndexerConfig(sim: RunningSimulator, extra: Record<string, string> = {}): IndexerConfig {
   return parseEnv(indexerEnvSchema, simIndexerEnv(sim, extra));
+}
+
+/** One JSON-RPC call as the proxy saw it, and the upstream's answer to it. */
+export interface ProxiedCall {
+  method: string;
+  params: unknown[];
+  reply: { result?: unknown; error?: unknown };
+}
+
+/**
+ * A JSON-RPC proxy in front of one simulated cluster endpoint: every call goes to the real
+ * simulator over HTTP, and `rewrite` may replace its reply (an error the node would give, an
+ * account it would not return) — a fault the simulator has no switch for, injected at the wire.
+ */
+export async function startRpcProxy(target: string, rewrite: (call: ProxiedCall) => { result?: unknown; error?: unknown } | undefined): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      void (async () => {
+        const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const text = await upstream.text();
+        if (!upstream.ok) return void res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+        const parsed = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] } | { id: unknown; method: string; params?: unknown[] }[];
+        const calls = Array.isArray(parsed) ? parsed : [parsed];
+        const answers = JSON.parse(text) as Record<string, unknown> | Record<string, unknown>[];
+        const replace = (a: Record<string, unknown>) => {
+          const call = calls.find((c) => c.id === a.id);
+          if (!call) return a;
+          const out = rewrite({ method: call.method, params: call.params ?? [], reply: a });
+          return out === undefined ? a : { jsonrpc: '2.0', id: a.id, ...out };
+        };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(answers) ? answers.map(replace) : replace(answers)));
+      })().catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const path = new URL(target).pathname;
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
 }
 
 export async function readEventLog(db: TestDatabase, cluster?: Cluster): Promise<HadronEvent[]> {

@@ -1,10 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createLogger } from '@hadron/platform';
 import type { TestDatabase } from '@hadron/platform/testing/test-database';
 import { startIndexer, type RunningIndexer } from '../../apps/indexer/src/index';
 import { startSimulator, type RunningSimulator } from '../../apps/simulator/src';
-import { caughtUp, compareWithGroundTruth, indexerDatabase, readEventLog, simIndexerConfig, storageOf, waitFor } from './indexer-harness';
+import { caughtUp, compareWithGroundTruth, indexerDatabase, readEventLog, simIndexerConfig, startRpcProxy, storageOf, waitFor } from './indexer-harness';
 
 /**
  * READINESS OF A STALLED INDEXER. A proxy in front of the simulated cluster answers getBlock for
@@ -19,45 +17,22 @@ const HISTORY_END = 1_750_000_000_000;
 let sim: RunningSimulator;
 let db: TestDatabase;
 let indexer: RunningIndexer | undefined;
-let proxy: Server;
-let proxyUrl: string;
+let proxy: Awaited<ReturnType<typeof startRpcProxy>>;
 /** getBlock error to answer for a slot, or null to forward. */
 let blockError: (slot: number) => { code: number; message: string } | null = () => null;
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, seed: 'indexer-ready', pools: 4, historySeconds: 60, historyEndTimeMs: HISTORY_END, live: false });
   db = await indexerDatabase();
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString();
-      void (async () => {
-        const upstream = await fetch(`${sim.urls.devnet}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        let text = await upstream.text();
-        const calls = JSON.parse(body) as { id: unknown; method: string; params: unknown[] } | { id: unknown; method: string; params: unknown[] }[];
-        const list = Array.isArray(calls) ? calls : [calls];
-        if (upstream.ok && list.some((c) => c.method === 'getBlock' && blockError(c.params[0] as number))) {
-          const answers = JSON.parse(text) as { id: unknown }[] | { id: unknown };
-          const replace = (a: { id: unknown }) => {
-            const call = list.find((c) => c.id === a.id)!;
-            const error = call.method === 'getBlock' ? blockError(call.params[0] as number) : null;
-            return error ? { jsonrpc: '2.0', id: a.id, error } : a;
-          };
-          text = JSON.stringify(Array.isArray(answers) ? answers.map(replace) : replace(answers));
-        }
-        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
-      })().catch(() => res.destroy());
-    });
+  proxy = await startRpcProxy(sim.urls.devnet, (call) => {
+    const error = call.method === 'getBlock' ? blockError(call.params[0] as number) : null;
+    return error ? { error } : undefined;
   });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/devnet`;
 }, 120_000);
 
 afterAll(async () => {
   await indexer?.stop();
-  proxy?.closeAllConnections();
-  await new Promise((r) => proxy?.close(r));
+  await proxy?.close();
   await sim?.stop();
   await db?.drop();
 });
@@ -67,7 +42,7 @@ const ready = async () => (await indexer!.ready()).ready;
 it('stops being ready while its cycles keep failing behind the head, and a block that is gone for good does not stall it', async () => {
   const config = simIndexerConfig(sim, {
     INDEXER_CLUSTERS: 'devnet',
-    RPC_URL_DEVNET: proxyUrl,
+    RPC_URL_DEVNET: proxy.url,
     RPC_MAX_ATTEMPTS: '2',
     INDEXER_TX_POSITIONS: 'all',
     // A snapshot every cycle: a failed cycle is resumed from its saved record (the path that never read the head).

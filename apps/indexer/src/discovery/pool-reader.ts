@@ -24,6 +24,7 @@ export interface DiscoveredPool {
 }
 
 const SNAPSHOT_ATTEMPTS = 3;
+const CONFIG_SIZES = [...new Set(Object.values(CONFIG_SIZE))];
 
 /** Reads pools over RPC: discovery (getProgramAccounts), account snapshots, token metadata. */
 export class PoolReader {
@@ -32,18 +33,25 @@ export class PoolReader {
     private readonly tokens: TokenList,
   ) {}
 
-  /** Every Hadron config account (v1 248 B, v2 724 B) that sits at its own config PDA, read at a slot ≥ minSlot. */
+  /**
+   * Every Hadron config account that sits at its own config PDA, read at a slot ≥ minSlot. Both
+   * sizes (248 and 724 B) on both programs: which program keeps which size is not something to
+   * bet pools on, and the PDA check drops any other account of the same size.
+   */
   async discover(minSlot?: number): Promise<{ slot: number; pools: PoolStatic[] }> {
-    const pools: PoolStatic[] = [];
+    const found = new Map<string, PoolStatic>();
     let slot = minSlot ?? 0;
-    for (const { programId, version } of HADRON_PROGRAMS) {
-      const read = await this.rpc.getProgramAccounts(programId, CONFIG_SIZE[version], slot > 0 ? slot : undefined);
-      slot = Math.max(slot, read.slot);
-      for (const { pubkey, account } of read.accounts) {
-        const pool = account.owner === programId ? poolFromConfigAccount(programId, pubkey, account.data) : null;
-        if (pool) pools.push(pool.static);
+    for (const { programId } of HADRON_PROGRAMS) {
+      for (const size of CONFIG_SIZES) {
+        const read = await this.rpc.getProgramAccounts(programId, size, slot > 0 ? slot : undefined);
+        slot = Math.max(slot, read.slot);
+        for (const { pubkey, account } of read.accounts) {
+          const pool = account.owner === programId ? poolFromConfigAccount(programId, pubkey, account.data) : null;
+          if (pool) found.set(pubkey, pool.static);
+        }
       }
     }
+    const pools = [...found.values()];
     pools.sort((a, b) => (a.config < b.config ? -1 : a.config > b.config ? 1 : 0));
     return { slot, pools };
   }

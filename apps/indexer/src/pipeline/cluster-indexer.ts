@@ -100,6 +100,7 @@ export class ClusterIndexer {
   private progress!: ClusterProgress;
   private ctx!: DecodeContext;
   private snapshotDueAt = 0;
+  private lastDiscoveryAt = Number.NEGATIVE_INFINITY;
   private headSlot = 0;
   private observedThrough: number | null = null;
   private gaps = 0;
@@ -349,20 +350,26 @@ export class ClusterIndexer {
     return listing.refs.length > 0;
   }
 
-  /** Why this batch needs a fresh account snapshot: a write to a pool account, or a pool we do not know. */
+  /**
+   * Why this batch needs a fresh account snapshot: a write to a pool account, or a pool we do not
+   * know. A new Initialize is discovered at once; a swap or update naming a pool discovery did not
+   * find (it would again, every poll) waits for the refresh interval.
+   */
   private triggers(fetched: Fetched): 'discover' | 'refresh' | null {
     let refresh = false;
+    let unknown = false;
     const watched = new Set<string>();
     for (const r of this.progress.pools.values()) for (const a of [r.static.config, r.static.oracle, r.static.poolFeeConfig, r.static.globalFeeConfig]) watched.add(a);
     for (const ref of fetched.refs) {
       const res = fetched.txs.get(ref.signature);
       if (!res?.ok) continue;
       const scan = scanTransaction(res.value);
-      if (scan.initializes.length > 0) return 'discover';
+      if (scan.initializes.some((i) => !this.progress.pools.has(i.config))) return 'discover';
       const facts = decodeTransaction(res.value, this.ctx);
-      if (facts.problems.some((p) => p.code === 'unknown_pool') || facts.events.some((e) => e.kind === 'oracle_update' && e.pool_config_via_registry === null)) return 'discover';
+      if (facts.problems.some((p) => p.code === 'unknown_pool') || facts.events.some((e) => e.kind === 'oracle_update' && e.pool_config_via_registry === null)) unknown = true;
       for (const a of scan.written) if (watched.has(a)) refresh = true;
     }
+    if (unknown && this.now() - this.lastDiscoveryAt >= this.d.settings.refreshMs) return 'discover';
     return refresh ? 'refresh' : null;
   }
 
@@ -374,6 +381,7 @@ export class ClusterIndexer {
     const newStatics = [];
     let min = minSlot;
     if (discover) {
+      this.lastDiscoveryAt = this.now();
       const found = await this.d.reader.discover(minSlot);
       min = Math.max(min ?? 0, found.slot);
       for (const p of found.pools) if (!this.progress.pools.has(p.config)) newStatics.push(p);
