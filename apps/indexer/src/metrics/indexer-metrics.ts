@@ -27,6 +27,12 @@ export class IndexerMetrics {
     labelNames: ['cluster'],
     registers: [this.registry],
   });
+  readonly oracleUnknownAtStart = new Counter({
+    name: 'indexer_oracle_unknown_at_start_total',
+    help: 'New pools whose midprice / spread in effect before the indexed range could not be found (swaps carry null until an update sets it)',
+    labelNames: ['cluster', 'field'],
+    registers: [this.registry],
+  });
   readonly pools = new Gauge({ name: 'indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
   readonly backfillRatio = new Gauge({ name: 'indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
   readonly cycleErrors = new Counter({ name: 'indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });

@@ -12,7 +12,7 @@ import { scanTransaction, type AdminScan } from './admin-scan';
 import { attribute, splitChanged, type At, type PoolAttribution } from './attribution';
 import { applyBlockPositions, mergeInChainOrder, slotAlignedChunks, slotsNeedingPositions, type ListedSignature, type TxRef } from './chain-order';
 import { EventBuilder, type ObservationPosition } from './event-builder';
-import { lookbackOracleState } from './oracle-lookback';
+import { fieldsSetInRange, lookbackOracleState, startFromSnapshot, type OracleField } from './oracle-lookback';
 import { adoptOracle, canonicalSplit, knownPoolOf, UNKNOWN_STATE, type PoolRecord, type TrackedState } from './pool-state';
 
 /**
@@ -341,7 +341,7 @@ export class ClusterIndexer {
       discoveryPublished: false,
     };
     if (snapshot) {
-      await this.lookback(cycle, fetched?.refs ?? listing.refs);
+      await this.lookback(cycle, fetched?.refs ?? listing.refs, fetched);
       await this.d.store.saveCycle(this.cluster, cycle);
       this.progress.cycle = cycle;
     }
@@ -416,13 +416,29 @@ export class ClusterIndexer {
     for (const p of fresh) this.unreadableSplitsLogged.add(p.event_id);
   }
 
-  /** The oracle state in effect just before the batch, for pools first seen now (the last updates before it). */
-  private async lookback(cycle: CycleRecord, refs: readonly TxRef[]): Promise<void> {
-    if (refs.length === 0) return;
+  /**
+   * The oracle state in effect at the start of the range, for pools first seen now
+   * (oracle-lookback.ts): the read at C for each field nothing in the range sets — known for all
+   * fetched transactions (lookahead), or when the oracle's last update is older than the range
+   * (at-target) — else the newest setter before the range, from the oracle's history.
+   */
+  private async lookback(cycle: CycleRecord, refs: readonly TxRef[], fetched: Fetched | null): Promise<void> {
+    if (refs.length === 0 || !cycle.snapshot) return;
+    const snapshot = cycle.snapshot;
+    const first = refs[0];
     for (const pool of Object.values(cycle.newPools)) {
       const ctx = decodeContextOf(new Map([[pool.static.config, knownPoolOf(pool.static)]]));
-      const found = await lookbackOracleState(this.d.rpc, pool.static.oracle, refs[0].signature, ctx);
+      const oracle = snapshot.pools[pool.static.config]?.oracle;
+      let setInRange: Set<OracleField>;
+      if (fetched) setInRange = fieldsSetInRange(okTransactions(fetched), pool.static, ctx);
+      else if (oracle?.lastUpdateSlot !== undefined && Number(oracle.lastUpdateSlot) < first.slot) setInRange = new Set();
+      else setInRange = new Set(['midprice', 'spread']); // not known without fetching the whole range
+      let found = startFromSnapshot(snapshot, pool.static, setInRange);
+      if (found.midpriceQ32 === null || found.spreadFactorQ32 === null) found = await lookbackOracleState(this.d.rpc, pool.static, first, ctx, found);
       pool.tracked = { ...pool.tracked, midpriceQ32: found.midpriceQ32, spreadFactorQ32: found.spreadFactorQ32 };
+      const unknown = (['midprice', 'spread'] as const).filter((f) => (f === 'midprice' ? found.midpriceQ32 : found.spreadFactorQ32) === null);
+      for (const field of unknown) this.d.metrics.oracleUnknownAtStart.inc({ cluster: this.cluster, field });
+      if (unknown.length > 0) this.log.warn({ pool: pool.static.config, oracle: pool.static.oracle, unknown, fromSlot: first.slot }, 'oracle value in effect before the range not found: swaps carry null until an update sets it');
     }
   }
 
@@ -792,6 +808,13 @@ export class ClusterIndexer {
 
   private countEvents(events: readonly HadronEvent[]): void {
     for (const e of events) this.d.metrics.events.inc({ cluster: this.cluster, type: e.type });
+  }
+}
+
+function* okTransactions(f: Fetched): Iterable<WireTransaction> {
+  for (const ref of f.refs) {
+    const res = f.txs.get(ref.signature);
+    if (res?.ok) yield res.value;
   }
 }
 

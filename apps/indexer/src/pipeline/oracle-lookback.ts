@@ -1,44 +1,93 @@
 import { decodeTransaction, type DecodeContext, type OracleUpdateFact } from '../decode';
-import type { SolanaRpc } from '../source/solana-rpc';
+import type { AccountsSnapshot } from '../discovery/pool-reader';
+import type { SolanaRpc, WireTransaction } from '../source/solana-rpc';
+import { scanTransaction } from './admin-scan';
 
 /**
- * The oracle state in effect just before the backfill range, for a pool first seen now: walk the
- * oracle's own signatures back from the range's first transaction and take the newest successful
- * update that set the midprice, and the newest that set the spread factor. Bounded: after
- * `maxSignatures` without finding one, that field stays unknown (null on swaps until an update).
+ * The oracle state in effect at the start of a range (cursor, C], for a pool first seen now.
+ *
+ * The oracle read at C is the state after the range. For each field (midprice, spread factor),
+ * when nothing in the range sets it, that read is also the value at the start: no RPC at all.
+ * Only a field some transaction of the range sets needs the oracle's own history: the newest
+ * setter before the range.
+ */
+
+export interface OracleStart {
+  midpriceQ32: string | null;
+  spreadFactorQ32: string | null;
+}
+
+export type OracleField = 'midprice' | 'spread';
+
+/**
+ * Which fields the range's transactions set on `oracle` (an update naming it, or the Initialize
+ * creating its pool, which sets the midprice). `txs` are every transaction of the range.
+ */
+export function fieldsSetInRange(txs: Iterable<WireTransaction>, pool: { config: string; oracle: string }, ctx: DecodeContext): Set<OracleField> {
+  const set = new Set<OracleField>();
+  for (const tx of txs) {
+    if (scanTransaction(tx).initializes.some((i) => i.config === pool.config)) set.add('midprice');
+    for (const e of decodeTransaction(tx, ctx).events) {
+      if (e.kind !== 'oracle_update' || e.oracle !== pool.oracle) continue;
+      if (e.midprice_q32 !== null) set.add('midprice');
+      if (e.spread_factor_q32 !== null) set.add('spread');
+    }
+    if (set.size === 2) break;
+  }
+  return set;
+}
+
+/** The values the oracle read at C gives for the fields not set in the range (null = still to find). */
+export function startFromSnapshot(snapshot: AccountsSnapshot, pool: { config: string }, setInRange: ReadonlySet<OracleField>): OracleStart {
+  const o = snapshot.pools[pool.config]?.oracle;
+  if (!o) return { midpriceQ32: null, spreadFactorQ32: null };
+  return {
+    midpriceQ32: setInRange.has('midprice') || o.midpriceQ32 === '0' ? null : o.midpriceQ32,
+    spreadFactorQ32: setInRange.has('spread') ? null : o.spreadFactorQ32,
+  };
+}
+
+/**
+ * Walks the oracle's own signatures back from the range's first transaction (`before`: its
+ * signature and slot) for the newest update that set each field still unknown. Signatures of the
+ * range's first slot are skipped: that whole slot is in the range. Reaching the pool's
+ * Initialize ends the walk (nothing before it; it set the first midprice). Bounded by
+ * `maxSignatures`: what is not found by then stays null (the caller counts it).
  */
 export async function lookbackOracleState(
   rpc: SolanaRpc,
-  oracle: string,
-  beforeSignature: string,
+  oracle: { config: string; oracle: string },
+  before: { signature: string; slot: number },
   ctx: DecodeContext,
+  start: OracleStart,
   opts: { maxSignatures?: number; batch?: number } = {},
-): Promise<{ midpriceQ32: string | null; spreadFactorQ32: string | null }> {
+): Promise<OracleStart> {
   const maxSignatures = opts.maxSignatures ?? 300;
   const batch = opts.batch ?? 10;
-  let midpriceQ32: string | null = null;
-  let spreadFactorQ32: string | null = null;
-  let before = beforeSignature;
-  for (let seen = 0; seen < maxSignatures; ) {
-    const page = await rpc.getSignaturesForAddress(oracle, { before, limit: 100 });
+  let { midpriceQ32, spreadFactorQ32 } = start;
+  let cursor = before.signature;
+  for (let seen = 0; seen < maxSignatures && (midpriceQ32 === null || spreadFactorQ32 === null); ) {
+    const page = await rpc.getSignaturesForAddress(oracle.oracle, { before: cursor, limit: 100 });
     if (page.length === 0) break;
     seen += page.length;
-    const successful = page.filter((s) => s.err === null || s.err === undefined);
+    const successful = page.filter((s) => s.slot < before.slot && (s.err === null || s.err === undefined));
     for (let i = 0; i < successful.length; i += batch) {
       const slice = successful.slice(i, i + batch);
       const txs = await rpc.getTransactions(slice.map((s) => s.signature));
       for (const res of txs) {
         if (!res.ok) throw res.failure; // a hole here could hide the latest update: retry the cycle instead
-        const updates = decodeTransaction(res.value, ctx).events.filter((e): e is OracleUpdateFact => e.kind === 'oracle_update' && e.oracle === oracle);
+        const updates = decodeTransaction(res.value, ctx).events.filter((e): e is OracleUpdateFact => e.kind === 'oracle_update' && e.oracle === oracle.oracle);
         for (const u of updates.reverse()) {
           if (midpriceQ32 === null && u.midprice_q32 !== null) midpriceQ32 = u.midprice_q32;
           if (spreadFactorQ32 === null && u.spread_factor_q32 !== null) spreadFactorQ32 = u.spread_factor_q32;
         }
+        const created = scanTransaction(res.value).initializes.find((init) => init.config === oracle.config);
+        if (created) return { midpriceQ32: midpriceQ32 ?? (created.initialMidpriceQ32 === '0' ? null : created.initialMidpriceQ32), spreadFactorQ32 };
         if (midpriceQ32 !== null && spreadFactorQ32 !== null) return { midpriceQ32, spreadFactorQ32 };
       }
     }
     if (page.length < 100) break;
-    before = page[page.length - 1].signature;
+    cursor = page[page.length - 1].signature;
   }
   return { midpriceQ32, spreadFactorQ32 };
 }
