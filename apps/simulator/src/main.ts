@@ -5,7 +5,8 @@ import { startSimulator } from './simulator';
 
 /**
  * The simulated Solana cluster as a process: `node dist/apps/simulator/src/main.js`.
- * Serves http://SIM_HOST:SIM_PORT/mainnet-beta and /devnet until SIGTERM.
+ * Serves http://SIM_HOST:SIM_PORT/mainnet-beta and /devnet, and their PubSub websockets on
+ * ws://SIM_HOST:(SIM_PORT + 1)/mainnet-beta and /devnet, until SIGTERM.
  */
 
 const rate = (fallback: number) =>
@@ -18,7 +19,7 @@ const envSchema = z.object({
   SIM_PORT: envInt(0, 65535, 8899),
   SIM_HOST: z.string().default('127.0.0.1'),
   SIM_SEED: z.string().min(1).default('hadron'),
-  SIM_POOLS: envInt(1, 256, 6),
+  SIM_POOLS: envInt(1, 256, 8),
   SIM_HISTORY_SECONDS: envInt(1, 7 * 24 * 3600, 1800),
   SIM_LIVE: envBool(true),
   SIM_SLOT_MS: envInt(10, 10_000, 400),
@@ -62,7 +63,9 @@ runProcess('simulator', logger, async () => {
       return [c, { pools: gt.pools.length, swaps: gt.swaps.length, oracleUpdates: gt.oracle_updates.length, headSlot: gt.head_slot }];
     }),
   );
-  logger().info({ urls: sim.urls, stats, generatedInMs: Date.now() - started, live: env.SIM_LIVE, faultRate: env.SIM_FAULT_RATE }, 'simulated cluster ready');
-  for (const [cluster, url] of Object.entries(sim.urls)) process.stdout.write(`${cluster}: ${url}  (ground truth: GET ${url}/ground-truth)\n`);
+  logger().info({ urls: sim.urls, wsUrls: sim.wsUrls, stats, generatedInMs: Date.now() - started, live: env.SIM_LIVE, faultRate: env.SIM_FAULT_RATE }, 'simulated cluster ready');
+  for (const [cluster, url] of Object.entries(sim.urls)) {
+    process.stdout.write(`${cluster}: ${url}  websocket ${sim.wsUrls[cluster as keyof typeof sim.wsUrls]}  (ground truth: GET ${url}/ground-truth)\n`);
+  }
   return { stop: () => sim.stop() };
 });

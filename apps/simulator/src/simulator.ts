@@ -3,7 +3,8 @@ import type { GroundTruth } from './market/ground-truth';
 import { DEFAULT_MARKET_OPTIONS, SimulatedMarket, type MarketOptions } from './market/market-generator';
 import { FaultInjector, NO_FAULTS, type FaultOptions } from './rpc/faults';
 import type { ClusterContext } from './rpc/rpc-methods';
-import { parseFaultOptions, startRpcServer } from './rpc/rpc-server';
+import { parseFaultOptions, startRpcServer, type RpcServer } from './rpc/rpc-server';
+import { startWsServer, type WsServer } from './rpc/ws-server';
 
 export const SIM_CLUSTERS = ['mainnet-beta', 'devnet'] as const;
 export type SimCluster = (typeof SIM_CLUSTERS)[number];
@@ -38,6 +39,10 @@ export interface SimulatorOptions {
 export interface RunningSimulator {
   urls: Record<SimCluster, string>;
   port: number;
+  /** PubSub websocket per cluster, on port + 1 (where web3.js looks by default): logsSubscribe, slotSubscribe. */
+  wsUrls: Record<SimCluster, string>;
+  /** Live websocket subscriptions on a cluster (for tests waiting on a client's subscribe). */
+  websocketSubscriptions(cluster: SimCluster): number;
   groundTruth(cluster: SimCluster): GroundTruth;
   /** The generated market (ledger, pools) — for tests. */
   market(cluster: SimCluster): SimulatedMarket;
@@ -78,7 +83,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const faults = new FaultInjector(parseFaultOptions({ ...options.faults }, { ...NO_FAULTS, seed: `${seed}/${cluster}` }));
     contexts.set(cluster, { name: cluster, market, faults });
   }
-  const server = await startRpcServer(contexts, options.host ?? '127.0.0.1', options.port ?? 8899);
+  const { server, ws } = await listen(contexts, options.host ?? '127.0.0.1', options.port ?? 8899);
   const ctx = (cluster: SimCluster) => contexts.get(cluster)!;
 
   let timer: NodeJS.Timeout | undefined;
@@ -90,6 +95,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         const due = clock.firstSlot + Math.floor((Date.now() - clock.firstSlotTimeMs) / clock.slotMs);
         for (let n = 0; market.ledger.head < due && n < MAX_CATCH_UP_SLOTS_PER_TICK; n++) market.produceSlot();
       }
+      ws.flush();
     };
     timer = setInterval(tick, Math.max(20, Math.floor((options.slotMs ?? DEFAULT_MARKET_OPTIONS.slotMs) / 2)));
     timer.unref();
@@ -99,17 +105,38 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   return {
     urls: { 'mainnet-beta': server.url('mainnet-beta'), devnet: server.url('devnet') },
     port: server.port,
+    wsUrls: { 'mainnet-beta': ws.url('mainnet-beta'), devnet: ws.url('devnet') },
+    websocketSubscriptions: (cluster) => ws.subscriptions(cluster),
     groundTruth: (cluster) => ctx(cluster).market.groundTruth(),
     market: (cluster) => ctx(cluster).market,
     advance: (cluster, slots) => {
       for (const c of targets(cluster)) for (let i = 0; i < slots; i++) ctx(c).market.produceSlot();
+      ws.flush();
     },
     setFaults: (cluster, faults) => {
       for (const c of targets(cluster)) ctx(c).faults.configure(parseFaultOptions(faults, ctx(c).faults.current));
     },
     stop: async () => {
       if (timer) clearInterval(timer);
+      await ws.close();
       await server.close();
     },
   };
+}
+
+/**
+ * JSON-RPC on `port`, PubSub on `port + 1` (web3.js's default for an endpoint with a port). With
+ * port 0 the pair is picked together: a free port whose successor is free too.
+ */
+async function listen(contexts: ReadonlyMap<string, ClusterContext>, host: string, port: number): Promise<{ server: RpcServer; ws: WsServer }> {
+  for (let attempt = 0; ; attempt++) {
+    const server = await startRpcServer(contexts, host, port);
+    try {
+      return { server, ws: await startWsServer(contexts, host, server.port + 1) };
+    } catch (e) {
+      await server.close();
+      const taken = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (!taken || port !== 0 || attempt >= 20) throw new Error(`cannot listen for websockets on ${host}:${server.port + 1}: ${(e as Error).message}`);
+    }
+  }
 }
