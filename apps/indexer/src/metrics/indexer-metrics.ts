@@ -33,6 +33,12 @@ export class IndexerMetrics {
     labelNames: ['cluster', 'field'],
     registers: [this.registry],
   });
+  readonly builtWithOpenGap = new Counter({
+    name: 'indexer_events_built_with_open_gap_total',
+    help: 'Events of pools whose program had a transaction in the gap ledger when they were built (they may miss its effect, e.g. a stale midprice)',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+  });
   readonly pools = new Gauge({ name: 'indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
   readonly backfillRatio = new Gauge({ name: 'indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
   readonly cycleErrors = new Counter({ name: 'indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });

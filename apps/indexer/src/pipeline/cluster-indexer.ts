@@ -89,6 +89,15 @@ interface Fetched {
   problems: RecordedProblem[];
 }
 
+interface ChunkOutput {
+  events: HadronEvent[];
+  gaps: GapRow[];
+  problems: RecordedProblem[];
+  lastSignature: string | null;
+  /** Events of pools whose program had a transaction in the gap ledger when they were built. */
+  builtWithOpenGap: number;
+}
+
 /** getBlock errors that do not pass with time: the node has no block for that slot. */
 const BLOCK_GONE_CODES = new Set([-32007, -32009]);
 
@@ -116,6 +125,8 @@ export class ClusterIndexer {
   /** When each not-yet-served transaction first failed every retry (the gap grace period). */
   private readonly firstFailure = new Map<string, number>();
   private readonly unreadableSplitsLogged = new Set<string>();
+  /** Open gap-ledger transactions per program that listed them. */
+  private openGapPrograms = new Map<string, number>();
   private readonly now: () => number;
   private readonly log: Logger;
 
@@ -212,6 +223,7 @@ export class ClusterIndexer {
     let failures = 0;
     while (!this.stopping) {
       let busy = false;
+      const startedAt = this.now();
       try {
         busy = await this.cycle();
         if (this.now() >= this.nextGapCheck) await this.retryGaps();
@@ -220,7 +232,8 @@ export class ClusterIndexer {
         this.lastError = null;
       } catch (e) {
         if (this.stopping) break; // interrupted on purpose; the cursor is where the last commit left it
-        failures++;
+        // A cycle that committed chunks before failing made progress: its retry starts the backoff over.
+        failures = this.lastProgressAt >= startedAt ? 1 : failures + 1;
         if (!(e instanceof HoldingForMissing)) this.cycleFailures++;
         this.lastError = (e as Error).message;
         this.d.metrics.cycleErrors.inc({ cluster: this.cluster });
@@ -251,6 +264,7 @@ export class ClusterIndexer {
     this.progress = await this.d.store.load(this.cluster);
     this.rebuildContext();
     this.gaps = await this.d.store.gapCount(this.cluster);
+    this.openGapPrograms = await this.d.store.openGapsByProgram(this.cluster);
     this.d.metrics.gapLedger.set({ cluster: this.cluster }, this.gaps);
     this.d.metrics.pools.set({ cluster: this.cluster }, this.progress.pools.size);
     if (this.progress.throughSlot !== null) this.d.metrics.cursorSlot.set({ cluster: this.cluster }, this.progress.throughSlot);
@@ -548,14 +562,14 @@ export class ClusterIndexer {
         if (this.stopping) return;
         const f = await this.fetch(chunk);
         this.holdForMissing(f);
-        const out = this.processChunk(f, pools, null, snapshot, builder(pools));
+        const out = this.processChunk(f, pools, null, snapshot, builder(pools), listing);
         done += chunk.length;
         await this.commitChunk(cycle, chunk[chunk.length - 1].slot, out, pools, listing, false);
         progress.update(done);
         this.d.metrics.backfillRatio.set({ cluster: this.cluster }, total === 0 ? 1 : done / total);
       }
       const end = snapshot ? this.applyAtEnd(snapshot, cycle, pools, builder(pools), at, new Set(newPools)) : [];
-      await this.commitChunk(cycle, cycle.targetSlot, { events: end, gaps: [], problems: [], lastSignature: null }, pools, listing, true);
+      await this.commitChunk(cycle, cycle.targetSlot, { events: end, gaps: [], problems: [], lastSignature: null, builtWithOpenGap: 0 }, pools, listing, true);
       progress.finish(done);
       return;
     }
@@ -564,7 +578,7 @@ export class ClusterIndexer {
     const f = fetched ?? (await this.fetch(listing.refs));
     this.holdForMissing(f);
     const plan = snapshot ? this.plan(snapshot, pools, f) : null;
-    const out = this.processChunk(f, pools, plan, snapshot, builder(pools));
+    const out = this.processChunk(f, pools, plan, snapshot, builder(pools), listing);
     if (snapshot) out.events.push(...this.applyAtEnd(snapshot, cycle, pools, builder(pools), at, new Set(), plan!));
     await this.commitChunk(cycle, cycle.targetSlot, out, pools, listing, true);
   }
@@ -608,19 +622,26 @@ export class ClusterIndexer {
     plan: Map<string, PoolAttribution> | null,
     snapshot: AccountsSnapshot | null,
     builder: EventBuilder,
-  ): { events: HadronEvent[]; gaps: GapRow[]; problems: RecordedProblem[]; lastSignature: string | null } {
+    listing: Listing,
+  ): ChunkOutput {
     const events: HadronEvent[] = [];
     const gaps: GapRow[] = [];
     const problems: RecordedProblem[] = [...f.problems];
     let lastSignature: string | null = null;
+    // Programs with a transaction in the gap ledger: their pools' events may miss its effect (README: gaps).
+    const gapPrograms = new Set([...this.openGapPrograms].filter(([, n]) => n > 0).map(([p]) => p));
+    let builtWithOpenGap = 0;
     f.refs.forEach((ref, i) => {
       lastSignature = ref.signature;
       const res = f.txs.get(ref.signature);
       if (!res || !res.ok) {
         const error = res ? `${res.failure.message} (after ${res.attempts} attempts)` : 'not fetched';
-        gaps.push({ signature: ref.signature, slot: ref.slot, txIndex: ref.txIndex, attempts: 0, lastError: error, state: trackedStates(pools) });
+        const programs = programsListing(listing, ref.signature);
+        gaps.push({ signature: ref.signature, slot: ref.slot, txIndex: ref.txIndex, attempts: 0, lastError: error, state: trackedStates(pools), programs });
+        for (const p of programs) gapPrograms.add(p);
         return;
       }
+      const before = events.length;
       const tx = res.value;
       const scan: AdminScan = scanTransaction(tx);
       const facts: TransactionFacts = decodeTransaction(tx, this.ctx);
@@ -645,7 +666,10 @@ export class ClusterIndexer {
         const observedFee = snapshot?.pools[r.static.config]?.feeConfig;
         if (scan.written.has(r.static.config) || scan.written.has(r.published.feeConfig) || (observedFee !== undefined && scan.written.has(observedFee))) r.tracked.split = null;
       }
-      if (!plan || !snapshot) return;
+      if (!plan || !snapshot) {
+        if (gapPrograms.size > 0) builtWithOpenGap += events.slice(before).filter((e) => gapPrograms.has(pools.get(e.pool)?.static.programId ?? '')).length;
+        return;
+      }
       // …until the snapshot says what it is after the last such write (lookahead attribution).
       for (const a of plan.values()) {
         const r = pools.get(a.config)!;
@@ -657,8 +681,9 @@ export class ClusterIndexer {
           r.tracked.split = state.fee ? canonicalSplit(state.fee.split) : null;
         }
       }
+      if (gapPrograms.size > 0) builtWithOpenGap += events.slice(before).filter((e) => gapPrograms.has(pools.get(e.pool)?.static.programId ?? '')).length;
     });
-    return { events, gaps, problems, lastSignature };
+    return { events, gaps, problems, lastSignature, builtWithOpenGap };
   }
 
   /** What the snapshot at C says takes effect at C: remaining changes, the oracle state, the split. */
@@ -697,7 +722,7 @@ export class ClusterIndexer {
   private async commitChunk(
     cycle: CycleRecord,
     throughSlot: number,
-    out: { events: HadronEvent[]; gaps: GapRow[]; problems: RecordedProblem[]; lastSignature: string | null },
+    out: ChunkOutput,
     pools: Map<string, PoolRecord>,
     listing: Listing,
     last: boolean,
@@ -715,7 +740,8 @@ export class ClusterIndexer {
     const late = listing.late.splice(0);
     if (late.length > 0) {
       const state = trackedStates(this.progress.pools);
-      out = { ...out, gaps: [...out.gaps, ...late.map((r) => ({ signature: r.signature, slot: r.slot, txIndex: null, attempts: 0, lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)', state }))] };
+      const lateGaps = late.map((r) => ({ signature: r.signature, slot: r.slot, txIndex: null, attempts: 0, lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)', state, programs: programsListing(listing, r.signature) }));
+      out = { ...out, gaps: [...out.gaps, ...lateGaps] };
       this.d.metrics.lateListed.inc({ cluster: this.cluster }, late.length);
       this.log.warn({ late: late.map((r) => r.signature) }, 'the RPC listed transactions of slots already indexed (its signature index lagged): indexing them from the gap ledger');
     }
@@ -734,6 +760,8 @@ export class ClusterIndexer {
     this.progress = { ...this.progress, throughSlot, lastSignature: out.lastSignature ?? this.progress.lastSignature, startSlot, backfillDone, cycle: last ? null : cycle, programCursors, pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])) };
     this.observedThrough = throughSlot;
     this.lastProgressAt = this.now();
+    if (out.builtWithOpenGap > 0) this.d.metrics.builtWithOpenGap.inc({ cluster: this.cluster }, out.builtWithOpenGap);
+    for (const g of out.gaps) for (const p of g.programs ?? []) this.openGapPrograms.set(p, (this.openGapPrograms.get(p) ?? 0) + 1);
     if (out.gaps.length > 0) {
       this.gaps += out.gaps.length;
       this.d.metrics.gapsRecorded.inc({ cluster: this.cluster }, out.gaps.length);
@@ -779,6 +807,7 @@ export class ClusterIndexer {
     this.countEvents(events);
     await this.d.store.resolveGaps(this.cluster, resolved, problems);
     this.gaps = await this.d.store.gapCount(this.cluster);
+    this.openGapPrograms = await this.d.store.openGapsByProgram(this.cluster);
     this.d.metrics.gapsResolved.inc({ cluster: this.cluster }, resolved.length);
     this.d.metrics.gapLedger.set({ cluster: this.cluster }, this.gaps);
     this.log.info({ resolved: resolved.length, left: this.gaps }, 'gap-ledger transactions fetched and indexed');
@@ -809,6 +838,11 @@ export class ClusterIndexer {
   private countEvents(events: readonly HadronEvent[]): void {
     for (const e of events) this.d.metrics.events.inc({ cluster: this.cluster, type: e.type });
   }
+}
+
+/** The programs whose listing named `signature` (a gap belongs to those programs' pools). */
+function programsListing(listing: Listing, signature: string): string[] {
+  return [...listing.listed].filter(([, all]) => all.some((c) => c.signature === signature)).map(([program]) => program);
 }
 
 function* okTransactions(f: Fetched): Iterable<WireTransaction> {

@@ -59,6 +59,8 @@ export interface GapRow {
   lastError: string;
   /** Config → state in effect at the gap's position. */
   state: Record<string, TrackedState>;
+  /** Programs whose listing named it (a transaction belongs to the pools of its programs). */
+  programs?: string[];
   blockTime?: number | null;
 }
 
@@ -144,11 +146,11 @@ export class IndexerStore {
       }
       if (c.gaps.length > 0) {
         await db.query(
-          `INSERT INTO indexer.gap (cluster, signature, slot, tx_index, attempts, last_error, state, first_seen_at, next_attempt_at)
-           SELECT $1, signature, slot, tx_index, attempts, last_error, state, now(), now()
-             FROM jsonb_to_recordset($2::jsonb) AS x(signature text, slot bigint, tx_index integer, attempts integer, last_error text, state jsonb)
+          `INSERT INTO indexer.gap (cluster, signature, slot, tx_index, attempts, last_error, state, programs, first_seen_at, next_attempt_at)
+           SELECT $1, signature, slot, tx_index, attempts, last_error, state, programs, now(), now()
+             FROM jsonb_to_recordset($2::jsonb) AS x(signature text, slot bigint, tx_index integer, attempts integer, last_error text, state jsonb, programs text[])
            ON CONFLICT (cluster, signature) DO NOTHING`,
-          [cluster, JSON.stringify(c.gaps.map((g) => ({ signature: g.signature, slot: g.slot, tx_index: g.txIndex, attempts: g.attempts, last_error: g.lastError, state: g.state })))],
+          [cluster, JSON.stringify(c.gaps.map((g) => ({ signature: g.signature, slot: g.slot, tx_index: g.txIndex, attempts: g.attempts, last_error: g.lastError, state: g.state, programs: g.programs ?? [] })))],
         );
       }
       if (c.problems.length > 0) {
@@ -174,12 +176,18 @@ export class IndexerStore {
   }
 
   async dueGaps(cluster: string, limit: number): Promise<GapRow[]> {
-    const { rows } = await this.pool.query<{ signature: string; slot: string; tx_index: number | null; attempts: number; last_error: string; state: Record<string, TrackedState> }>(
-      `SELECT signature, slot, tx_index, attempts, last_error, state FROM indexer.gap
+    const { rows } = await this.pool.query<{ signature: string; slot: string; tx_index: number | null; attempts: number; last_error: string; state: Record<string, TrackedState>; programs: string[] }>(
+      `SELECT signature, slot, tx_index, attempts, last_error, state, programs FROM indexer.gap
         WHERE cluster = $1 AND next_attempt_at <= now() ORDER BY slot, signature LIMIT $2`,
       [cluster, limit],
     );
-    return rows.map((r) => ({ signature: r.signature, slot: Number(r.slot), txIndex: r.tx_index, attempts: r.attempts, lastError: r.last_error, state: r.state }));
+    return rows.map((r) => ({ signature: r.signature, slot: Number(r.slot), txIndex: r.tx_index, attempts: r.attempts, lastError: r.last_error, state: r.state, programs: r.programs }));
+  }
+
+  /** Open gaps per program that listed them. */
+  async openGapsByProgram(cluster: string): Promise<Map<string, number>> {
+    const { rows } = await this.pool.query<{ program: string; n: string }>('SELECT program, count(*) AS n FROM indexer.gap, unnest(programs) AS program WHERE cluster = $1 GROUP BY program', [cluster]);
+    return new Map(rows.map((r) => [r.program, Number(r.n)]));
   }
 
   async gapCount(cluster: string): Promise<number> {

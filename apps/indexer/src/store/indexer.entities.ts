@@ -106,6 +106,10 @@ export class IndexerGapEntity {
   @Column({ type: 'jsonb' })
   state: unknown;
 
+  /** Programs whose listing named it: their pools' events built while it is open may miss its effect. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  programs: string[];
+
   @Column({ type: 'timestamptz', name: 'first_seen_at', default: () => 'now()' })
   firstSeenAt: Date;
 
