@@ -1,3 +1,4 @@
+import type { HadronEvent } from '@hadron/contracts';
 import { POISON_EVENT, type BatchHandler, type SqlTx } from '@hadron/platform/event-log/event-log.port';
 
 /** A table of one build. `key` orders rows for checksums (normally the primary key). */
@@ -30,8 +31,19 @@ export interface ProjectionSchemaVersion {
 export interface ProjectionDefinition {
   name: string;
   schema: ProjectionSchemaVersion;
+  /**
+   * The event types the handler reads; the consumer skips the others without parsing them (they
+   * still advance the checkpoint). Unset = every type. A poison event of a type not listed is
+   * never seen, so never dead-lettered, by this projection's groups.
+   */
+  eventTypes?: readonly HadronEvent['type'][];
   /** The batch handler writing into the build whose schema is `schema` (a quoted identifier). */
   createHandler(schema: string): BatchHandler;
+  /**
+   * Released older versions this code can still apply. While a build of the current version
+   * replays in place, an active build of one of these keeps consuming, so served data stays fresh.
+   */
+  previousVersions?: readonly ProjectionDefinition[];
   /**
    * Optional wall-clock maintenance (e.g. 24 h stats): run by the runner every `refreshEveryMs`
    * on the active build, and inside the switch transaction on a build about to become active.

@@ -84,8 +84,20 @@ export function poolConfigChanged(at: At, over: Partial<PoolSnapshot> = {}): Eve
   return valid({ ...env, signature: null, id: at.id ?? `${at.pool}:${at.slot}:config`, type: 'PoolConfigChanged', data: snapshot(over) });
 }
 
-export function midpriceUpdated(at: At, mid: bigint | null, spread: bigint | null, sequence = at.slot): EventOf<'MidpriceUpdated'> {
+/**
+ * An oracle update; the instruction follows from which of `mid` / `spread` it sets. `after`: the
+ * oracle's values after it as the indexer ≥ 1.1.0 reports them (a key left out stays absent, as in
+ * events of older decoders; null = the indexer did not know).
+ */
+export function midpriceUpdated(
+  at: At,
+  mid: bigint | null,
+  spread: bigint | null,
+  sequence = at.slot,
+  after: { mid?: bigint | null; spread?: bigint | null } = {},
+): EventOf<'MidpriceUpdated'> {
   const instruction = mid !== null && spread !== null ? 'UpdateMidpriceAndBaseSpread' : mid !== null ? 'UpdateMidprice' : 'UpdateBaseSpread';
+  const text = (v: bigint | null) => (v === null ? null : v.toString());
   return valid({
     ...envelope(at, 0),
     type: 'MidpriceUpdated',
@@ -96,6 +108,8 @@ export function midpriceUpdated(at: At, mid: bigint | null, spread: bigint | nul
       sequence: String(sequence),
       midpriceQ32: mid === null ? null : mid.toString(),
       spreadFactorQ32: spread === null ? null : spread.toString(),
+      ...('mid' in after ? { midpriceAfterQ32: text(after.mid ?? null) } : {}),
+      ...('spread' in after ? { spreadFactorAfterQ32: text(after.spread ?? null) } : {}),
     },
   });
 }

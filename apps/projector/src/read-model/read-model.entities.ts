@@ -146,6 +146,24 @@ export class ReadFeeRecipientHourly {
   @ViewColumn({ name: 'last_inner_index' }) lastInnerIndex: number;
 }
 
+/** Swaps v2: the same per recipient and minute (a split over any window reads hours + minutes + ≤ 2 raw minutes). */
+@ViewEntity({ schema: 'read', name: 'fee_recipient_minute', synchronize: false })
+export class ReadFeeRecipientMinute {
+  @ViewColumn() cluster: string;
+  @ViewColumn() pool: string;
+  @ViewColumn({ name: 'minute_start' }) minuteStart: string;
+  @ViewColumn() recipient: string;
+  @ViewColumn({ name: 'fee_x_raw_x1e6' }) feeXRawX1e6: string;
+  @ViewColumn({ name: 'fee_y_raw_x1e6' }) feeYRawX1e6: string;
+  @ViewColumn({ name: 'fee_value_q32_x1e6' }) feeValueQ32X1e6: string;
+  @ViewColumn({ name: 'swap_count' }) swapCount: string;
+  @ViewColumn({ name: 'last_ppm' }) lastPpm: number;
+  @ViewColumn({ name: 'last_slot' }) lastSlot: string;
+  @ViewColumn({ name: 'last_tx_index' }) lastTxIndex: number;
+  @ViewColumn({ name: 'last_ix_index' }) lastIxIndex: number;
+  @ViewColumn({ name: 'last_inner_index' }) lastInnerIndex: number;
+}
+
 @ViewEntity({ schema: 'read', name: 'volume_daily', synchronize: false })
 export class ReadVolumeDaily {
   @ViewColumn() cluster: string;
@@ -203,6 +221,7 @@ export const readModelEntities = [
   ReadFeeRollupHourly,
   ReadFeeRollupMinute,
   ReadFeeRecipientHourly,
+  ReadFeeRecipientMinute,
   ReadVolumeDaily,
   ReadMidpricePoint,
   ReadMidpriceMinute,

@@ -1,89 +1,172 @@
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
-import { addr, applyBatch, dump, MID_1_5, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted, vaultBalancesChanged } from '../../../test-support/events';
+import { addr, applyBatch, dump, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted } from '../../../test-support/events';
+import { createServedBuild } from '../../../test-support/served-build';
 import { projectorMigrations } from '../../migrations';
 import { createMidpriceHandler } from './midprice.projection';
+import { midpriceSchemaV2 } from './midprice.schema';
 
 const T = 1_763_798_400; // a minute and hour start
 const S1 = Q - 1000n;
 const S2 = Q - 2000n;
+const S3 = Q - 3000n;
+/** The oracle as a backfill's PoolDiscovered reads it: at the backfill's target slot, the end of the history. */
+const S_NOW = Q - 9000n;
+const MID_NOW = 9n * Q;
+const SCHEMA = 'proj_midprice_v2_test';
 
-describe('midprice projection', () => {
+describe('midprice projection v2', () => {
   let db: TestDatabase;
-  const handler = createMidpriceHandler('"proj_midprice_v1_initial"');
+  const handler = createMidpriceHandler(`"${SCHEMA}"`);
   const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
   const points = async (pool: string, cluster = 'mainnet-beta') =>
-    (await db.pool.query('SELECT ts, slot, signature, midprice_q32, spread_factor_q32, instruction FROM read.midprice_points WHERE cluster = $1 AND pool = $2 ORDER BY ts, slot', [cluster, pool])).rows;
+    (
+      await db.pool.query(
+        'SELECT ts, slot, signature, midprice_q32, spread_factor_q32, instruction FROM read.midprice_points WHERE cluster = $1 AND pool = $2 ORDER BY slot',
+        [cluster, pool],
+      )
+    ).rows;
+  const point = (ts: number, slot: number, signature: string | null, mid: bigint, spread: bigint | null, instruction: string) => ({
+    ts: String(ts),
+    slot: String(slot),
+    signature,
+    midprice_q32: mid.toString(),
+    spread_factor_q32: spread === null ? null : spread.toString(),
+    instruction,
+  });
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+    await createServedBuild(db.pool, midpriceSchemaV2, SCHEMA);
   });
   afterAll(() => db.drop());
 
-  describe('points with carried-forward fields, and last point per minute / hour', () => {
-    const P = addr('mid:p1');
-    const u1 = midpriceUpdated({ pool: P, slot: 10, blockTime: T + 1 }, null, S2); // tag 9 right after discovery: midprice from the snapshot
-    const u2 = midpriceUpdated({ pool: P, slot: 11, blockTime: T + 2 }, 2n * Q, S1); // tag 10
-    const u3 = midpriceUpdated({ pool: P, slot: 12, blockTime: T + 59 }, 3n * Q, null); // tag 5: spread carried (S1)
-    const u4 = midpriceUpdated({ pool: P, slot: 20, blockTime: T + 61 }, null, S2); // next batch, tag 9: midprice carried (3)
-    const u5 = midpriceUpdated({ pool: P, slot: 30, blockTime: T + 3601 }, 5n * Q, S1);
-    const late = midpriceUpdated({ pool: P, slot: 25, blockTime: T + 3600 }, 4n * Q, S1); // arrives after u5, earlier position
+  describe('a backfill: PoolDiscovered (read at the end) published before the history', () => {
+    const P = addr('mid2:backfill');
+    const discovered = poolDiscovered({ pool: P, slot: 100 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S_NOW.toString() });
+    const u1 = midpriceUpdated({ pool: P, slot: 10, blockTime: T + 1 }, null, S2); // tag 9: no point, spread S2 from slot 10
+    const u2 = midpriceUpdated({ pool: P, slot: 11, blockTime: T + 2 }, 2n * Q, null); // tag 5, no After fields (old decoder)
+    const u3 = midpriceUpdated({ pool: P, slot: 12, blockTime: T + 3 }, 3n * Q, S1); // tag 10
+    const u4 = midpriceUpdated({ pool: P, slot: 13, blockTime: T + 4 }, 4n * Q, null, 13, { mid: 4n * Q, spread: S3 }); // tag 5 + After: S3
+    const u5 = midpriceUpdated({ pool: P, slot: 14, blockTime: T + 59 }, 5n * Q, null, 14, { mid: 5n * Q, spread: null }); // After unknown
+    const u6 = midpriceUpdated({ pool: P, slot: 20, blockTime: T + 61 }, null, S1); // tag 9, next minute: no point, no last point
+    const live = midpriceUpdated({ pool: P, slot: 150, blockTime: T + 3700 }, 6n * Q, null); // after the snapshot
 
     beforeAll(async () => {
-      await apply([poolDiscovered({ pool: P, slot: 9 }, { midpriceQ32: MID_1_5.toString(), spreadFactorQ32: S1.toString() }), u1, u2, u3]);
-      await apply([swapExecuted({ pool: P, slot: 20 }, { side: 'buy', amountIn: 1n, fee: 0n, amountOut: 0n, mid: null }), vaultBalancesChanged({ pool: P, slot: 20 }, 1n, 1n), u4]);
-      await apply([u5, poolConfigChanged({ pool: P, slot: 26 }, { midpriceQ32: null, spreadFactorQ32: null }), late]);
+      await apply([discovered, u1, u2]);
+      await apply([u3, u4, u5, u6]);
+      await apply([live]);
     });
 
-    it('records every update with block time, slot and signature, filling the field its instruction left null', async () => {
+    it('makes a point of every update that set the midprice and none of spread-only updates', async () => {
+      expect((await points(P)).map((p) => p.slot)).toEqual(['11', '12', '13', '14', '150']);
+    });
+
+    it('gives each point the spread in effect at its position: its own, the After value, or carried from before it, never from the later snapshot', async () => {
       expect(await points(P)).toEqual([
-        { ts: String(T + 1), slot: '10', signature: u1.signature, midprice_q32: MID_1_5.toString(), spread_factor_q32: S2.toString(), instruction: 'UpdateBaseSpread' },
-        { ts: String(T + 2), slot: '11', signature: u2.signature, midprice_q32: (2n * Q).toString(), spread_factor_q32: S1.toString(), instruction: 'UpdateMidpriceAndBaseSpread' },
-        { ts: String(T + 59), slot: '12', signature: u3.signature, midprice_q32: (3n * Q).toString(), spread_factor_q32: S1.toString(), instruction: 'UpdateMidprice' },
-        { ts: String(T + 61), slot: '20', signature: u4.signature, midprice_q32: (3n * Q).toString(), spread_factor_q32: S2.toString(), instruction: 'UpdateBaseSpread' },
-        { ts: String(T + 3600), slot: '25', signature: late.signature, midprice_q32: (4n * Q).toString(), spread_factor_q32: S1.toString(), instruction: 'UpdateMidpriceAndBaseSpread' },
-        { ts: String(T + 3601), slot: '30', signature: u5.signature, midprice_q32: (5n * Q).toString(), spread_factor_q32: S1.toString(), instruction: 'UpdateMidpriceAndBaseSpread' },
+        point(T + 2, 11, u2.signature, 2n * Q, S2, 'UpdateMidprice'), // carried from u1 (slot 10), not the snapshot's S_NOW (slot 100)
+        point(T + 3, 12, u3.signature, 3n * Q, S1, 'UpdateMidpriceAndBaseSpread'),
+        point(T + 4, 13, u4.signature, 4n * Q, S3, 'UpdateMidprice'), // spreadFactorAfterQ32
+        point(T + 59, 14, u5.signature, 5n * Q, S3, 'UpdateMidprice'), // After unknown: carried from u4
+        point(T + 3700, 150, live.signature, 6n * Q, S_NOW, 'UpdateMidprice'), // the snapshot (slot 100) is now before it; u6 (slot 20) older
       ]);
-      const { rows } = await db.pool.query('SELECT midprice, base_spread_factor FROM read.midprice_points WHERE pool = $1 AND slot = 11', [P]);
-      expect(Number(rows[0].midprice)).toBe(2);
-      expect(Number(rows[0].base_spread_factor)).toBeCloseTo(1 - 1000 / 2 ** 32, 15);
     });
 
-    it('keeps the last point of each minute and hour by chain position', async () => {
-      const minute = await db.pool.query('SELECT minute_start, slot, point_id, midprice_q32 FROM read.midprice_minute WHERE pool = $1 ORDER BY minute_start', [P]);
+    it('keeps the last point of each minute and hour among midprice updates only', async () => {
+      const minute = await db.pool.query('SELECT minute_start, slot, point_id, midprice_q32, spread_factor_q32 FROM read.midprice_minute WHERE pool = $1 ORDER BY minute_start', [P]);
       expect(minute.rows).toEqual([
-        { minute_start: String(T), slot: '12', point_id: u3.id, midprice_q32: (3n * Q).toString() },
-        { minute_start: String(T + 60), slot: '20', point_id: u4.id, midprice_q32: (3n * Q).toString() },
-        { minute_start: String(T + 3600), slot: '30', point_id: u5.id, midprice_q32: (5n * Q).toString() }, // u5 wins although `late` arrived after it
+        { minute_start: String(T), slot: '14', point_id: u5.id, midprice_q32: (5n * Q).toString(), spread_factor_q32: S3.toString() },
+        // no row for minute T+60: its only update (u6) set the spread alone
+        { minute_start: String(T + 3660), slot: '150', point_id: live.id, midprice_q32: (6n * Q).toString(), spread_factor_q32: S_NOW.toString() },
       ]);
       const hourly = await db.pool.query('SELECT hour_start, slot FROM read.midprice_hourly WHERE pool = $1 ORDER BY hour_start', [P]);
       expect(hourly.rows).toEqual([
-        { hour_start: String(T), slot: '20' },
-        { hour_start: String(T + 3600), slot: '30' },
+        { hour_start: String(T), slot: '14' },
+        { hour_start: String(T + 3600), slot: '150' },
       ]);
     });
 
     it('writes nothing new when batches are delivered again', async () => {
       const tables = ['midprice_points', 'midprice_minute', 'midprice_hourly', 'midprice_state'];
-      const before = await Promise.all(tables.map((t) => dump(db.pool, `"proj_midprice_v1_initial".${t}`, 't')));
-      await apply([u1, u2, u3, u4, u4]);
-      await apply([u5, late]);
-      expect(await Promise.all(tables.map((t) => dump(db.pool, `"proj_midprice_v1_initial".${t}`, 't')))).toEqual(before);
+      const before = await Promise.all(tables.map((t) => dump(db.pool, `"${SCHEMA}".${t}`, 't')));
+      await apply([discovered, u1, u2, u3, u3]);
+      await apply([u4, u5, u6, live]);
+      expect(await Promise.all(tables.map((t) => dump(db.pool, `"${SCHEMA}".${t}`, 't')))).toEqual(before);
     });
   });
 
-  it('leaves a field null when nothing is known yet, and keeps the clusters apart', async () => {
-    const P = addr('mid:clusters');
-    await apply([midpriceUpdated({ pool: P, slot: 1, blockTime: T }, 7n * Q, null), midpriceUpdated({ cluster: 'devnet', pool: P, slot: 1, blockTime: T }, null, S1)]);
-    expect((await points(P, 'mainnet-beta')).map((p) => [p.midprice_q32, p.spread_factor_q32])).toEqual([[(7n * Q).toString(), null]]);
-    expect((await points(P, 'devnet')).map((p) => [p.midprice_q32, p.spread_factor_q32])).toEqual([[null, S1.toString()]]);
+  it('a late spread-only update after a later-positioned discovery: no point, and it (not the snapshot) is carried to the next point', async () => {
+    const P = addr('mid2:late-tag9');
+    const tag9 = midpriceUpdated({ pool: P, slot: 50, blockTime: T + 50 }, null, S2);
+    const tag5 = midpriceUpdated({ pool: P, slot: 60, blockTime: T + 60 }, 2n * Q, null);
+    await apply([poolDiscovered({ pool: P, slot: 100 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S_NOW.toString() })]);
+    await apply([tag9]);
+    await apply([tag5]);
+    expect(await points(P)).toEqual([point(T + 60, 60, tag5.signature, 2n * Q, S2, 'UpdateMidprice')]);
+  });
+
+  it('a tag-5 update without After fields and no source before it: the spread stays null (the later snapshot is not used)', async () => {
+    const P = addr('mid2:no-source');
+    const early = midpriceUpdated({ pool: P, slot: 40, blockTime: T + 40 }, 7n * Q, null);
+    const withAfter = midpriceUpdated({ pool: P, slot: 41, blockTime: T + 41 }, 8n * Q, null, 41, { mid: 8n * Q, spread: S1 });
+    await apply([poolDiscovered({ pool: P, slot: 100 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S_NOW.toString() }), early, withAfter]);
+    expect(await points(P)).toEqual([point(T + 40, 40, early.signature, 7n * Q, null, 'UpdateMidprice'), point(T + 41, 41, withAfter.signature, 8n * Q, S1, 'UpdateMidprice')]);
+  });
+
+  it('takes MidpriceUpdated before PoolDiscovered; an older snapshot counts for points after it, not for those before it', async () => {
+    const P = addr('mid2:before-discovery');
+    const first = midpriceUpdated({ pool: P, slot: 5, blockTime: T + 5 }, 2n * Q, S1); // tag 10, before the pool is discovered
+    const next = midpriceUpdated({ pool: P, slot: 6, blockTime: T + 6 }, 3n * Q, null);
+    const late = midpriceUpdated({ pool: P, slot: 4, blockTime: T + 4 }, 4n * Q, null); // arrives last, positioned after the snapshot (3)
+    const older = midpriceUpdated({ pool: P, slot: 2, blockTime: T + 2 }, 5n * Q, null); // before every source
+    await apply([first]);
+    await apply([poolDiscovered({ pool: P, slot: 3 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S3.toString() }), next]);
+    await apply([late, older]);
+    expect(await points(P)).toEqual([
+      point(T + 2, 2, older.signature, 5n * Q, null, 'UpdateMidprice'),
+      point(T + 4, 4, late.signature, 4n * Q, S3, 'UpdateMidprice'), // the snapshot at slot 3; the updates at 5 and 6 are later
+      point(T + 5, 5, first.signature, 2n * Q, S1, 'UpdateMidpriceAndBaseSpread'),
+      point(T + 6, 6, next.signature, 3n * Q, S1, 'UpdateMidprice'), // u at slot 5 is later than the snapshot at 3
+    ]);
+  });
+
+  it('uses a PoolConfigChanged snapshot read before a point, and ignores the other event types', async () => {
+    const P = addr('mid2:config');
+    const u = midpriceUpdated({ pool: P, slot: 30, blockTime: T + 30 }, 2n * Q, null);
+    await apply([
+      poolConfigChanged({ pool: P, slot: 20 }, { midpriceQ32: (7n * Q).toString(), spreadFactorQ32: S2.toString() }),
+      swapExecuted({ pool: P, slot: 25, blockTime: T + 25 }, { side: 'buy', amountIn: 10n, fee: 0n, amountOut: 1n, mid: 7n * Q }),
+      u,
+    ]);
+    expect(await points(P)).toEqual([point(T + 30, 30, u.signature, 2n * Q, S2, 'UpdateMidprice')]);
+  });
+
+  describe('idempotency by event id', () => {
+    const P = addr('mid2:dupes');
+    const u = midpriceUpdated({ pool: P, slot: 70, blockTime: T + 70 }, 2n * Q, S1);
+
+    it('applies an event id once, even when a copy comes with another block time; that copy is refused as a poison event', async () => {
+      await apply([u]);
+      const before = await dump(db.pool, `"${SCHEMA}".midprice_points`, 't');
+      await apply([u]); // an identical copy in a later batch: nothing
+      const moved = { ...u, blockTime: T + 3600 + 70 }; // same id, another block time (another ts, another primary key)
+      await expect(apply([moved])).rejects.toThrow(new RegExp(`^event ${u.id}: duplicate event id with a different payload: already applied with \\(block_time, .*\\) = \\(${T + 70},.*this copy has \\(${T + 3670},`));
+      await expect(apply([u, moved])).rejects.toThrow(`event ${u.id}: duplicate event id with a different payload in one batch`);
+      expect(await dump(db.pool, `"${SCHEMA}".midprice_points`, 't')).toEqual(before);
+      expect((await db.pool.query('SELECT count(*)::int AS n FROM read.midprice_hourly WHERE pool = $1', [P])).rows[0].n).toBe(1);
+    });
+  });
+
+  it('keeps the clusters apart', async () => {
+    const P = addr('mid2:clusters');
+    await apply([midpriceUpdated({ pool: P, slot: 1, blockTime: T }, 7n * Q, S1), midpriceUpdated({ cluster: 'devnet', pool: P, slot: 2, blockTime: T }, 8n * Q, null)]);
+    expect((await points(P, 'mainnet-beta')).map((p) => [p.midprice_q32, p.spread_factor_q32])).toEqual([[(7n * Q).toString(), S1.toString()]]);
+    expect((await points(P, 'devnet')).map((p) => [p.midprice_q32, p.spread_factor_q32])).toEqual([[(8n * Q).toString(), null]]);
   });
 
   it('refuses an update the program could not have accepted', async () => {
-    const P = addr('mid:poison');
+    const P = addr('mid2:poison');
     const zero = midpriceUpdated({ pool: P, slot: 1 }, 1n, null);
     await expect(apply([{ ...zero, data: { ...zero.data, midpriceQ32: '0' } }])).rejects.toThrow(`event ${zero.id}: midpriceQ32 is 0`);
-    const empty = midpriceUpdated({ pool: P, slot: 2 }, 1n, 2n);
-    await expect(apply([{ ...empty, data: { ...empty.data, midpriceQ32: null } }])).rejects.toThrow(/UpdateMidpriceAndBaseSpread without a midpriceQ32/);
   });
 });

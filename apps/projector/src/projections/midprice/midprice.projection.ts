@@ -2,32 +2,56 @@ import { assertNever, type EventOf } from '@hadron/contracts';
 import { chainPosition, compareChainPositions, type ChainPosition } from '@hadron/domain';
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
+import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
+import { FactColumns } from '../../sql/fact-columns';
 import { sqlBucket } from '../../sql/identifiers';
 import { numberArray, textArray } from '../../sql/pg-array';
-import { FactColumns } from '../../sql/fact-columns';
 import { assertApplicable } from '../event-checks';
-import { midpriceSchemaV1 } from './midprice.schema';
+import { midpriceProjectionV1 } from './midprice-v1.projection';
+import { midpriceSchemaV2 } from './midprice.schema';
 
-interface FieldState {
+interface Source {
   value: string | null;
   pos: ChainPosition | null;
 }
 interface PoolState {
   cluster: string;
   pool: string;
-  midprice: FieldState;
-  spread: FieldState;
+  /** Latest spread by chain position from updates (set by them, or in effect right after them). */
+  update: Source;
+  /** Latest spread by chain position read by a PoolDiscovered / PoolConfigChanged snapshot. */
+  snapshot: Source;
 }
 type OracleFact = EventOf<'MidpriceUpdated'> | EventOf<'PoolDiscovered'> | EventOf<'PoolConfigChanged'>;
 
+/** Spec: a midprice sample is an UpdateMidprice or UpdateMidpriceAndSpreadFactor (tags 5 and 10). */
+const SETS_MIDPRICE = new Set(['UpdateMidprice', 'UpdateMidpriceAndBaseSpread']);
+
+/** What must be equal for two copies of one point to be the same fact (not the carried spread). */
+const POINT_IDENTITY = [
+  'block_time',
+  'slot',
+  'tx_index',
+  'ix_index',
+  'inner_index',
+  'signature',
+  'instruction',
+  'sequence',
+  'midprice_q32',
+  "(CASE WHEN $.instruction = 'UpdateMidpriceAndBaseSpread' THEN $.spread_factor_q32 END)",
+];
+
 /**
- * `midprice`: one point per MidpriceUpdated, with the field its instruction left null carried
- * forward from the pool's last known value (an earlier update, or the oracle account read by a
- * PoolDiscovered / PoolConfigChanged snapshot), plus the last point of each minute and hour.
- * Per batch: one read of the carry-forward state of the pools in the batch, one write statement.
+ * `midprice` v2: one point per update that set the midprice (tags 5, 10), plus the last point of
+ * each minute and hour. The spread of a tag-5 point is the indexer's `spreadFactorAfterQ32` when
+ * the event carries it, else the latest spread from a source positioned strictly before the point
+ * (an update, or a snapshot read before it), else null: a backfill publishes PoolDiscovered (the
+ * oracle read at the end of the backfill) before the history, and its spread must not leak back
+ * into that history. Spread-only updates (tag 9) only move the carried spread.
+ * Per batch: one read of the carried state of the pools in the batch, one write statement.
  */
 export function createMidpriceHandler(schema: string): BatchHandler {
-  const loadSql = `SELECT s.cluster, s.pool, s.midprice_q32, s.midprice_pos, s.spread_factor_q32, s.spread_factor_pos
+  const loadSql = `SELECT s.cluster, s.pool, s.spread_factor_q32, s.spread_factor_pos, s.snapshot_spread_factor_q32, s.snapshot_spread_factor_pos
     FROM ${schema}.midprice_state s JOIN unnest($1::text[], $2::text[]) AS k(cluster, pool) ON s.cluster = k.cluster AND s.pool = k.pool`;
   const sql = writeSql(schema);
   return async (events, tx) => {
@@ -53,57 +77,82 @@ export function createMidpriceHandler(schema: string): BatchHandler {
     const states = new Map<string, PoolState>();
     for (const f of facts) {
       const key = `${f.cluster} ${f.pool}`;
-      if (!states.has(key)) states.set(key, { cluster: f.cluster, pool: f.pool, midprice: { value: null, pos: null }, spread: { value: null, pos: null } });
+      if (!states.has(key)) states.set(key, { cluster: f.cluster, pool: f.pool, update: { value: null, pos: null }, snapshot: { value: null, pos: null } });
     }
-    const loaded = await tx.query<{ cluster: string; pool: string; midprice_q32: string | null; midprice_pos: string[] | null; spread_factor_q32: string | null; spread_factor_pos: string[] | null }>(
-      loadSql,
-      [textArray([...states.values()].map((s) => s.cluster)), textArray([...states.values()].map((s) => s.pool))],
-    );
+    const loaded = await tx.query<{
+      cluster: string;
+      pool: string;
+      spread_factor_q32: string | null;
+      spread_factor_pos: string[] | null;
+      snapshot_spread_factor_q32: string | null;
+      snapshot_spread_factor_pos: string[] | null;
+    }>(loadSql, [textArray([...states.values()].map((s) => s.cluster)), textArray([...states.values()].map((s) => s.pool))]);
     for (const r of loaded.rows) {
       const st = states.get(`${r.cluster} ${r.pool}`)!;
-      st.midprice = { value: r.midprice_q32, pos: toPosition(r.midprice_pos) };
-      st.spread = { value: r.spread_factor_q32, pos: toPosition(r.spread_factor_pos) };
+      st.update = { value: r.spread_factor_q32, pos: toPosition(r.spread_factor_pos) };
+      st.snapshot = { value: r.snapshot_spread_factor_q32, pos: toPosition(r.snapshot_spread_factor_pos) };
     }
 
+    // In log order: a point sees exactly the sources that arrived before it, whatever the batching.
     const rows = new FactColumns();
     const p = { instruction: [] as string[], sequence: [] as string[], mid: [] as (string | null)[], spread: [] as (string | null)[] };
-    const seen = new Set<string>();
+    const ids = new BatchIds();
     for (const f of facts) {
       const st = states.get(`${f.cluster} ${f.pool}`)!;
       const pos = chainPosition(f);
-      advance(st.midprice, f.data.midpriceQ32, pos);
-      advance(st.spread, f.data.spreadFactorQ32, pos);
-      if (f.type !== 'MidpriceUpdated' || seen.has(f.id)) continue;
-      seen.add(f.id);
+      if (f.type !== 'MidpriceUpdated') {
+        advance(st.snapshot, f.data.spreadFactorQ32, pos);
+        continue;
+      }
+      const d = f.data;
+      const after = d.spreadFactorQ32 ?? d.spreadFactorAfterQ32 ?? null;
+      if (!SETS_MIDPRICE.has(d.instruction)) {
+        advance(st.update, after, pos);
+        continue;
+      }
+      const spread = after ?? inEffectBefore(st, pos);
+      if (!ids.first(f.id, fingerprint(f))) continue;
+      advance(st.update, spread, pos);
       rows.push(f, pos);
-      p.instruction.push(f.data.instruction);
-      p.sequence.push(f.data.sequence);
-      p.mid.push(f.data.midpriceQ32 ?? st.midprice.value);
-      p.spread.push(f.data.spreadFactorQ32 ?? st.spread.value);
+      p.instruction.push(d.instruction);
+      p.sequence.push(d.sequence);
+      p.mid.push(d.midpriceQ32);
+      p.spread.push(spread);
     }
     const state = [...states.values()].map((s) => ({
       cluster: s.cluster,
       pool: s.pool,
-      midprice_q32: s.midprice.value,
-      midprice_pos: fromPosition(s.midprice.pos),
-      spread_factor_q32: s.spread.value,
-      spread_factor_pos: fromPosition(s.spread.pos),
+      spread_factor_q32: s.update.value,
+      spread_factor_pos: fromPosition(s.update.pos),
+      snapshot_spread_factor_q32: s.snapshot.value,
+      snapshot_spread_factor_pos: fromPosition(s.snapshot.pos),
     }));
     const [t, n] = [textArray, numberArray];
-    await tx.query(sql, [
-      ...rows.params(), t(p.instruction),
-      n(p.sequence), n(p.mid), n(p.spread), JSON.stringify(state),
-    ]);
+    const params = [...rows.params(), t(p.instruction), n(p.sequence), n(p.mid), n(p.spread)];
+    const { rows: out } = await tx.query<{ inserted: number }>(sql, [...params, JSON.stringify(state)]);
+    if (out[0].inserted < rows.size) await refuseChangedDuplicates(tx, `${schema}.midprice_points`, inputSql(), POINT_IDENTITY, params);
   };
 }
 
+/** The spread in effect just before `pos`, from the sources seen so far: never one positioned at or after it. */
+function inEffectBefore(st: PoolState, pos: ChainPosition): string | null {
+  const before = [st.update, st.snapshot].filter((s) => s.value !== null && s.pos !== null && compareChainPositions(s.pos, pos) < 0);
+  if (before.length === 0) return null;
+  return before.reduce((a, b) => (compareChainPositions(a.pos!, b.pos!) >= 0 ? a : b)).value;
+}
+
 /** Latest chain position wins; an equal position (same fact delivered again) re-applies the same value. */
-function advance(field: FieldState, value: string | null, pos: ChainPosition): void {
-  if (value === null) return;
+function advance(field: Source, value: string | null | undefined, pos: ChainPosition): void {
+  if (value === null || value === undefined) return;
   if (field.pos === null || compareChainPositions(pos, field.pos) >= 0) {
     field.value = value;
     field.pos = pos;
   }
+}
+
+function fingerprint(e: EventOf<'MidpriceUpdated'>): string {
+  const d = e.data;
+  return JSON.stringify([e.blockTime, e.slot, e.txIndex, e.ixIndex, e.innerIndex, e.signature, d.instruction, d.sequence, d.midpriceQ32, d.spreadFactorQ32]);
 }
 
 function toPosition(a: string[] | null): ChainPosition | null {
@@ -112,6 +161,13 @@ function toPosition(a: string[] | null): ChainPosition | null {
 
 function fromPosition(p: ChainPosition | null): number[] | null {
   return p ? [p.slot, p.txIndex, p.ixIndex, p.innerIndex] : null;
+}
+
+function inputSql(): string {
+  return `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int4[], $8::int4[], $9::int4[],
+                         $10::text[], $11::text[], $12::numeric[], $13::numeric[], $14::numeric[])
+      AS t(id, cluster, pool, ts, block_time, slot, tx_index, ix_index, inner_index, signature, instruction, sequence,
+           midprice_q32, spread_factor_q32)`;
 }
 
 function writeSql(s: string): string {
@@ -129,13 +185,11 @@ function writeSql(s: string): string {
     WHERE (EXCLUDED.slot, EXCLUDED.tx_index, EXCLUDED.ix_index, EXCLUDED.inner_index, EXCLUDED.point_id)
         > (m.slot, m.tx_index, m.ix_index, m.inner_index, m.point_id)`;
   const newer = (f: string) => `(EXCLUDED.${f}_pos IS NOT NULL AND (t.${f}_pos IS NULL OR EXCLUDED.${f}_pos >= t.${f}_pos))`;
+  const keep = (f: string) => [`${f}_q32`, `${f}_pos`].map((c) => `${c} = CASE WHEN ${newer(f)} THEN EXCLUDED.${c} ELSE t.${c} END`).join(', ');
   return `
-  WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int4[], $8::int4[], $9::int4[],
-                         $10::text[], $11::text[], $12::numeric[], $13::numeric[], $14::numeric[])
-      AS t(id, cluster, pool, ts, block_time, slot, tx_index, ix_index, inner_index, signature, instruction, sequence,
-           midprice_q32, spread_factor_q32)
+  WITH input AS (${inputSql()}
   ), ins AS (
+    -- No conflict target: the primary key and the unique (cluster, id) both make a copy a no-op.
     INSERT INTO ${s}.midprice_points (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature,
                                       instruction, sequence, midprice_q32, spread_factor_q32)
     SELECT cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction, sequence,
@@ -149,21 +203,19 @@ function writeSql(s: string): string {
   ), minute AS (${lastPoint('midprice_minute', 'minute_start', 'minute_last', 60)}
   ), hourly AS (${lastPoint('midprice_hourly', 'hour_start', 'minute_last', 3600)}
   ), state AS (
-    INSERT INTO ${s}.midprice_state AS t (cluster, pool, midprice_q32, midprice_pos, spread_factor_q32, spread_factor_pos)
-    SELECT cluster, pool, midprice_q32, midprice_pos, spread_factor_q32, spread_factor_pos
-      FROM jsonb_to_recordset($15::jsonb) AS x(cluster text, pool text, midprice_q32 numeric(20,0), midprice_pos int8[],
-                                               spread_factor_q32 numeric(20,0), spread_factor_pos int8[])
-    ON CONFLICT (cluster, pool) DO UPDATE SET
-      midprice_q32 = CASE WHEN ${newer('midprice')} THEN EXCLUDED.midprice_q32 ELSE t.midprice_q32 END,
-      midprice_pos = CASE WHEN ${newer('midprice')} THEN EXCLUDED.midprice_pos ELSE t.midprice_pos END,
-      spread_factor_q32 = CASE WHEN ${newer('spread_factor')} THEN EXCLUDED.spread_factor_q32 ELSE t.spread_factor_q32 END,
-      spread_factor_pos = CASE WHEN ${newer('spread_factor')} THEN EXCLUDED.spread_factor_pos ELSE t.spread_factor_pos END
+    INSERT INTO ${s}.midprice_state AS t (cluster, pool, spread_factor_q32, spread_factor_pos, snapshot_spread_factor_q32, snapshot_spread_factor_pos)
+    SELECT cluster, pool, spread_factor_q32, spread_factor_pos, snapshot_spread_factor_q32, snapshot_spread_factor_pos
+      FROM jsonb_to_recordset($15::jsonb) AS x(cluster text, pool text, spread_factor_q32 numeric(20,0), spread_factor_pos int8[],
+                                               snapshot_spread_factor_q32 numeric(20,0), snapshot_spread_factor_pos int8[])
+    ON CONFLICT (cluster, pool) DO UPDATE SET ${keep('spread_factor')}, ${keep('snapshot_spread_factor')}
   )
   SELECT count(*)::int AS inserted FROM ins`;
 }
 
 export const midpriceProjection: ProjectionDefinition = {
   name: 'midprice',
-  schema: midpriceSchemaV1,
+  schema: midpriceSchemaV2,
+  eventTypes: ['MidpriceUpdated', 'PoolDiscovered', 'PoolConfigChanged'],
   createHandler: createMidpriceHandler,
+  previousVersions: [midpriceProjectionV1],
 };

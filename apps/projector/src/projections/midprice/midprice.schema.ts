@@ -78,3 +78,59 @@ export const midpriceSchemaV1: ProjectionSchemaVersion = {
     lastPointView('midprice_hourly', 'hour_start'),
   ],
 };
+
+/**
+ * v2 of the `midprice` read model. Same views and columns as v1; what changed is what a point is:
+ * - only updates that set the midprice (UpdateMidprice, UpdateMidpriceAndBaseSpread) are points,
+ *   and only they can be a minute's or an hour's last point; a spread-only UpdateBaseSpread
+ *   changes the spread carried to later points and makes no point;
+ * - the spread of an UpdateMidprice point is the oracle's value after the update as the indexer
+ *   tracked it (`spreadFactorAfterQ32`) when the event has it; otherwise it is carried only from
+ *   a source positioned strictly before the point in chain order (an earlier update, or a
+ *   snapshot read before it), never from a snapshot read later: null when none is known;
+ * - an event id is applied once even if a copy arrives with another block time (unique
+ *   (cluster, id)); a copy with a different payload is refused as a poison event.
+ */
+export const midpriceSchemaV2: ProjectionSchemaVersion = {
+  version: 2,
+  tables: [
+    { name: 'midprice_points', key: ['cluster', 'pool', 'ts', 'id'] },
+    { name: 'midprice_minute', key: ['cluster', 'pool', 'minute_start'] },
+    { name: 'midprice_hourly', key: ['cluster', 'pool', 'hour_start'] },
+    { name: 'midprice_state', key: ['cluster', 'pool'] },
+  ],
+  ddl: (s) => [
+    `CREATE TABLE ${s}.midprice_points (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      ts bigint NOT NULL,
+      id text NOT NULL,
+      block_time bigint,
+      slot bigint NOT NULL,
+      tx_index integer NOT NULL,
+      ix_index integer NOT NULL,
+      inner_index integer NOT NULL,
+      signature text,
+      instruction text NOT NULL,
+      sequence numeric(20,0) NOT NULL,
+      midprice_q32 numeric(20,0),
+      spread_factor_q32 numeric(20,0),
+      PRIMARY KEY (cluster, pool, ts, id))`,
+    // Idempotency by event id whatever the block time of a copy (the primary key holds ts).
+    `CREATE UNIQUE INDEX ON ${s}.midprice_points (cluster, id)`,
+    lastPointTable(s, 'midprice_minute', 'minute_start'),
+    lastPointTable(s, 'midprice_hourly', 'hour_start'),
+    // Per pool, the latest spread (by chain position) from updates (their own value, or the value
+    // after them) and, apart, from snapshots: a snapshot is often read after the history it is
+    // published before, so it must not hide the updates that precede it.
+    `CREATE TABLE ${s}.midprice_state (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      spread_factor_q32 numeric(20,0),
+      spread_factor_pos int8[],
+      snapshot_spread_factor_q32 numeric(20,0),
+      snapshot_spread_factor_pos int8[],
+      PRIMARY KEY (cluster, pool))`,
+  ],
+  views: midpriceSchemaV1.views,
+};

@@ -11,7 +11,9 @@ import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
  * The current hour's rollup is taken whole: no swap has a block time after `now` (a block time a
  * few seconds ahead of our clock would count slightly early; it is never lost).
  * It reads the swaps projection through the stable `read` views, so it follows that projection's
- * builds by itself. Wall-clock dependent: the table is left out of replay checksums.
+ * builds by itself; callers run it in a transaction holding the read-views lock shared (see
+ * RefreshLeader), so a switch never drops a view under it. A row only moves forward in time: a
+ * slower refresh computed for an earlier `now` never overwrites a newer one.
  */
 export async function refreshPoolStats24h(tx: SqlTx, schema: string, nowSec: number): Promise<void> {
   const start = nowSec - DAY;
@@ -47,7 +49,8 @@ export async function refreshPoolStats24h(tx: SqlTx, schema: string, nowSec: num
      ON CONFLICT (cluster, pool) DO UPDATE SET
        window_start = EXCLUDED.window_start, window_end = EXCLUDED.window_end, volume_q32 = EXCLUDED.volume_q32,
        spread_q32 = EXCLUDED.spread_q32, protocol_fee_q32 = EXCLUDED.protocol_fee_q32, fees_q32 = EXCLUDED.fees_q32,
-       swap_count = EXCLUDED.swap_count, refreshed_at = EXCLUDED.refreshed_at`,
+       swap_count = EXCLUDED.swap_count, refreshed_at = EXCLUDED.refreshed_at
+     WHERE t.window_end <= EXCLUDED.window_end`,
   );
 }
 

@@ -4,7 +4,9 @@ import {
   addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted, vaultBalancesChanged,
 } from '../../../test-support/events';
 import { projectorMigrations } from '../../migrations';
+import { createServedBuild } from '../../../test-support/served-build';
 import { createSwapsHandler } from '../swaps/swaps.projection';
+import { swapsSchemaV2 } from '../swaps/swaps.schema';
 import { refreshPoolStats24h } from './pool-stats-24h.refresher';
 import { createPoolsHandler } from './pools.projection';
 
@@ -104,7 +106,7 @@ describe('pools projection (snapshot per pool)', () => {
       swapExecuted({ pool: P, slot, blockTime: ts }, { side: 'buy', amountIn, fee: 0n, amountOut: 0n, mid: MID_1_5 }); // fees = spread = amountIn
     beforeAll(async () => {
       await apply([poolDiscovered({ pool: P, slot: 1 })]);
-      await applyBatch(db.pool, createSwapsHandler('"proj_swaps_v1_initial"'), [
+      await applyBatch(db.pool, createSwapsHandler(await createServedBuild(db.pool, swapsSchemaV2, 'proj_swaps_v2_test')), [
         swapAt(START - 1, 1n, 2), // just outside the window
         swapAt(START, 10n, 3), // window start, in the leading partial minute (raw swaps)
         swapAt(START + 20, 100n, 4), // leading partial minute
@@ -124,6 +126,11 @@ describe('pools projection (snapshot per pool)', () => {
     it('lets swaps age out of the window', async () => {
       await refreshPoolStats24h(db.pool as never, SCHEMA, NOW + 3 * 86_400);
       expect(await row(P)).toMatchObject({ volume_24h_q32: '0', fees_24h_q32: '0', swap_count_24h: '0' });
+    });
+
+    it('never lets a refresh computed for an earlier now (a slower one finishing late) overwrite a newer one', async () => {
+      await refreshPoolStats24h(db.pool as never, SCHEMA, NOW);
+      expect(await row(P)).toMatchObject({ volume_24h_q32: '0', swap_count_24h: '0', stats_24h_window_end: String(NOW + 3 * 86_400) });
     });
   });
 });

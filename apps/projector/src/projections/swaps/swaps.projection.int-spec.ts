@@ -1,22 +1,27 @@
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, poolDiscovered, Q, swapExecuted, vaultBalancesChanged } from '../../../test-support/events';
+import { createServedBuild } from '../../../test-support/served-build';
 import { projectorMigrations } from '../../migrations';
 import { createSwapsHandler } from './swaps.projection';
+import { swapsSchemaV2 } from './swaps.schema';
 
 const H0 = 1_763_798_400; // an hour start
 const D0 = 1_763_769_600; // its UTC day
 const q = (n: bigint) => (n * Q).toString();
 
-describe('swaps projection (DESIGN §4 valuation, rollups)', () => {
+const SCHEMA = 'proj_swaps_v2_test';
+
+describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
   let db: TestDatabase;
-  const handler = createSwapsHandler('"proj_swaps_v1_initial"');
+  const handler = createSwapsHandler(`"${SCHEMA}"`);
   const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
   const rollup = async (table: string, bucket: string, pool: string, cluster = 'mainnet-beta') =>
     (await db.pool.query(`SELECT * FROM read.${table} WHERE cluster = $1 AND pool = $2 ORDER BY ${bucket}`, [cluster, pool])).rows;
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+    await createServedBuild(db.pool, swapsSchemaV2, SCHEMA);
   });
   afterAll(() => db.drop());
 
@@ -137,6 +142,104 @@ describe('swaps projection (DESIGN §4 valuation, rollups)', () => {
       expect(await protocolFee(DEFAULT_POOL, 0, B + 3600)).toBe(15n * Q);
       expect(await recipients(P, A, A + 3600)).toEqual([]);
       expect(await protocolFee(P, A, A + 3600)).toBe(15n * Q);
+    });
+  });
+
+  describe('per-recipient minute rollup (same semantics as the hourly one)', () => {
+    const P = addr('swaps:recipient-minute');
+    const M = H0 + 5 * 3600; // a minute (and hour) start
+    const R1 = addr('rm-recipient-1');
+    const R2 = addr('rm-recipient-2');
+    // Two minutes of one hour; the later swap (slot 510) arrives first.
+    const a = swapExecuted({ pool: P, slot: 500, blockTime: M + 10 }, { side: 'buy', amountIn: 1000n, fee: 100n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: R1, ppm: 600_000 }, { recipient: R2, ppm: 400_000 }] });
+    const b = swapExecuted({ pool: P, slot: 510, blockTime: M + 70 }, { side: 'sell', amountIn: 2000n, fee: 20n, amountOut: 2900n, mid: MID_1_5, split: [{ recipient: R1, ppm: 250_000 }] });
+    const c = swapExecuted({ pool: P, slot: 505, blockTime: M + 20 }, { side: 'buy', amountIn: 1000n, fee: 0n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: R2, ppm: 1_000_000 }] });
+
+    beforeAll(async () => {
+      await apply([b, c]);
+      await apply([a]);
+    });
+
+    it('keeps each recipient’s exact share and latest ppm per minute, and per hour', async () => {
+      const cols = 'recipient, fee_x_raw_x1e6 AS x, fee_y_raw_x1e6 AS y, fee_value_q32_x1e6 AS v, swap_count AS n, last_ppm, last_slot';
+      const minute = await db.pool.query(`SELECT minute_start, ${cols} FROM read.fee_recipient_minute WHERE cluster = 'mainnet-beta' AND pool = $1 ORDER BY minute_start, recipient`, [P]);
+      const byRecipient = <T extends { recipient: string }>(rows: T[]) => rows.sort((l, r) => (l.recipient < r.recipient ? -1 : l.recipient > r.recipient ? 1 : 0));
+      byRecipient(minute.rows);
+      minute.rows.sort((l, r) => Number(l.minute_start) - Number(r.minute_start)); // stable: recipients stay sorted within a minute
+      // a: fee 100 Y atoms → R1 60, R2 40 (value = atoms, a buy); c pays no fee: no share; b: fee 20 X → R1 5 X, valued 5 × 1.5 = 7.5 Y.
+      expect(minute.rows).toEqual([
+        ...byRecipient([
+          { minute_start: String(M), recipient: R1, x: '0', y: '60000000', v: (Q * 60_000_000n).toString(), n: '1', last_ppm: 600_000, last_slot: '500' },
+          { minute_start: String(M), recipient: R2, x: '0', y: '40000000', v: (Q * 40_000_000n).toString(), n: '1', last_ppm: 400_000, last_slot: '500' },
+        ]),
+        { minute_start: String(M + 60), recipient: R1, x: '5000000', y: '0', v: (Q * 7_500_000n).toString(), n: '1', last_ppm: 250_000, last_slot: '510' },
+      ]);
+      const hour = await db.pool.query(`SELECT hour_start, ${cols} FROM read.fee_recipient_hourly WHERE cluster = 'mainnet-beta' AND pool = $1`, [P]);
+      expect(byRecipient(hour.rows)).toEqual(
+        byRecipient([
+          { hour_start: String(M), recipient: R1, x: '5000000', y: '60000000', v: (Q * 67_500_000n).toString(), n: '2', last_ppm: 250_000, last_slot: '510' }, // b is later than a
+          { hour_start: String(M), recipient: R2, x: '0', y: '40000000', v: (Q * 40_000_000n).toString(), n: '1', last_ppm: 400_000, last_slot: '500' },
+        ]),
+      );
+    });
+  });
+
+  it('a sell before any midprice: volume, fee value and spread 0, fee atoms and split atoms exact, counted as unpriced', async () => {
+    const P = addr('swaps:unpriced-sell');
+    const R1 = addr('unpriced-recipient');
+    const s = swapExecuted({ pool: P, slot: 50, blockTime: H0 + 100 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: null, split: [{ recipient: R1, ppm: 700_000 }] });
+    await apply([s]);
+    const { rows } = await db.pool.query('SELECT volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw, priced FROM read.swaps WHERE pool = $1', [P]);
+    expect(rows).toEqual([{ volume_q32: '0', spread_q32: '0', protocol_fee_q32: '0', fee_x_raw: '10', fee_y_raw: '0', priced: false }]);
+    for (const [table, bucket] of [['fee_rollup_hourly', 'hour_start'], ['fee_rollup_minute', 'minute_start']]) {
+      expect((await rollup(table, bucket, P)).map(({ volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw, swap_count, unpriced_count }) => ({ volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw, swap_count, unpriced_count }))).toEqual([
+        { volume_q32: '0', spread_q32: '0', protocol_fee_q32: '0', fee_x_raw: '10', fee_y_raw: '0', swap_count: '1', unpriced_count: '1' },
+      ]);
+    }
+    expect((await rollup('fee_recipient_minute', 'minute_start', P)).map((r) => [r.recipient, r.fee_x_raw_x1e6, r.fee_y_raw_x1e6, r.fee_value_q32_x1e6])).toEqual([[R1, '7000000', '0', '0']]);
+    expect((await rollup('volume_daily', 'day_start', P)).map((r) => [r.volume_q32, r.fees_q32, r.swap_count])).toEqual([['0', '0', '1']]);
+  });
+
+  it('rule 4 with a split adding up to less than 10^6 ppm and default-recipient swaps in the same pool and window', async () => {
+    const P = addr('swaps:partial-split');
+    const R1 = addr('partial-recipient-1');
+    const R2 = addr('partial-recipient-2');
+    const W = H0 + 8 * 3600;
+    await apply([
+      // split 30 % + 20 %: half of this fee (100 Y) goes to no listed recipient
+      swapExecuted({ pool: P, slot: 600, blockTime: W + 30 }, { side: 'buy', amountIn: 10_000n, fee: 100n, amountOut: 6000n, mid: MID_1_5, split: [{ recipient: R1, ppm: 300_000 }, { recipient: R2, ppm: 200_000 }] }),
+      // the default recipient (no split) in the same minute
+      swapExecuted({ pool: P, slot: 601, blockTime: W + 40 }, { side: 'buy', amountIn: 5000n, fee: 50n, amountOut: 3000n, mid: MID_1_5, split: null }),
+    ]);
+    const fee = BigInt((await rollup('fee_rollup_minute', 'minute_start', P))[0].protocol_fee_q32);
+    expect(fee).toBe(150n * Q);
+    for (const [table, bucket] of [['fee_recipient_minute', 'minute_start'], ['fee_recipient_hourly', 'hour_start']]) {
+      const shares = (await rollup(table, bucket, P)).map((r) => [r.recipient, r.fee_y_raw_x1e6, r.fee_value_q32_x1e6, r.last_ppm]);
+      expect(shares.sort()).toEqual(
+        [
+          [R1, '30000000', (Q * 30_000_000n).toString(), 300_000], // 100 × 0.3 = 30 Y
+          [R2, '20000000', (Q * 20_000_000n).toString(), 200_000], // 100 × 0.2 = 20 Y
+        ].sort(),
+      );
+      const sum = shares.reduce((a, r) => a + BigInt(r[2] as string), 0n);
+      expect(sum).toBe(50n * Q * 1_000_000n); // 50 of the 150 Y protocol fee: less than the total, as rule 4 says
+      expect(sum).toBeLessThan(fee * 1_000_000n);
+    }
+  });
+
+  describe('idempotency by event id', () => {
+    it('counts an event id once even when a copy comes with another block time, and refuses that copy as a poison event', async () => {
+      const P = addr('swaps:dupes');
+      const s = swapExecuted({ pool: P, slot: 700, blockTime: H0 + 10 }, { side: 'buy', amountIn: 1000n, fee: 10n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: addr('dupe-r'), ppm: 1_000_000 }] });
+      await apply([s]);
+      const tables = ['swaps', 'fee_rollup_hourly', 'fee_rollup_minute', 'fee_recipient_hourly', 'fee_recipient_minute', 'volume_daily'];
+      const before = await Promise.all(tables.map((t) => dump(db.pool, `read.${t}`, 't')));
+      await apply([s, s]); // identical copies: nothing
+      const moved = { ...s, blockTime: H0 + 86_400 + 10 }; // same id, another day: another primary key
+      await expect(apply([moved])).rejects.toThrow(new RegExp(`^event ${s.id}: duplicate event id with a different payload: already applied with \\(block_time, .*\\) = \\(${H0 + 10},.*this copy has \\(${H0 + 86_410},`));
+      await expect(apply([s, moved])).rejects.toThrow(`event ${s.id}: duplicate event id with a different payload in one batch`);
+      expect(await Promise.all(tables.map((t) => dump(db.pool, `read.${t}`, 't')))).toEqual(before);
+      expect((await db.pool.query('SELECT count(*)::int AS n FROM read.swaps WHERE id = $1', [s.id])).rows[0].n).toBe(1);
     });
   });
 

@@ -2,27 +2,54 @@ import { assertNever, type EventOf } from '@hadron/contracts';
 import { chainPosition, normaliseSplit, valueSwap } from '@hadron/domain';
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
+import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
 import { boolArray, numberArray, textArray } from '../../sql/pg-array';
 import { FactColumns } from '../../sql/fact-columns';
 import { assertApplicable } from '../event-checks';
-import { swapsSchemaV1 } from './swaps.schema';
+import { swapsSchemaV1, swapsSchemaV2 } from './swaps.schema';
 
 /** Pool-level totals shared by the hourly, minute and daily rollups. */
 const TOTALS = ['volume_q32', 'spread_q32', 'protocol_fee_q32', 'fee_x_raw', 'fee_y_raw', 'swap_count', 'unpriced_count'] as const;
 
+/** What must be equal for two copies of one swap to be the same fact. */
+const SWAP_IDENTITY = [
+  'block_time', 'slot', 'tx_index', 'ix_index', 'inner_index', 'signature', 'side', 'trader', 'amount_in', 'amount_in_to_vault',
+  'amount_out', 'fee_x_raw', 'fee_y_raw', 'midprice_q32', '$.split_recipients::text[]', '$.split_ppm::int4[]',
+];
+
+interface Variant {
+  /** v2: per-recipient minute rollup. */
+  recipientMinute: boolean;
+  /** v2: a copy of an event id with another payload is refused (the unique (cluster, id) keeps it out). */
+  refuseChangedCopies: boolean;
+}
+const V1: Variant = { recipientMinute: false, refuseChangedCopies: false };
+const V2: Variant = { recipientMinute: true, refuseChangedCopies: true };
+
 /**
  * `swaps`: swap facts (with their fee split), and rollups (pool × hour / minute / UTC day,
- * recipient × hour). One SQL statement per batch: the swaps are inserted with
+ * recipient × hour / minute). One SQL statement per batch: the swaps are inserted with
  * ON CONFLICT DO NOTHING and every rollup is incremented only from the rows that statement
- * actually inserted (`RETURNING`), so a redelivered batch or a duplicated event adds nothing.
+ * actually inserted (`RETURNING`), so a redelivered batch or a duplicated event adds nothing:
+ * v2 keys that by event id (unique (cluster, id)) whatever the block time of a copy, and refuses
+ * a copy whose payload differs as a poison event.
  * Recipient shares are computed in SQL exactly as libs/domain `feeShares` defines them:
  * fee × ppm, only for fee-bearing swaps that carried a split.
  */
 export function createSwapsHandler(schema: string): BatchHandler {
-  const sql = writeSql(schema);
+  return swapsHandler(schema, V2);
+}
+
+/** v1 (released; frozen): no per-recipient minute rollup, idempotent by (cluster, pool, ts, id). */
+export function createSwapsHandlerV1(schema: string): BatchHandler {
+  return swapsHandler(schema, V1);
+}
+
+function swapsHandler(schema: string, variant: Variant): BatchHandler {
+  const sql = writeSql(schema, variant);
   return async (events, tx) => {
-    const b = new SwapBatch();
+    const b = new SwapBatch(variant.refuseChangedCopies);
     for (const { event } of events) {
       assertApplicable(event);
       switch (event.type) {
@@ -39,12 +66,16 @@ export function createSwapsHandler(schema: string): BatchHandler {
           assertNever(event);
       }
     }
-    if (b.size > 0) await tx.query(sql, b.params());
+    if (b.size === 0) return;
+    const params = b.params();
+    const { rows } = await tx.query<{ inserted: number }>(sql, params);
+    if (variant.refuseChangedCopies && rows[0].inserted < b.size) await refuseChangedDuplicates(tx, `${schema}.swaps`, inputSql(), SWAP_IDENTITY, params);
   };
 }
 
 class SwapBatch {
   private readonly seen = new Set<string>();
+  private readonly ids = new BatchIds();
   private readonly s = {
     side: [] as string[], trader: [] as string[], amountIn: [] as string[], toVault: [] as string[], amountOut: [] as string[],
     feeX: [] as string[], feeY: [] as string[], decimalsX: [] as number[], decimalsY: [] as number[], mid: [] as (string | null)[],
@@ -55,14 +86,20 @@ class SwapBatch {
 
   private readonly facts = new FactColumns();
 
+  constructor(private readonly refuseChangedCopies: boolean) {}
+
   get size(): number {
     return this.facts.size;
   }
 
   add(e: EventOf<'SwapExecuted'>): void {
-    if (this.seen.has(e.id)) return;
-    this.seen.add(e.id);
     const d = e.data;
+    if (this.refuseChangedCopies) {
+      if (!this.ids.first(e.id, JSON.stringify([e.blockTime, e.slot, e.txIndex, e.ixIndex, e.innerIndex, e.signature, d]))) return;
+    } else {
+      if (this.seen.has(e.id)) return;
+      this.seen.add(e.id);
+    }
     const value = valueSwap({
       side: d.side,
       amountIn: BigInt(d.amountIn),
@@ -104,7 +141,17 @@ class SwapBatch {
   }
 }
 
-function writeSql(s: string): string {
+function inputSql(): string {
+  return `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int4[], $8::int4[], $9::int4[],
+                         $10::text[], $11::text[], $12::text[], $13::numeric[], $14::numeric[], $15::numeric[], $16::numeric[],
+                         $17::numeric[], $18::int2[], $19::int2[], $20::numeric[], $21::numeric[], $22::numeric[], $23::numeric[],
+                         $24::bool[], $25::bool[], $26::text[], $27::text[])
+      AS t(id, cluster, pool, ts, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader, amount_in,
+           amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32, volume_q32, spread_q32,
+           protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm)`;
+}
+
+function writeSql(s: string, variant: Variant): string {
   const rollup = (table: string, bucketCol: string, size: number) => `
     INSERT INTO ${s}.${table} AS r (cluster, pool, ${bucketCol}, ${TOTALS.join(', ')})
     SELECT cluster, pool, ${sqlBucket('ts', size)}, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32),
@@ -113,16 +160,24 @@ function writeSql(s: string): string {
     ON CONFLICT (cluster, pool, ${bucketCol}) DO UPDATE SET ${TOTALS.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ')}`;
   const lastPos = (t: string) => `ARRAY[${t}.last_slot, ${t}.last_tx_index, ${t}.last_ix_index, ${t}.last_inner_index]::int8[]`;
   const lastCols = ['last_ppm', 'last_slot', 'last_tx_index', 'last_ix_index', 'last_inner_index'];
+  const recipientRollup = (table: string, bucketCol: string, size: number) => `
+    INSERT INTO ${s}.${table} AS r (cluster, pool, ${bucketCol}, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6,
+                                    fee_value_q32_x1e6, swap_count, ${lastCols.join(', ')})
+    SELECT cluster, pool, bucket, recipient, x, y, v, n, last[5], last[1], last[2], last[3], last[4]
+      FROM (SELECT cluster, pool, ${sqlBucket('ts', size)} AS bucket, recipient, sum(fee_x_raw_x1e6) AS x,
+                   sum(fee_y_raw_x1e6) AS y, sum(fee_value_q32_x1e6) AS v, count(*) AS n,
+                   max(ARRAY[slot, tx_index, ix_index, inner_index, ppm]::int8[]) AS last
+              FROM shares GROUP BY 1, 2, 3, 4) a
+    ON CONFLICT (cluster, pool, ${bucketCol}, recipient) DO UPDATE SET
+      fee_x_raw_x1e6 = r.fee_x_raw_x1e6 + EXCLUDED.fee_x_raw_x1e6,
+      fee_y_raw_x1e6 = r.fee_y_raw_x1e6 + EXCLUDED.fee_y_raw_x1e6,
+      fee_value_q32_x1e6 = r.fee_value_q32_x1e6 + EXCLUDED.fee_value_q32_x1e6,
+      swap_count = r.swap_count + EXCLUDED.swap_count,
+      ${lastCols.map((c) => `${c} = CASE WHEN ${lastPos('EXCLUDED')} >= ${lastPos('r')} THEN EXCLUDED.${c} ELSE r.${c} END`).join(',\n      ')}`;
   return `
-  WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int4[], $8::int4[], $9::int4[],
-                         $10::text[], $11::text[], $12::text[], $13::numeric[], $14::numeric[], $15::numeric[], $16::numeric[],
-                         $17::numeric[], $18::int2[], $19::int2[], $20::numeric[], $21::numeric[], $22::numeric[], $23::numeric[],
-                         $24::bool[], $25::bool[], $26::text[], $27::text[])
-      AS t(id, cluster, pool, ts, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader, amount_in,
-           amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32, volume_q32, spread_q32,
-           protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm)
+  WITH input AS (${inputSql()}
   ), ins AS (
+    -- No conflict target: the primary key (and in v2 the unique (cluster, id)) make a copy a no-op.
     INSERT INTO ${s}.swaps (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader,
                             amount_in, amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32,
                             volume_q32, spread_q32, protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm)
@@ -143,31 +198,30 @@ function writeSql(s: string): string {
     ON CONFLICT (cluster, pool, day_start) DO UPDATE SET volume_q32 = r.volume_q32 + EXCLUDED.volume_q32,
       spread_q32 = r.spread_q32 + EXCLUDED.spread_q32, protocol_fee_q32 = r.protocol_fee_q32 + EXCLUDED.protocol_fee_q32,
       fees_q32 = r.fees_q32 + EXCLUDED.fees_q32, swap_count = r.swap_count + EXCLUDED.swap_count
-  ), recipients AS (
-    INSERT INTO ${s}.fee_recipient_hourly AS r (cluster, pool, hour_start, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6,
-                                                fee_value_q32_x1e6, swap_count, ${lastCols.join(', ')})
-    SELECT cluster, pool, hour_start, recipient, x, y, v, n, last[5], last[1], last[2], last[3], last[4]
-      FROM (SELECT cluster, pool, ${sqlBucket('ts', 3600)} AS hour_start, recipient, sum(fee_x_raw_x1e6) AS x,
-                   sum(fee_y_raw_x1e6) AS y, sum(fee_value_q32_x1e6) AS v, count(*) AS n,
-                   max(ARRAY[slot, tx_index, ix_index, inner_index, ppm]::int8[]) AS last
-              FROM (SELECT i.cluster, i.pool, i.ts, i.slot, i.tx_index, i.ix_index, i.inner_index, w.recipient, w.ppm,
-                           i.fee_x_raw * w.ppm AS fee_x_raw_x1e6, i.fee_y_raw * w.ppm AS fee_y_raw_x1e6,
-                           i.protocol_fee_q32 * w.ppm AS fee_value_q32_x1e6
-                      FROM ins i CROSS JOIN LATERAL unnest(i.split_recipients, i.split_ppm) AS w(recipient, ppm)
-                     WHERE i.split_recipients IS NOT NULL AND (i.fee_x_raw > 0 OR i.fee_y_raw > 0)) shares
-             GROUP BY 1, 2, 3, 4) a
-    ON CONFLICT (cluster, pool, hour_start, recipient) DO UPDATE SET
-      fee_x_raw_x1e6 = r.fee_x_raw_x1e6 + EXCLUDED.fee_x_raw_x1e6,
-      fee_y_raw_x1e6 = r.fee_y_raw_x1e6 + EXCLUDED.fee_y_raw_x1e6,
-      fee_value_q32_x1e6 = r.fee_value_q32_x1e6 + EXCLUDED.fee_value_q32_x1e6,
-      swap_count = r.swap_count + EXCLUDED.swap_count,
-      ${lastCols.map((c) => `${c} = CASE WHEN ${lastPos('EXCLUDED')} >= ${lastPos('r')} THEN EXCLUDED.${c} ELSE r.${c} END`).join(',\n      ')}
-  )
+  ), shares AS (
+    SELECT i.cluster, i.pool, i.ts, i.slot, i.tx_index, i.ix_index, i.inner_index, w.recipient, w.ppm,
+           i.fee_x_raw * w.ppm AS fee_x_raw_x1e6, i.fee_y_raw * w.ppm AS fee_y_raw_x1e6,
+           i.protocol_fee_q32 * w.ppm AS fee_value_q32_x1e6
+      FROM ins i CROSS JOIN LATERAL unnest(i.split_recipients, i.split_ppm) AS w(recipient, ppm)
+     WHERE i.split_recipients IS NOT NULL AND (i.fee_x_raw > 0 OR i.fee_y_raw > 0)
+  ), recipients AS (${recipientRollup('fee_recipient_hourly', 'hour_start', 3600)}
+  )${variant.recipientMinute ? `, recipients_minute AS (${recipientRollup('fee_recipient_minute', 'minute_start', 60)}
+  )` : ''}
   SELECT count(*)::int AS inserted FROM ins`;
 }
 
-export const swapsProjection: ProjectionDefinition = {
+/** Released v1, still able to consume its build while v2 replays. */
+export const swapsProjectionV1: ProjectionDefinition = {
   name: 'swaps',
   schema: swapsSchemaV1,
+  eventTypes: ['SwapExecuted'],
+  createHandler: createSwapsHandlerV1,
+};
+
+export const swapsProjection: ProjectionDefinition = {
+  name: 'swaps',
+  schema: swapsSchemaV2,
+  eventTypes: ['SwapExecuted'], // a swap carries everything needed to value it, including its fee split
   createHandler: createSwapsHandler,
+  previousVersions: [swapsProjectionV1],
 };

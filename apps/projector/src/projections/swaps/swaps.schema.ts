@@ -138,3 +138,44 @@ export const swapsSchemaV1: ProjectionSchemaVersion = {
     },
   ],
 };
+
+/**
+ * v2 of the `swaps` read model = v1 plus:
+ * - `fee_recipient_minute` (view `read.fee_recipient_minute`): the per-recipient rollup of
+ *   `fee_recipient_hourly` per minute (same columns and semantics, `last_ppm` by chain position),
+ *   so a fee split over any window reads whole hours and whole minutes from rollups and at most
+ *   two partial minutes of raw swaps (O(buckets), like the totals);
+ * - a unique (cluster, id) on `swaps`: an event id counts once even if a copy arrives with another
+ *   block time (the primary key holds ts = block time); a copy with another payload is refused.
+ */
+export const swapsSchemaV2: ProjectionSchemaVersion = {
+  version: 2,
+  tables: [...swapsSchemaV1.tables, { name: 'fee_recipient_minute', key: ['cluster', 'pool', 'minute_start', 'recipient'] }],
+  ddl: (s) => [
+    ...swapsSchemaV1.ddl(s),
+    `CREATE UNIQUE INDEX ON ${s}.swaps (cluster, id)`,
+    `CREATE TABLE ${s}.fee_recipient_minute (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      minute_start bigint NOT NULL,
+      recipient text NOT NULL,
+      fee_x_raw_x1e6 numeric NOT NULL,
+      fee_y_raw_x1e6 numeric NOT NULL,
+      fee_value_q32_x1e6 numeric NOT NULL,
+      swap_count bigint NOT NULL,
+      last_ppm integer NOT NULL,
+      last_slot bigint NOT NULL,
+      last_tx_index integer NOT NULL,
+      last_ix_index integer NOT NULL,
+      last_inner_index integer NOT NULL,
+      PRIMARY KEY (cluster, pool, minute_start, recipient))`,
+  ],
+  views: [
+    ...swapsSchemaV1.views,
+    {
+      name: 'fee_recipient_minute',
+      select: (s) => `SELECT cluster, pool, minute_start, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6,
+        swap_count, last_ppm, last_slot, last_tx_index, last_ix_index, last_inner_index FROM ${s}.fee_recipient_minute`,
+    },
+  ],
+};

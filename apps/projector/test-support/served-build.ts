@@ -1,0 +1,20 @@
+import type { Pool } from 'pg';
+import { createBuildTables, pointReadViews } from '../src/builds/build-objects';
+import type { ProjectionSchemaVersion } from '../src/projection';
+
+/** An empty build of `shape` in schema `schemaName`, with the `read` views pointing at it (as a switch leaves it). */
+export async function createServedBuild(pool: Pool, shape: ProjectionSchemaVersion, schemaName: string): Promise<string> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await createBuildTables(c, shape, schemaName);
+    await pointReadViews(c, shape, schemaName);
+    await c.query('COMMIT');
+  } catch (e) {
+    await c.query('ROLLBACK');
+    throw e;
+  } finally {
+    c.release();
+  }
+  return `"${schemaName}"`;
+}
