@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { envInt, publishStatus, type Logger, type Running, type Storage } from '@hadron/platform';
 import { PromProjectorMetrics } from './metrics/projector-metrics';
-import { ProjectorRunner } from './runner/projector-runner';
+import { ProjectorRunner, type ProjectionLag, type ProjectorLag } from './runner/projector-runner';
 
 export const projectorEnvShape = {
   PROJECTOR_BATCH_SIZE: envInt(1, 50_000, 5000),
@@ -25,9 +25,21 @@ export async function startProjector(storage: Storage, config: ProjectorConfig, 
   const runner = new ProjectorRunner({ pool: storage.pool, log: log.child({ component: 'projector' }), metrics, maxBatchSize: config.PROJECTOR_BATCH_SIZE });
   await runner.start(() => storage.eventLog.consumer(storage.pool, storage.url));
 
+  // One status per projection: the build readers see (during an in-place upgrade the old one,
+  // with the replay's progress in the detail); a stalled consumer says so.
   const publish = async () => {
     const lag = await runner.lag();
-    for (const p of lag.projections) await publishStatus(storage.pool, `projector:${p.projection}`, p.lag, { version: p.version, build: p.buildId, status: p.status });
+    for (const p of served(lag)) {
+      const rebuild = lag.projections.find((b) => b.projection === p.projection && b !== p);
+      await publishStatus(storage.pool, `projector:${p.projection}`, p.lag, {
+        version: p.version,
+        build: p.buildId,
+        status: p.status,
+        stalled: p.stalled,
+        ...(p.failing.length ? { error: p.failing[0].error } : {}),
+        ...(rebuild ? { rebuild: { version: rebuild.version, build: rebuild.buildId, lag: rebuild.lag.toString() } } : {}),
+      });
+    }
     return lag;
   };
   const timer = setInterval(() => void publish().catch((e: Error) => log.warn({ err: e.message }, 'could not publish projector status')), 2000);
@@ -37,8 +49,12 @@ export async function startProjector(storage: Storage, config: ProjectorConfig, 
     metrics,
     ready: async () => {
       const lag = await runner.lag();
-      const behind = lag.projections.filter((p) => p.lag > BigInt(config.READY_MAX_LAG));
-      return { ready: behind.length === 0, detail: lag.projections.map((p) => ({ projection: p.projection, lag: p.lag.toString(), status: p.status })) };
+      const serving = served(lag);
+      const notReady = serving.filter((p) => p.lag > BigInt(config.READY_MAX_LAG) || p.stalled);
+      return {
+        ready: notReady.length === 0 && serving.length > 0,
+        detail: lag.projections.map((p) => ({ projection: p.projection, lag: p.lag.toString(), status: p.status, stalled: p.stalled, ...(p.failing.length ? { error: p.failing[0].error } : {}) })),
+      };
     },
     stop: async () => {
       clearInterval(timer);
@@ -46,4 +62,11 @@ export async function startProjector(storage: Storage, config: ProjectorConfig, 
       await publish().catch(() => undefined);
     },
   };
+}
+
+/** Per projection, the build readers see (the building one when nothing is served yet). */
+function served(lag: ProjectorLag): ProjectionLag[] {
+  const byName = new Map<string, ProjectionLag>();
+  for (const p of lag.projections) if (!byName.has(p.projection) || p.status === 'active') byName.set(p.projection, p);
+  return [...byName.values()];
 }

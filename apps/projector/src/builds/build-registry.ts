@@ -3,7 +3,7 @@ import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { Pool, PoolClient } from 'pg';
 import type { ProjectionDefinition } from '../projection';
 import { buildConsumerGroup, buildSchemaName, quoteIdent } from '../sql/identifiers';
-import { createBuildTables, pointReadViews, REGISTRY } from './build-objects';
+import { createBuildTables, pointReadViews, READ_VIEWS_LOCK, REGISTRY } from './build-objects';
 
 export type BuildStatus = 'building' | 'active' | 'retired' | 'dropped';
 
@@ -28,6 +28,13 @@ interface BuildRow {
 const COLUMNS = 'projection, version, build_id, schema_name, consumer_group, status';
 /** Serialises creations and switches of builds across processes. */
 const SWITCH_LOCK = "hashtext('hadron:projector:builds')";
+
+export interface ActivateOptions {
+  nowSec?: number;
+  /** How long the switch waits for readers of the views before it gives way and retries. */
+  viewLockTimeoutMs?: number;
+  attempts?: number;
+}
 
 /** A short, sortable, SQL-safe build id, e.g. b0mi9x2k4a1f3. */
 export function newBuildId(): string {
@@ -84,10 +91,31 @@ export class BuildRegistry {
    * `retired`, and the `read` views point at the new schema (after `def.refresh`, so caches such as
    * the 24 h stats are filled before anyone reads them). Readers see the old build until COMMIT.
    * Returns the build that was active before, if any.
+   *
+   * Lock order: the builds lock, then the read-views advisory lock (exclusive: waits for the
+   * refresher), then the registry rows (wait for an in-flight batch of either build), then all
+   * existing views at once under a short lock_timeout: if a reader holds a view (possibly waiting
+   * for another one we hold) the switch rolls back after `viewLockTimeoutMs`, so the reader goes
+   * on, and is retried (also after a deadlock) up to `attempts` times.
    */
-  async activate(def: ProjectionDefinition, build: BuildRecord, nowSec = Math.floor(Date.now() / 1000)): Promise<BuildRecord | null> {
+  async activate(def: ProjectionDefinition, build: BuildRecord, opts: ActivateOptions = {}): Promise<BuildRecord | null> {
+    const nowSec = opts.nowSec ?? Math.floor(Date.now() / 1000);
+    const attempts = opts.attempts ?? 40;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.activateOnce(def, build, nowSec, opts.viewLockTimeoutMs ?? 500);
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if ((code !== '55P03' && code !== '40P01') || attempt >= attempts) throw e;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 50 * attempt) + Math.random() * 100));
+      }
+    }
+  }
+
+  private async activateOnce(def: ProjectionDefinition, build: BuildRecord, nowSec: number, viewLockTimeoutMs: number): Promise<BuildRecord | null> {
     return this.inTransaction(async (c) => {
       await c.query(`SELECT pg_advisory_xact_lock(${SWITCH_LOCK})`);
+      await c.query(`SELECT pg_advisory_xact_lock(${READ_VIEWS_LOCK})`);
       // Row locks wait for an in-flight batch of either build (see guardBuild) to commit first.
       const { rows } = await c.query<BuildRow>(
         `SELECT ${COLUMNS} FROM ${REGISTRY} WHERE projection = $1 AND (status = 'active' OR build_id = $2) ORDER BY build_id FOR UPDATE`,
@@ -102,6 +130,7 @@ export class BuildRegistry {
       if (previous) await c.query(`UPDATE ${REGISTRY} SET status = 'retired', retired_at = now() WHERE projection = $1 AND build_id = $2`, [previous.projection, previous.build_id]);
       await c.query(`UPDATE ${REGISTRY} SET status = 'active', activated_at = now() WHERE projection = $1 AND build_id = $2`, [build.projection, build.buildId]);
       if (def.refresh) await def.refresh(c, quoteIdent(build.schemaName), nowSec);
+      await c.query(`SET LOCAL lock_timeout = '${Math.max(1, Math.floor(viewLockTimeoutMs))}ms'`);
       await pointReadViews(c, def.schema, build.schemaName);
       build.status = 'active';
       return previous ? { ...toRecord(previous), status: 'retired' } : null;
@@ -162,13 +191,18 @@ export class BuildNotServingError extends Error {
  * Wraps a build's handler: each batch first share-locks the build's registry row and checks that
  * the build is still `building` or `active`. A switch (which row-locks it) therefore waits for an
  * in-flight batch, and no batch of a retired build commits after the switch.
+ * While the build is `building` (a replay nobody reads yet) the batch commits asynchronously
+ * (synchronous_commit off for this transaction): a database crash may lose the last commits, but
+ * each one carries its own checkpoint, so they are lost together and replayed (the consumer
+ * notices a checkpoint behind its own commits and re-reads from it).
  */
 export function guardBuild(build: BuildRecord, handler: BatchHandler): BatchHandler {
   return async (events, tx) => {
-    const { rows } = await tx.query<{ status: string }>(`SELECT status FROM ${REGISTRY} WHERE projection = $1 AND build_id = $2 FOR SHARE`, [
-      build.projection,
-      build.buildId,
-    ]);
+    const { rows } = await tx.query<{ status: string }>(
+      `SELECT status, CASE WHEN status = 'building' THEN set_config('synchronous_commit', 'off', true) END AS relaxed
+         FROM ${REGISTRY} WHERE projection = $1 AND build_id = $2 FOR SHARE`,
+      [build.projection, build.buildId],
+    );
     const status = rows[0]?.status;
     if (status !== 'building' && status !== 'active') throw new BuildNotServingError(build, status);
     await handler(events, tx);

@@ -65,7 +65,11 @@ describe('projection builds: registry, replay, atomic switch', () => {
     }
   });
 
-  it('documents every read view exactly in its TypeORM entity, and the registry entity matches its migration', async () => {
+  it('upgrades in place to the code\'s versions, and documents every read view exactly in its TypeORM entity; the registry entity matches its migration', async () => {
+    const runner = await startRunner();
+    await caughtUp(runner);
+    await runner.stop();
+    expect((await registry.list()).filter((b) => b.status === 'active').map((b) => [b.projection, b.version])).toEqual(ALL_PROJECTIONS.map((d) => [d.name, d.schema.version]).sort());
     const ds = new DataSource({ type: 'postgres', url: db.url, entities: [ProjectionBuildEntity, ...readModelEntities], logging: false });
     await ds.initialize();
     try {
@@ -90,14 +94,15 @@ describe('projection builds: registry, replay, atomic switch', () => {
     await caughtUp(runner);
     expect(await count('swaps')).toBe(swapCount(events));
     const swaps = projectionByName('swaps');
-    const before = await checksumBuild(db.pool, swaps, 'proj_swaps_v1_initial');
+    const served = (await registry.active('swaps'))!;
+    const before = await checksumBuild(db.pool, swaps, served.schemaName);
 
     const progress: number[] = [];
     const result = await rebuildProjection(swaps, { pool: db.pool, consumerFactory, log, maxBatchSize: 700, keepRetiredBuilds: 1, progressEveryMs: 50, onProgress: (p) => progress.push(p.done) });
     expect(result.events).toBe(events.length);
     expect(progress.at(-1)).toBe(events.length);
-    expect(result.build.consumerGroup).toMatch(/^swaps\.v1\.b[0-9a-z]+$/);
-    expect(result.previous?.schemaName).toBe('proj_swaps_v1_initial');
+    expect(result.build.consumerGroup).toMatch(new RegExp(`^swaps\\.v${swaps.schema.version}\\.b[0-9a-z]+$`));
+    expect(result.previous?.schemaName).toBe(served.schemaName);
     expect(await checksumBuild(db.pool, swaps, result.build.schemaName)).toEqual(before);
     const { rows } = await db.pool.query(`SELECT pg_get_viewdef('read.swaps'::regclass) AS def`);
     expect(rows[0].def).toContain(result.build.schemaName);
@@ -111,7 +116,7 @@ describe('projection builds: registry, replay, atomic switch', () => {
 
     // Another replay drops the retired build beyond keepRetiredBuilds.
     const again = await rebuildProjection(swaps, { pool: db.pool, consumerFactory, log, keepRetiredBuilds: 0 });
-    expect(again.dropped.map((b) => b.schemaName).sort()).toEqual(['proj_swaps_v1_initial', result.build.schemaName].sort());
+    expect(again.dropped.map((b) => b.schemaName).sort()).toEqual([served.schemaName, result.build.schemaName].sort());
     const schemas = (await db.pool.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'proj_swaps_%'`)).rows.map((r) => r.nspname);
     expect(schemas).toEqual([again.build.schemaName]);
     await until('runner follows again', async () => (await runner.lag()).projections.some((p) => p.buildId === again.build.buildId));
@@ -128,35 +133,62 @@ describe('projection builds: registry, replay, atomic switch', () => {
     const second = await startRunner();
     await caughtUp(second);
     expect((await registry.list()).filter((b) => b.status === 'active').map((b) => b.consumerGroup)).toEqual(activeBefore);
-    expect(await count('midprice_points')).toBe(total + later.filter((e) => e.type === 'MidpriceUpdated').length);
+    // Points are the updates that set the midprice (midprice v2).
+    expect(await count('midprice_points')).toBe(total + later.filter((e) => e.type === 'MidpriceUpdated' && e.data.instruction !== 'UpdateBaseSpread').length);
   });
 
-  it('dead-letters an event no projection can apply, in every group, and applies the rest', async () => {
+  it('dead-letters an event no projection can apply in every group whose projection reads its type, and applies the rest', async () => {
     const [good, bad] = [...generateEvents({ events: 20_000, poolsPerCluster: 1, seed: 99 })].filter((e) => e.type === 'SwapExecuted').slice(0, 2);
     const poison = { ...bad, id: `${bad.id}:poison`, data: { ...(bad as Extract<HadronEvent, { type: 'SwapExecuted' }>).data, amountInToVault: '1' } } as HadronEvent;
     const runner = await startRunner();
     await new PostgresEventLogProducer(db.pool).append([good, poison]);
     await caughtUp(runner);
     const { rows } = await db.pool.query(`SELECT group_id, reason FROM event_dead_letter WHERE event_id = $1 ORDER BY group_id`, [poison.id]);
-    const groups = (await registry.list()).filter((b) => b.status === 'active').map((b) => b.consumerGroup).sort();
-    expect(rows.map((r) => r.group_id)).toEqual(groups);
+    const active = (await registry.list()).filter((b) => b.status === 'active');
+    // pools reads every type, swaps reads swaps; midprice skips SwapExecuted records unparsed, so never sees it.
+    const readers = active.filter((b) => b.projection !== 'midprice').map((b) => b.consumerGroup).sort();
+    expect(rows.map((r) => r.group_id)).toEqual(readers);
+    expect((await runner.lag()).projections.find((p) => p.projection === 'midprice')).toMatchObject({ status: 'active', lag: 0n, stalled: false });
     for (const r of rows) expect(r.reason).toContain(`projection failed: event ${poison.id}: amounts are inconsistent`);
     expect((await db.pool.query('SELECT count(*)::int AS n FROM read.swaps WHERE id = $1', [good.id])).rows[0].n).toBe(1);
   });
+  it.each([
+    ['read.swaps', 'a view the switch used to take before the one the reader holds (deadlock)'],
+    ['read.fee_recipient_hourly', 'a view the switch takes first (it gives way and retries)'],
+  ])('switches while a reader holding read.fee_rollup_hourly then reads %s (%s): no reader fails, the switch completes', async (second) => {
+    const swaps = projectionByName('swaps');
+    const build = await registry.create(swaps);
+    const reader = await db.pool.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM read.fee_rollup_hourly');
+      const switching = registry.activate(swaps, build);
+      switching.catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300)); // the switch is now waiting for the reader's view
+      await expect(reader.query(`SELECT count(*) FROM ${second}`)).resolves.toBeDefined();
+      await reader.query('COMMIT');
+      await expect(switching).resolves.toBeDefined();
+      expect((await registry.active('swaps'))?.buildId).toBe(build.buildId);
+    } finally {
+      reader.release();
+    }
+  });
+
   it('rebuilds in place when the code has a newer version of a projection, serving the old build until the switch', async () => {
     const midprice = projectionByName('midprice');
-    const v2: ProjectionDefinition = { ...midprice, schema: { ...midprice.schema, version: 2 } };
+    const next = midprice.schema.version + 1;
+    const newer: ProjectionDefinition = { ...midprice, schema: { ...midprice.schema, version: next }, previousVersions: [midprice] };
     const old = (await registry.active('midprice'))!;
     const expected = await checksumBuild(db.pool, midprice, old.schemaName);
-    const runner = await startRunner([projectionByName('pools'), projectionByName('swaps'), v2]);
-    const active = await until('v2 active', async () => {
+    const runner = await startRunner([projectionByName('pools'), projectionByName('swaps'), newer]);
+    const active = await until('the newer version active', async () => {
       const a = await registry.active('midprice');
-      return a && a.version === 2 ? a : undefined;
+      return a && a.version === next ? a : undefined;
     });
-    expect(active.consumerGroup).toMatch(/^midprice\.v2\.b/);
+    expect(active.consumerGroup).toMatch(new RegExp(`^midprice\\.v${next}\\.b`));
     await caughtUp(runner);
     expect(await checksumBuild(db.pool, midprice, active.schemaName)).toEqual(expected);
-    expect((await registry.list('midprice')).filter((b) => b.status !== 'dropped').map((b) => b.version)).toEqual([2]);
+    expect((await registry.list('midprice')).filter((b) => b.status !== 'dropped').map((b) => b.version)).toEqual([next]);
   });
 
 });

@@ -5,12 +5,18 @@ export interface ProjectorMetrics {
   batchCommitted(projection: string, info: { events: number; deadLettered: number }): void;
   lag(projection: string, events: bigint): void;
   activeBuild(projection: string, version: number, buildId: string): void;
+  /** A batch attempt failed (it is retried); `transient` = connection loss, deadlock… */
+  batchFailed(projection: string, info: { transient: boolean }): void;
+  /** Whether the projection's consumer is stuck on a failure (cleared by the next commit). */
+  stalled(projection: string, stalled: boolean): void;
 }
 
 export const noMetrics: ProjectorMetrics = {
   batchCommitted: () => undefined,
   lag: () => undefined,
   activeBuild: () => undefined,
+  batchFailed: () => undefined,
+  stalled: () => undefined,
 };
 
 /**
@@ -25,6 +31,8 @@ export class PromProjectorMetrics implements ProjectorMetrics {
   private readonly deadLetters: Counter<'projection'>;
   private readonly lagGauge: Gauge<'projection'>;
   private readonly build: Gauge<'projection' | 'version' | 'build'>;
+  private readonly failures: Counter<'projection' | 'kind'>;
+  private readonly stalledGauge: Gauge<'projection'>;
   private readonly counted = new Map<string, number>();
   private readonly lastScrape = new Map<string, { at: number; count: number }>();
   private readonly served = new Map<string, { projection: string; version: string; build: string }>();
@@ -43,6 +51,18 @@ export class PromProjectorMetrics implements ProjectorMetrics {
     this.deadLetters = new Counter({ name: 'hadron_projector_dead_letters_total', help: 'Events dead-lettered per projection', labelNames: ['projection'], registers });
     this.lagGauge = new Gauge({ name: 'hadron_projector_lag_events', help: 'Events in the log not yet applied by the serving build', labelNames: ['projection'], registers });
     this.build = new Gauge({ name: 'hadron_projector_active_build', help: '1 for the build being served', labelNames: ['projection', 'version', 'build'], registers });
+    this.failures = new Counter({
+      name: 'hadron_projector_batch_failures_total',
+      help: 'Failed batch attempts per projection (retried); kind=transient (connection, deadlock…) or fatal (a bug, a missing table…: the consumer stalls)',
+      labelNames: ['projection', 'kind'],
+      registers,
+    });
+    this.stalledGauge = new Gauge({
+      name: 'hadron_projector_stalled',
+      help: '1 while the projection consumer is stuck on a non-transient failure (or transient ones for over 30 s); alert on it',
+      labelNames: ['projection'],
+      registers,
+    });
     const counted = this.counted;
     const lastScrape = this.lastScrape;
     new Gauge({
@@ -71,6 +91,14 @@ export class PromProjectorMetrics implements ProjectorMetrics {
 
   lag(projection: string, events: bigint): void {
     this.lagGauge.set({ projection }, Number(events));
+  }
+
+  batchFailed(projection: string, info: { transient: boolean }): void {
+    this.failures.inc({ projection, kind: info.transient ? 'transient' : 'fatal' });
+  }
+
+  stalled(projection: string, stalled: boolean): void {
+    this.stalledGauge.set({ projection }, stalled ? 1 : 0);
   }
 
   activeBuild(projection: string, version: number, buildId: string): void {

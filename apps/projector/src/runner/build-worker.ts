@@ -1,5 +1,5 @@
 import { CLUSTERS } from '@hadron/contracts';
-import type { EventLogConsumer } from '@hadron/platform/event-log/event-log.port';
+import type { ConsumeFailure, EventLogConsumer } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import { guardBuild, type BuildRecord } from '../builds/build-registry';
 import type { ProjectorMetrics } from '../metrics/projector-metrics';
@@ -8,6 +8,9 @@ import { quoteIdent } from '../sql/identifiers';
 
 /** Makes a consumer of the event log (Postgres or Kafka adapter); one per build being consumed. */
 export type ConsumerFactory = () => EventLogConsumer;
+
+/** Transient failures in a row for longer than this also count as a stall. */
+const TRANSIENT_STALL_MS = 30_000;
 
 export interface BuildWorkerOptions {
   def: ProjectionDefinition;
@@ -21,10 +24,19 @@ export interface BuildWorkerOptions {
   onCommitted?: (events: number) => void;
 }
 
+/** Why a worker is not advancing: the last failure of each stream/partition that has not committed since. */
+export interface WorkerHealth {
+  stalled: boolean;
+  failing: Array<{ stream: string; partition: number; error: string; transient: boolean; failures: number; sinceMs: number }>;
+}
+
 /**
- * Consumes the log into one build: the build's consumer group, the build's schema. For a build
- * still catching up it also watches for "caught up", cheaply: the log's lag is asked only after a
- * short batch (the tail was reached) or when no batch has committed for a second.
+ * Consumes the log into one build: the build's consumer group, the build's schema, only the
+ * event types its projection reads. For a build still catching up it also watches for "caught
+ * up", cheaply: the log's lag is asked only after a short batch (the tail was reached) or when no
+ * batch has committed for a second. Failed batch attempts (the consumer retries them) are
+ * tracked per stream/partition until one of its batches commits: health() and the metrics say
+ * when the worker is stalled.
  */
 export class BuildWorker {
   readonly def: ProjectionDefinition;
@@ -35,6 +47,7 @@ export class BuildWorker {
   private caughtUp = false;
   private lastCommitAt = Date.now();
   private lastCheckAt = 0;
+  private readonly failing = new Map<string, ConsumeFailure & { sinceMs: number }>();
 
   constructor(private readonly opts: BuildWorkerOptions) {
     this.def = opts.def;
@@ -48,13 +61,24 @@ export class BuildWorker {
       group: build.consumerGroup,
       // Always every cluster: on the Postgres log the checkpoint is one position for all of them.
       clusters: CLUSTERS,
+      types: def.eventTypes,
       maxBatchSize,
       handler: guardBuild(build, def.createHandler(quoteIdent(build.schemaName))),
       onCommitted: ({ count, deadLettered, positions }) => {
         this.lastCommitAt = Date.now();
         metrics.batchCommitted(def.name, { events: count, deadLettered });
+        if (this.failing.size > 0) {
+          for (const p of positions) this.failing.delete(`${p.stream}/${p.partition}`);
+          metrics.stalled(def.name, this.health().stalled);
+        }
         this.opts.onCommitted?.(count);
         if (positions.length < maxBatchSize) this.checkCaughtUp(500);
+      },
+      onError: (failure) => {
+        const key = `${failure.stream}/${failure.partition}`;
+        this.failing.set(key, { ...failure, sinceMs: this.failing.get(key)?.sinceMs ?? Date.now() });
+        metrics.batchFailed(def.name, { transient: failure.transient });
+        metrics.stalled(def.name, this.health().stalled);
       },
     });
     if (this.opts.onCaughtUp) {
@@ -67,6 +91,18 @@ export class BuildWorker {
 
   lag(): Promise<bigint> {
     return this.consumer.lag();
+  }
+
+  health(now = Date.now()): WorkerHealth {
+    const failing = [...this.failing.values()].map((f) => ({
+      stream: f.stream,
+      partition: f.partition,
+      error: f.error.message,
+      transient: f.transient,
+      failures: f.consecutiveFailures,
+      sinceMs: f.sinceMs,
+    }));
+    return { stalled: failing.some((f) => !f.transient || now - f.sinceMs > TRANSIENT_STALL_MS), failing };
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,3 @@
-import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { Pool } from 'pg';
 import { BuildRegistry, ProjectionLock, type BuildRecord } from '../builds/build-registry';
@@ -6,7 +5,8 @@ import { noMetrics, type ProjectorMetrics } from '../metrics/projector-metrics';
 import type { ProjectionDefinition } from '../projection';
 import { ALL_PROJECTIONS } from '../projections';
 import { quoteIdent } from '../sql/identifiers';
-import { BuildWorker, type ConsumerFactory } from './build-worker';
+import { BuildWorker, type ConsumerFactory, type WorkerHealth } from './build-worker';
+import { RefreshLeader } from './refresh-leader';
 
 export interface ProjectorRunnerOptions {
   /** The read database (read tables, registry, and the consumer checkpoints). */
@@ -28,8 +28,12 @@ export interface ProjectionLag {
   projection: string;
   version: number;
   buildId: string;
+  /** `active`: the build readers see; `building`: a newer version replaying beside it. */
   status: BuildRecord['status'];
   lag: bigint;
+  /** Stuck on a failure (a bug, a missing table…): retried with backoff, but not advancing. */
+  stalled: boolean;
+  failing: WorkerHealth['failing'];
 }
 
 export interface ProjectorLag {
@@ -37,20 +41,30 @@ export interface ProjectorLag {
   projections: ProjectionLag[];
 }
 
+interface Slot {
+  /** The active build's worker: what readers see (possibly of an older, still supported version). */
+  serving?: BuildWorker;
+  /** A build of the code's version replaying beside it (an in-place upgrade). */
+  rebuilding?: BuildWorker;
+  lock?: ProjectionLock;
+}
+
 /**
  * Runs every projection: for each, the consumer group of its active build (recorded in
  * projector.projection_builds, so a restart resumes the same build and group). If the active
  * build is of an older version than the code (or missing), it rebuilds in place: a new build
- * catches up from the start of the log while the old one keeps serving, then the `read` views
- * switch in one transaction. It also follows switches made by `npm run replay` in another process,
- * and runs each projection's wall-clock refresh (24 h pool stats) on the active build.
+ * catches up from the start of the log while the old one keeps serving — and keeps consuming, if
+ * the code still has that version's definition (`previousVersions`) — then the old consumer stops
+ * and the `read` views switch in one transaction. It also follows switches made by
+ * `npm run replay` in another process, and runs each projection's wall-clock refresh (24 h pool
+ * stats) on the active build, in one instance only (RefreshLeader).
  */
 export class ProjectorRunner {
   private readonly registry: BuildRegistry;
   private readonly defs: readonly ProjectionDefinition[];
   private readonly metrics: ProjectorMetrics;
-  private readonly workers = new Map<string, BuildWorker>();
-  private readonly locks = new Map<string, ProjectionLock>();
+  private readonly slots = new Map<string, Slot>();
+  private readonly leaders = new Map<string, RefreshLeader>();
   private readonly timers: NodeJS.Timeout[] = [];
   private factory?: ConsumerFactory;
   private queue: Promise<void> = Promise.resolve();
@@ -60,6 +74,10 @@ export class ProjectorRunner {
     this.registry = new BuildRegistry(opts.pool);
     this.defs = opts.projections ?? ALL_PROJECTIONS;
     this.metrics = opts.metrics ?? noMetrics;
+    for (const def of this.defs) {
+      this.slots.set(def.name, {});
+      if (def.refresh) this.leaders.set(def.name, new RefreshLeader(opts.pool, def.name, opts.log));
+    }
   }
 
   async start(consumerFactory: ConsumerFactory): Promise<void> {
@@ -75,31 +93,50 @@ export class ProjectorRunner {
     this.stopped = true;
     for (const t of this.timers.splice(0)) clearInterval(t);
     await this.queue;
-    await Promise.all([...this.workers.values()].map((w) => w.stop()));
-    this.workers.clear();
-    for (const lock of this.locks.values()) await lock.release();
-    this.locks.clear();
+    const workers = [...this.slots.values()].flatMap((s) => [s.serving, s.rebuilding]).filter((w): w is BuildWorker => !!w);
+    await Promise.all(workers.map((w) => w.stop()));
+    for (const slot of this.slots.values()) {
+      slot.serving = slot.rebuilding = undefined;
+      await slot.lock?.release();
+      slot.lock = undefined;
+    }
+    for (const leader of this.leaders.values()) await leader.release();
   }
 
-  /** Lag of the build being consumed for each projection (also published as a metric). */
+  /**
+   * Per projection, the build readers see and, during an in-place upgrade, the build replaying
+   * beside it (status `building`). Also published as metrics.
+   */
   async lag(): Promise<ProjectorLag> {
     const projections: ProjectionLag[] = [];
-    for (const w of this.workers.values()) {
-      const lag = await w.lag();
-      this.metrics.lag(w.def.name, lag);
-      projections.push({ projection: w.def.name, version: w.build.version, buildId: w.build.buildId, status: w.build.status, lag });
+    for (const slot of this.slots.values()) {
+      for (const w of [slot.serving, slot.rebuilding]) {
+        if (!w) continue;
+        const lag = await w.lag();
+        const health = w.health();
+        if (w === slot.serving || !slot.serving) this.metrics.lag(w.def.name, lag);
+        projections.push({ projection: w.def.name, version: w.build.version, buildId: w.build.buildId, status: w.build.status, lag, stalled: health.stalled, failing: health.failing });
+      }
     }
     return { total: projections.reduce((a, p) => a + p.lag, 0n), projections };
   }
 
-  /** Recomputes wall-clock caches of a projection's active build now (the timer does it every few seconds). */
+  /**
+   * Recomputes wall-clock caches of a projection's active build now (the timer does it every few
+   * seconds), if this instance is the one that refreshes. Failures are logged, not thrown.
+   */
   async refresh(def: ProjectionDefinition): Promise<void> {
-    const w = this.workers.get(def.name);
-    if (!def.refresh || !w || w.build.status !== 'active') return;
-    const nowSec = this.opts.nowSec?.() ?? Math.floor(Date.now() / 1000);
-    await def.refresh(this.opts.pool as unknown as SqlTx, quoteIdent(w.build.schemaName), nowSec).catch((e) =>
-      this.opts.log.warn({ err: (e as Error).message, projection: def.name }, 'refresh failed; will retry'),
-    );
+    const w = this.slots.get(def.name)?.serving;
+    const leader = this.leaders.get(def.name);
+    if (!def.refresh || !leader || !w || w.build.status !== 'active') return;
+    const nowSec = this.nowSec();
+    await leader
+      .run((tx) => def.refresh!(tx, quoteIdent(w.build.schemaName), nowSec))
+      .catch((e) => this.opts.log.warn({ err: (e as Error).message, projection: def.name }, 'refresh failed; will retry'));
+  }
+
+  private nowSec(): number {
+    return this.opts.nowSec?.() ?? Math.floor(Date.now() / 1000);
   }
 
   private async reconcile(): Promise<void> {
@@ -110,42 +147,64 @@ export class ProjectorRunner {
   }
 
   private async reconcileOne(def: ProjectionDefinition): Promise<void> {
+    const slot = this.slots.get(def.name)!;
     const active = await this.registry.active(def.name);
-    const current = this.workers.get(def.name);
     const version = def.schema.version;
     if (active && active.version === version) {
-      if (current?.build.buildId === active.buildId) return;
-      if (current) {
-        // Another process (npm run replay) switched to a new build: follow it.
-        this.opts.log.info({ projection: def.name, from: current.build.consumerGroup, to: active.consumerGroup }, 'active build changed; following it');
-        await this.retire(def.name);
+      if (slot.rebuilding && slot.rebuilding.build.buildId !== active.buildId) {
+        // Cannot happen while we hold the projection lock; be safe anyway.
+        await this.stopWorker(slot, 'rebuilding');
+        await this.releaseLock(slot);
       }
-      await this.run(def, active);
+      if (slot.serving?.build.buildId === active.buildId) return;
+      if (slot.serving) {
+        // Another process (npm run replay) switched to a new build: follow it.
+        this.opts.log.info({ projection: def.name, from: slot.serving.build.consumerGroup, to: active.consumerGroup }, 'active build changed; following it');
+        await this.stopWorker(slot, 'serving');
+      }
+      slot.serving = await this.run(def, active);
       return;
     }
     if (active && active.version > version) {
-      if (current) await this.retire(def.name);
+      await this.stopWorker(slot, 'serving');
+      await this.stopWorker(slot, 'rebuilding');
+      await this.releaseLock(slot);
       this.opts.log.warn({ projection: def.name, active: active.version, code: version }, 'the active build is newer than this code; not consuming it');
       return;
     }
-    if (current) return; // our rebuild is under way
+    // The active build is older (or there is none): keep it served, and consumed if this code still can.
+    const older = active ? def.previousVersions?.find((d) => d.schema.version === active.version) : undefined;
+    if (slot.serving && slot.serving.build.buildId !== active?.buildId) await this.stopWorker(slot, 'serving');
+    if (active && older && !slot.serving) slot.serving = await this.run(older, active);
+    if (slot.rebuilding) return; // our rebuild is under way
     const lock = await ProjectionLock.tryAcquire(this.opts.pool, def.name);
     if (!lock) return; // another process is rebuilding it
-    this.locks.set(def.name, lock);
+    slot.lock = lock;
     const unfinished = (await this.registry.list(def.name)).filter((b) => b.status === 'building' && b.version === version).pop();
     const build = unfinished ?? (await this.registry.create(def));
-    this.opts.log.info({ projection: def.name, group: build.consumerGroup, serving: active?.consumerGroup ?? null, resumed: !!unfinished }, 'rebuilding projection');
-    await this.run(def, build, async () => {
-      const previous = await this.registry.activate(def, build);
-      this.metrics.activeBuild(def.name, build.version, build.buildId);
-      this.opts.log.info({ projection: def.name, active: build.consumerGroup, retired: previous?.consumerGroup ?? null }, 'switched read views to the rebuilt projection');
-      await this.registry.dropObsolete(def.name, this.opts.keepRetiredBuilds ?? 0, build.buildId);
-      await this.locks.get(def.name)?.release();
-      this.locks.delete(def.name);
-    });
+    this.opts.log.info(
+      { projection: def.name, group: build.consumerGroup, serving: active?.consumerGroup ?? null, servingConsumed: !!slot.serving, resumed: !!unfinished },
+      'rebuilding projection',
+    );
+    slot.rebuilding = await this.run(def, build, () => this.serial(() => this.switchTo(def, build)));
   }
 
-  private async run(def: ProjectionDefinition, build: BuildRecord, onCaughtUp?: () => Promise<void>): Promise<void> {
+  /** The rebuilt build caught up: stop the old consumer, switch the views, drop the old build. */
+  private async switchTo(def: ProjectionDefinition, build: BuildRecord): Promise<void> {
+    const slot = this.slots.get(def.name)!;
+    if (this.stopped || slot.rebuilding?.build.buildId !== build.buildId) return;
+    // Stopped first, so none of its batches races the switch; served data pauses only for the switch.
+    await this.stopWorker(slot, 'serving');
+    const previous = await this.registry.activate(def, build, { nowSec: this.nowSec() });
+    slot.serving = slot.rebuilding;
+    slot.rebuilding = undefined;
+    this.metrics.activeBuild(def.name, build.version, build.buildId);
+    this.opts.log.info({ projection: def.name, active: build.consumerGroup, retired: previous?.consumerGroup ?? null }, 'switched read views to the rebuilt projection');
+    await this.registry.dropObsolete(def.name, this.opts.keepRetiredBuilds ?? 0, build.buildId);
+    await this.releaseLock(slot);
+  }
+
+  private async run(def: ProjectionDefinition, build: BuildRecord, onCaughtUp?: () => Promise<void>): Promise<BuildWorker> {
     const worker = new BuildWorker({
       def,
       build,
@@ -155,22 +214,27 @@ export class ProjectorRunner {
       log: this.opts.log,
       onCaughtUp,
     });
-    this.workers.set(def.name, worker);
     await worker.start();
     if (build.status === 'active') this.metrics.activeBuild(def.name, build.version, build.buildId);
+    return worker;
   }
 
-  private async retire(projection: string): Promise<void> {
-    const w = this.workers.get(projection);
-    this.workers.delete(projection);
+  private async stopWorker(slot: Slot, which: 'serving' | 'rebuilding'): Promise<void> {
+    const w = slot[which];
+    slot[which] = undefined;
     await w?.stop();
-    await this.locks.get(projection)?.release();
-    this.locks.delete(projection);
+  }
+
+  private async releaseLock(slot: Slot): Promise<void> {
+    const lock = slot.lock;
+    slot.lock = undefined;
+    await lock?.release();
   }
 
   private serial(fn: () => Promise<void>): Promise<void> {
-    this.queue = this.queue.then(fn, fn);
-    return this.queue;
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private every(ms: number, fn: () => Promise<void>): void {
