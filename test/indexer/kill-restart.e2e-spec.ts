@@ -8,11 +8,14 @@ import { startSimulator, type RunningSimulator } from '../../apps/simulator/src'
 import { caughtUp, compareWithGroundTruth, indexerDatabase, readEventLog, simIndexerConfig, simIndexerEnv, storageOf, waitFor } from './indexer-harness';
 
 /**
- * KILL -9. The indexer runs as its own process (apps/indexer/src/main.ts) and is SIGKILLed at
- * random points of its backfill, then restarted, several times. The final event log must be the
- * very same set of events (ids AND payloads) as a run that was never interrupted, with no
- * duplicate: the Postgres log is idempotent by id (on Kafka a re-append after a crash can
- * duplicate a record; projections drop it by id).
+ * KILL -9. The indexer runs as its own process (apps/indexer/src/main.ts) and dies by SIGKILL in
+ * the middle of its backfill, then restarts, several times. Each crash is placed, not timed: the
+ * process kills itself (crash-point.preload.ts) right before appending a chunk's events (its cycle
+ * already saved) or right after appending them, before the cursor commit. A last crash is an
+ * external SIGKILL once the cursor is seen to move. The final event log must be the very same set
+ * of events (ids AND payloads) as a run that was never interrupted, with no duplicate: the
+ * Postgres log is idempotent by id (on Kafka a re-append after a crash can duplicate a record;
+ * projections drop it by id). Block positions use the default (multi).
  */
 
 const ROOT = resolve(__dirname, '../..');
@@ -36,29 +39,29 @@ afterAll(async () => {
   await crashed?.drop();
 });
 
-// Slow enough that the kills land inside the backfill: ~2000 RPC calls/s per cluster.
-const SETTINGS = { RPC_RPS: '2000', INDEXER_CHUNK_TXS: '150', INDEXER_REFRESH_SECONDS: '3600' };
+// Many small chunks: every crash point below falls well inside the backfill.
+const SETTINGS = { INDEXER_CHUNK_TXS: '150', INDEXER_REFRESH_SECONDS: '3600', INDEXER_TX_POSITIONS: 'multi' };
 
-/** Starts main.ts as a child process; resolves once it logs that it is indexing. */
-async function startChild(db: TestDatabase): Promise<ChildProcess> {
+/** Starts main.ts as a child process; `crash` arms crash-point.preload.ts. Resolves with the child and a promise of its log. */
+function startChild(db: TestDatabase, crash?: string): { child: ChildProcess; output: () => string } {
   // KAFKA_BROKERS cleared: the child appends to the Postgres log this test reads, even where CI configures Kafka.
-  const env = { ...process.env, ...simIndexerEnv(sim, SETTINGS), DATABASE_URL: db.url, KAFKA_BROKERS: '', OPS_PORT: '0', OPS_HOST: '127.0.0.1', LOG_LEVEL: 'info' };
-  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/indexer/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = { ...process.env, ...simIndexerEnv(sim, SETTINGS), DATABASE_URL: db.url, KAFKA_BROKERS: '', OPS_PORT: '0', OPS_HOST: '127.0.0.1', LOG_LEVEL: 'info', INDEXER_TEST_CRASH: crash ?? '' };
+  const preload = crash ? ['-r', './test/indexer/crash-point.preload.ts'] : [];
+  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', ...preload, 'apps/indexer/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
-  await new Promise<void>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      if (buffered.includes('"msg":"indexer running"')) resolve();
-      if (buffered.length > 100_000) buffered = buffered.slice(-1000);
-    });
-    child.once('exit', (code) => reject(new Error(`indexer exited with ${code} before running`)));
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    if (buffered.length > 200_000) buffered = buffered.slice(-100_000);
   });
-  return child;
+  return { child, output: () => buffered };
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
+const exited = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.exitCode !== null || child.signalCode !== null ? r({ code: child.exitCode, signal: child.signalCode }) : child.once('exit', (code, signal) => r({ code, signal })),
+  );
 
 async function cursors(db: TestDatabase): Promise<Record<string, number | null>> {
   const { rows } = await db.pool.query<{ cluster: string; through_slot: string | null }>('SELECT cluster, through_slot FROM indexer.cluster_cursor');
@@ -67,34 +70,41 @@ async function cursors(db: TestDatabase): Promise<Record<string, number | null>>
 
 const byId = (events: readonly HadronEvent[]) => new Map(events.map((e) => [e.id, e]));
 
-it('SIGKILLed at random points of the backfill and restarted, it ends with exactly the events of an uninterrupted run', async () => {
+it('SIGKILLed at placed points of the backfill (before an append, between append and commit, mid-chunk) and restarted, it ends with exactly the events of an uninterrupted run', async () => {
   // Reference: one uninterrupted run.
   const reference = await startIndexer(storageOf(clean), simIndexerConfig(sim, SETTINGS), createLogger('reference', 'warn'));
   for (const cluster of CLUSTERS) await waitFor(`reference ${cluster}`, () => caughtUp(clean, sim, cluster), 120_000, 200);
   await reference.stop();
 
-  // Crashing runs: kill -9 a random 0.2–2 s after the indexer has started.
-  const kills: { afterMs: number; cursors: Record<string, number | null>; events: number }[] = [];
-  for (let round = 0; round < 5; round++) {
-    const child = await startChild(crashed);
-    const afterMs = 200 + Math.floor(Math.random() * 1800);
-    await new Promise((r) => setTimeout(r, afterMs));
-    const done = (await Promise.all(CLUSTERS.map((c) => caughtUp(crashed, sim, c)))).every(Boolean);
-    child.kill('SIGKILL');
-    await exited(child);
-    kills.push({ afterMs, cursors: await cursors(crashed), events: Number((await crashed.pool.query('SELECT count(*) AS n FROM event_log')).rows[0].n) });
-    if (done) break;
+  // Crashing runs, each at a placed point of its Nth chunk (appends and commits count both clusters).
+  const kills: { at: string; cursors: Record<string, number | null>; events: number }[] = [];
+  for (const at of ['before-commit:3', 'before-append:5', 'before-commit:6', 'before-append:4', 'before-commit:9']) {
+    const { child, output } = startChild(crashed, at);
+    expect(await exited(child)).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(output()).toContain('"msg":"test crash point"'); // died where placed, not of something else
+    kills.push({ at, cursors: await cursors(crashed), events: Number((await crashed.pool.query('SELECT count(*) AS n FROM event_log')).rows[0].n) });
   }
+  // And one plain external kill -9, once the cursor is seen to move past where the last crash left it.
+  const { child } = startChild(crashed);
+  const from = await cursors(crashed);
+  await waitFor('the cursor to move', async () => {
+    const now = await cursors(crashed);
+    return CLUSTERS.some((c) => (now[c] ?? -1) > (from[c] ?? -1));
+  }, 60_000, 20);
+  child.kill('SIGKILL');
+  expect((await exited(child)).signal).toBe('SIGKILL');
+  kills.push({ at: 'external', cursors: await cursors(crashed), events: Number((await crashed.pool.query('SELECT count(*) AS n FROM event_log')).rows[0].n) });
   // eslint-disable-next-line no-console
   console.log('kills', JSON.stringify(kills));
-  const mid = kills.filter((k) => CLUSTERS.some((c) => k.cursors[c] === null || k.cursors[c]! < sim.groundTruth(c).head_slot));
-  expect(mid.length).toBeGreaterThanOrEqual(2); // at least two kills landed inside the backfill
+  // Every crash landed inside the backfill, and the crashed runs did make progress.
+  for (const k of kills) expect(CLUSTERS.some((c) => k.cursors[c] === null || k.cursors[c]! < sim.groundTruth(c).head_slot)).toBe(true);
+  expect(kills[kills.length - 1].events).toBeGreaterThan(0);
 
   // Final run to completion, then a clean SIGTERM.
-  const last = await startChild(crashed);
+  const { child: last } = startChild(crashed);
   for (const cluster of CLUSTERS) await waitFor(`restarted ${cluster}`, () => caughtUp(crashed, sim, cluster), 120_000, 200);
   last.kill('SIGTERM');
-  expect(await exited(last)).toBe(0);
+  expect(await exited(last)).toEqual({ code: 0, signal: null });
 
   for (const cluster of CLUSTERS) {
     const want = await readEventLog(clean, cluster);
