@@ -28,7 +28,7 @@ describe('GET /pools/:address/fees', () => {
     });
   });
 
-  it.each(['1h', '24h', '7d', '30d', 'all'] as const)('interval=%s: exact totals (whole hours from rollups + raw partial hours)', async (interval) => {
+  it.each(['1h', '24h', '7d', '30d', 'all'] as const)('interval=%s: exact totals (whole hours and minutes from rollups + raw partial minutes)', async (interval) => {
     const body = await fees(POOL_A, `?interval=${interval}`);
     expect(body.interval).toBe(interval);
     expect(body.end_time).toBe(NOW);
@@ -108,9 +108,10 @@ describe('GET /pools/:address/fees', () => {
   });
 
   describe('per-query swap cap (FEES_SWAP_CAP) on the raw edge swaps', () => {
-    it('sets truncated and aggregates the whole hours + the newest capped edge swaps', async () => {
-      const app = await h.startApp({ FEES_SWAP_CAP: '2' });
-      // 24h: edges hold s1, s2 (right) and s5 (left): 3 > 2. Whole hours hold s3, s4.
+    it('sets truncated and aggregates the hours and minutes from rollups + the newest capped edge swaps', async () => {
+      const app = await h.startApp({ FEES_SWAP_CAP: '1' });
+      // 24h: the partial minutes at the edges hold s2 (right, NOW) and s5 (left, NOW − 86400): 2 > 1.
+      // Whole hours and minutes hold s1 (the minute before NOW's), s3, s4.
       const capped = (await inject(app, `/pools/${POOL_A}/fees?interval=24h`)).body;
       expect(capped.truncated).toBe(true);
       expect(capped.totals).toMatchObject({ swap_count: 4, volume_usd: 4, protocol_fee_usd: 0.004 });
@@ -119,12 +120,13 @@ describe('GET /pools/:address/fees', () => {
         { recipient: SPLIT_A_24H[0].recipient, ppm: 600_000, fee_usd: 0.0017, fee_x_raw: 0, fee_y_raw: 1700 },
         { recipient: SPLIT_A_24H[1].recipient, ppm: 400_000, fee_usd: 0.0013, fee_x_raw: 0, fee_y_raw: 1300 },
       ]);
-      // 1h is all raw (s1, s2, s4): capped to the newest two.
+      // 1h: raw edges s4 (NOW − 3595) and s2; s1 from the minute rollup. Capped to the newest one.
       expect((await inject(app, `/pools/${POOL_A}/fees?interval=1h`)).body).toMatchObject({ truncated: true, totals: { swap_count: 2 } });
     });
     it('a cap equal to the edge swaps is not truncation', async () => {
-      const app = await h.startApp({ FEES_SWAP_CAP: '3' });
-      expect((await inject(app, `/pools/${POOL_A}/fees?interval=24h`)).body).toMatchObject({ truncated: false, totals: FEES_A['24h'] });
+      const app = await h.startApp({ FEES_SWAP_CAP: '2' });
+      expect((await inject(app, `/pools/${POOL_A}/fees?interval=24h`)).body).toMatchObject({ truncated: false, totals: FEES_A['24h'], protocol_fee_split: SPLIT_A_24H });
+      expect((await inject(app, `/pools/${POOL_A}/fees?interval=1h`)).body).toMatchObject({ truncated: false, totals: FEES_A['1h'], protocol_fee_split: SPLIT_A_1H });
     });
   });
 });

@@ -4,6 +4,9 @@ export type { ConsumerFactory } from './runner/build-worker';
 export { projectorMigrations } from './migrations';
 export { PromProjectorMetrics, noMetrics, type ProjectorMetrics } from './metrics/projector-metrics';
 export { ALL_PROJECTIONS, projectionByName } from './projections';
+/** Released older versions (what a database serves until the in-place upgrade switches): for tests of that window. */
+export { swapsProjectionV1 } from './projections/swaps/swaps.projection';
+export { midpriceProjectionV1 } from './projections/midprice/midprice-v1.projection';
 export { rebuildProjection, formatProgress, type RebuildOptions, type RebuildResult, type RebuildProgress } from './replay/rebuild';
 export { BuildRegistry, type BuildRecord } from './builds/build-registry';
 export { ProjectionBuildEntity } from './builds/projection-build.entity';

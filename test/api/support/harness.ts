@@ -4,7 +4,7 @@ import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { PostgresEventLogConsumer, PostgresEventLogProducer } from '@hadron/platform/event-log/postgres/postgres-event-log';
 import { createLogger } from '@hadron/platform/logging/logger';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
-import { ALL_PROJECTIONS, ProjectorRunner, projectorMigrations } from '../../../apps/projector/src';
+import { ALL_PROJECTIONS, ProjectorRunner, projectorMigrations, type ProjectionDefinition } from '../../../apps/projector/src';
 import { apiEnvSchema, createApiApp, type ApiConfig } from '../../../apps/api/src';
 import { PoolListSnapshot } from '../../../apps/api/src/pools/pool-list/pool-list.snapshot';
 
@@ -51,11 +51,18 @@ export async function inject(app: NestFastifyApplication, url: string): Promise<
  * (ProjectorRunner consuming the Postgres event log; 24 h stats refreshed at the pinned `now`),
  * and the API app with its clock pinned to `now` (Unix seconds).
  */
-export async function startApiHarness(opts: { now: number; events?: readonly HadronEvent[]; config?: Record<string, string> }): Promise<ApiHarness> {
+export async function startApiHarness(opts: {
+  now: number;
+  events?: readonly HadronEvent[];
+  config?: Record<string, string>;
+  /** The projector's definitions (default: the code's). Older released ones serve as an upgrade window would. */
+  projections?: readonly ProjectionDefinition[];
+}): Promise<ApiHarness> {
   const db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
   const log = createLogger('api-e2e', process.env.E2E_LOG_LEVEL ?? 'silent');
   const producer = new PostgresEventLogProducer(db.pool);
-  const runner = new ProjectorRunner({ pool: db.pool, log, nowSec: () => opts.now, registryPollMs: 60_000, lagPollMs: 60_000 });
+  const projections = opts.projections ?? ALL_PROJECTIONS;
+  const runner = new ProjectorRunner({ pool: db.pool, log, projections, nowSec: () => opts.now, registryPollMs: 60_000, lagPollMs: 60_000 });
   await runner.start(() => new PostgresEventLogConsumer(db.pool, db.url, log, 200));
   const apps: NestFastifyApplication[] = [];
 
@@ -68,8 +75,17 @@ export async function startApiHarness(opts: { now: number; events?: readonly Had
 
   const project = async (events: readonly HadronEvent[]) => {
     await producer.append(events);
-    await waitFor(async () => (await runner.lag()).total === 0n, 20_000, 'projections to catch up');
-    for (const def of ALL_PROJECTIONS) if (def.refresh) await runner.refresh(def);
+    // Caught up, and every projection served by a build of the runner's version (a fresh database
+    // starts on the migration's initial builds, upgraded in place at the first start).
+    await waitFor(
+      async () => {
+        const lag = await runner.lag();
+        return lag.total === 0n && lag.projections.length === projections.length && lag.projections.every((p) => p.status === 'active');
+      },
+      20_000,
+      'projections to catch up',
+    );
+    for (const def of projections) if (def.refresh) await runner.refresh(def);
     for (const app of apps) await app.get(PoolListSnapshot).refresh();
   };
 

@@ -13,33 +13,55 @@ import { GetPoolFeesQuery } from './get-pool-fees.query';
 /** The primary key's order (cluster, pool, ts, id), read backwards: "newest" needs no sort. */
 const EDGE_ORDER = 'ts DESC, id DESC';
 const EDGE_COLUMNS = 'id, ts, volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw';
+const TOTALS = 'sum(volume_q32) AS v, sum(spread_q32) AS s, sum(protocol_fee_q32) AS f, sum(fee_x_raw) AS fx, sum(fee_y_raw) AS fy';
+const RECIPIENT_ROLLUP = `recipient, fee_x_raw_x1e6 AS x, fee_y_raw_x1e6 AS y, fee_value_q32_x1e6 AS v, last_ppm AS ppm,
+           ARRAY[last_slot, last_tx_index, last_ix_index, last_inner_index]::int8[] AS pos`;
 
 /**
- * One round trip. $3/$4 whole hours (rollups), $5..$8 the two edge ranges (raw swaps, each an
- * index range scan), $9 the swap cap: the newest $9 edge swaps (block time, then id) are aggregated, and `truncated`
- * says whether the edges held more. Fee-split rows of the kept edge swaps are joined by their
- * primary key. Row 1 = totals, further rows = recipients (amounts × 10^6, exact).
+ * Per-recipient rows of the two minute runs ($5..$8): from read.fee_recipient_minute (swaps v2);
+ * while the served swaps build is still v1 (an in-place upgrade replaying beside it), from the raw
+ * split rows of those minutes instead — exact, uncapped like the minute totals, but O(rows).
  */
-const FEES_SQL = `WITH edge_raw AS (
+const RECIPIENT_MINUTES = `
+    SELECT ${RECIPIENT_ROLLUP} FROM read.fee_recipient_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $5 AND minute_start < $6
+    UNION ALL
+    SELECT ${RECIPIENT_ROLLUP} FROM read.fee_recipient_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $7 AND minute_start < $8`;
+const RECIPIENT_MINUTES_V1 = `
+    SELECT recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6, ppm, ARRAY[slot, tx_index, ix_index, inner_index]::int8[]
+      FROM read.swap_fee_splits WHERE cluster = $1 AND pool = $2 AND ((ts >= $5 AND ts < $6) OR (ts >= $7 AND ts < $8))`;
+
+/**
+ * One round trip, O(buckets). $3/$4 whole hours, $5..$8 the two runs of whole minutes (rollups,
+ * totals and recipients alike), $9..$12 the two partial minutes at the edges (raw swaps, each an
+ * index range scan), $13 the swap cap: only that raw part is capped — the newest $13 edge swaps
+ * (block time, then id) are aggregated, and `truncated` says whether the edges held more.
+ * Fee-split rows of the kept edge swaps are joined by their primary key.
+ * Row 1 = totals, further rows = recipients (amounts × 10^6, exact).
+ */
+const feesSql = (recipientMinutes: string) => `WITH edge_raw AS (
     (SELECT ${EDGE_COLUMNS} FROM read.swaps
-      WHERE cluster = $1 AND pool = $2 AND ts >= $5 AND ts < $6 ORDER BY ${EDGE_ORDER} LIMIT $9::int + 1)
+      WHERE cluster = $1 AND pool = $2 AND ts >= $9 AND ts < $10 ORDER BY ${EDGE_ORDER} LIMIT $13::int + 1)
     UNION ALL
     (SELECT ${EDGE_COLUMNS} FROM read.swaps
-      WHERE cluster = $1 AND pool = $2 AND ts >= $7 AND ts < $8 ORDER BY ${EDGE_ORDER} LIMIT $9::int + 1)
+      WHERE cluster = $1 AND pool = $2 AND ts >= $11 AND ts < $12 ORDER BY ${EDGE_ORDER} LIMIT $13::int + 1)
   ), kept AS (
-    SELECT * FROM edge_raw ORDER BY ${EDGE_ORDER} LIMIT $9
-  ), hours AS (
-    SELECT sum(volume_q32) AS v, sum(spread_q32) AS s, sum(protocol_fee_q32) AS f, sum(fee_x_raw) AS fx,
-           sum(fee_y_raw) AS fy, sum(swap_count) AS n
+    SELECT * FROM edge_raw ORDER BY ${EDGE_ORDER} LIMIT $13
+  ), rolled AS (
+    SELECT ${TOTALS}, sum(swap_count) AS n
       FROM read.fee_rollup_hourly WHERE cluster = $1 AND pool = $2 AND hour_start >= $3 AND hour_start < $4
+    UNION ALL
+    SELECT ${TOTALS}, sum(swap_count)
+      FROM read.fee_rollup_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $5 AND minute_start < $6
+    UNION ALL
+    SELECT ${TOTALS}, sum(swap_count)
+      FROM read.fee_rollup_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $7 AND minute_start < $8
+  ), rollups AS (
+    SELECT sum(v) AS v, sum(s) AS s, sum(f) AS f, sum(fx) AS fx, sum(fy) AS fy, sum(n) AS n FROM rolled
   ), raw AS (
-    SELECT sum(volume_q32) AS v, sum(spread_q32) AS s, sum(protocol_fee_q32) AS f, sum(fee_x_raw) AS fx,
-           sum(fee_y_raw) AS fy, count(*) AS n
-      FROM kept
+    SELECT ${TOTALS}, count(*) AS n FROM kept
   ), shares AS (
-    SELECT recipient, fee_x_raw_x1e6 AS x, fee_y_raw_x1e6 AS y, fee_value_q32_x1e6 AS v, last_ppm AS ppm,
-           ARRAY[last_slot, last_tx_index, last_ix_index, last_inner_index]::int8[] AS pos
-      FROM read.fee_recipient_hourly WHERE cluster = $1 AND pool = $2 AND hour_start >= $3 AND hour_start < $4
+    SELECT ${RECIPIENT_ROLLUP} FROM read.fee_recipient_hourly WHERE cluster = $1 AND pool = $2 AND hour_start >= $3 AND hour_start < $4
+    UNION ALL ${recipientMinutes}
     UNION ALL
     SELECT s.recipient, s.fee_x_raw_x1e6, s.fee_y_raw_x1e6, s.fee_value_q32_x1e6, s.ppm,
            ARRAY[s.slot, s.tx_index, s.ix_index, s.inner_index]::int8[]
@@ -49,11 +71,15 @@ const FEES_SQL = `WITH edge_raw AS (
          (coalesce(h.v, 0) + coalesce(r.v, 0))::text AS volume, (coalesce(h.s, 0) + coalesce(r.s, 0))::text AS spread,
          (coalesce(h.f, 0) + coalesce(r.f, 0))::text AS fee, (coalesce(h.fx, 0) + coalesce(r.fx, 0))::text AS fee_x,
          (coalesce(h.fy, 0) + coalesce(r.fy, 0))::text AS fee_y, (coalesce(h.n, 0) + r.n)::text AS swaps,
-         (SELECT count(*) FROM edge_raw) > $9 AS truncated
-    FROM hours h, raw r
+         (SELECT count(*) FROM edge_raw) > $13 AS truncated
+    FROM rollups h, raw r
   UNION ALL
   SELECT 1, recipient, (array_agg(ppm ORDER BY pos DESC))[1], NULL, NULL, sum(v)::text, sum(x)::text, sum(y)::text, NULL, NULL
     FROM shares GROUP BY recipient`;
+const FEES_SQL = feesSql(RECIPIENT_MINUTES);
+const FEES_SQL_V1 = feesSql(RECIPIENT_MINUTES_V1);
+/** How long to keep using the v1 query once read.fee_recipient_minute was found missing. */
+const V1_RECHECK_MS = 5000;
 
 interface FeesRow {
   kind: number;
@@ -76,22 +102,17 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
+  /** Until when the served swaps build is taken to be v1 (no read.fee_recipient_minute yet). */
+  private v1Until = 0;
+
   async execute(q: GetPoolFeesQuery): Promise<PoolFeesReport> {
     const pool = await this.pools.find(q.cluster, q.address);
     if (!pool) throw new NotFoundException(POOL_NOT_FOUND_MESSAGE);
     const plan = planFeeWindow(q.interval, q.endTime);
-    const [e1, e2] = plan.edges;
-    const rows = await this.db.query<FeesRow>('api-pool-fees', FEES_SQL, [
-      q.cluster,
-      q.address,
-      plan.hours.from,
-      plan.hours.to,
-      e1.from,
-      e1.to,
-      e2.from,
-      e2.to,
-      this.config.FEES_SWAP_CAP,
-    ]);
+    const [m1, m2] = plan.minutes;
+    const [r1, r2] = plan.raw;
+    const params = [q.cluster, q.address, plan.hours.from, plan.hours.to, m1.from, m1.to, m2.from, m2.to, r1.from, r1.to, r2.from, r2.to, this.config.FEES_SWAP_CAP];
+    const rows = await this.queryFees(params);
     const total = rows.find((r) => r.kind === 0)!;
     const dy = pool.decimalsY;
     const split: Array<RecipientSplit & { key: bigint }> = rows
@@ -123,5 +144,17 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
       protocol_fee_split: split.map(({ key: _key, ...s }) => s),
       truncated: total.truncated === true,
     };
+  }
+
+  private async queryFees(params: readonly unknown[]): Promise<FeesRow[]> {
+    if (Date.now() < this.v1Until) return this.db.query<FeesRow>('api-pool-fees-v1', FEES_SQL_V1, params);
+    try {
+      return await this.db.query<FeesRow>('api-pool-fees', FEES_SQL, params);
+    } catch (e) {
+      // 42P01 undefined_table: the served swaps build predates fee_recipient_minute (upgrade under way).
+      if ((e as { code?: string }).code !== '42P01' || !/fee_recipient_minute/.test((e as Error).message)) throw e;
+      this.v1Until = Date.now() + V1_RECHECK_MS;
+      return this.db.query<FeesRow>('api-pool-fees-v1', FEES_SQL_V1, params);
+    }
   }
 }

@@ -22,7 +22,7 @@ export class GetPoolFeesHttpController {
   @ApiOperation({
     operationId: 'getPoolFees',
     summary: 'Pool fees',
-    description: 'Spread, protocol fee and per-recipient split of one pool over a lookback window ending at the request time. Exact for every window: whole hours from hourly rollups, the partial hours at both edges from raw swaps (capped by FEES_SWAP_CAP, see `truncated`).',
+    description: 'Spread, protocol fee and per-recipient split of one pool over a lookback window ending at the request time. Exact for every window: whole hours and whole minutes from rollups, only the partial minutes at both edges from raw swaps (capped by FEES_SWAP_CAP, see `truncated`).',
   })
   @ApiParam(ADDRESS_PARAM_DOC)
   @ApiOkResponse({ type: PoolFeesReportDto })

@@ -44,6 +44,6 @@ export class PoolFeesReportDto {
   totals: FeeTotalsDto;
   @ApiProperty({ type: [RecipientSplitDto], description: 'Per-recipient split, largest fee_usd first; empty for default-recipient pools, windows without fee-bearing split swaps, or before split tracking' })
   protocol_fee_split: RecipientSplitDto[];
-  @ApiProperty({ example: false, description: 'true when the partial edge hours held more swaps than FEES_SWAP_CAP: only the newest capped swaps were aggregated; a narrower interval gives a complete result' })
+  @ApiProperty({ example: false, description: 'true when the partial minutes at the window edges held more swaps than FEES_SWAP_CAP: of those, only the newest capped swaps were aggregated' })
   truncated: boolean;
 }

@@ -1,0 +1,111 @@
+import type { FeeSplitRecipient, HadronEvent } from '@hadron/contracts';
+import { datasetEvents, FEES_A, NOW as DATASET_NOW, POOL_A, SPLIT_A_1H, SPLIT_A_24H } from './support/dataset';
+import { addr, poolDiscovered, Q32, swapExecuted } from './support/events';
+import { inject, startApiHarness, type ApiHarness } from './support/harness';
+import { ALL_PROJECTIONS, midpriceProjectionV1, swapsProjectionV1 } from '../../apps/projector/src';
+
+/**
+ * GET /pools/{address}/fees on a busy pool (DESIGN §5, §6): exact for every window at a cost of
+ * O(buckets). Whole hours and minutes come from rollups, only the ≤ 2 partial minutes at the edges
+ * from raw swaps, and the swap cap applies to those alone: a busy edge hour is never truncated.
+ *
+ * NOW = 17:02:05 UTC; interval 1h = [16:02:05, 17:02:05]. Every swap is the same buy at mid 0.25:
+ * 1 USDC in (1_000_000 atoms), fee 1000 Y atoms, out 3_990_000 X atoms → volume 1, protocol fee
+ * 0.001, spread 999_000 − 3_990_000 × 0.25 = 1500 atoms = 0.0015; split 60/40 (R1 600, R2 400
+ * atoms) except the last one, at NOW, 50/50 (500 + 500).
+ *   16:02:04               1 swap   outside 1h (one second early), inside 24h
+ *   16:02:05 … 16:02:59    3 swaps  left partial minute (raw)
+ *   16:03 … 16:59         57 swaps  whole minutes, one each at :30
+ *   17:00, 17:01          20 swaps  whole minutes, ten each
+ *   17:02:00, 17:02:05     2 swaps  right partial minute (raw); the second at NOW
+ *   17:02:06               1 swap   after the request time: in no window
+ * 1h: 3 + 57 + 20 + 2 = 82 swaps, 5 of them raw. 24h and all: 83, 2 raw.
+ */
+const NOW = 1_764_003_725;
+const H0 = 1_764_003_600; // 17:00
+const BUSY = addr('pool:busy');
+const R1 = addr('busy:recipient:1');
+const R2 = addr('busy:recipient:2');
+const SOL = { mint: addr('mint:busy-sol'), symbol: 'SOL', name: 'Wrapped SOL', decimals: 9, icon: '' };
+const USDC = { mint: addr('mint:busy-usdc'), symbol: 'USDC', name: 'USD Coin', decimals: 6, icon: '' };
+const MID = 1n << 30n; // 0.25 quote atoms per base atom
+const split6040: FeeSplitRecipient[] = [
+  { recipient: R1, ppm: 600_000 },
+  { recipient: R2, ppm: 400_000 },
+];
+const split5050: FeeSplitRecipient[] = [
+  { recipient: R1, ppm: 500_000 },
+  { recipient: R2, ppm: 500_000 },
+];
+
+function busyEvents(): HadronEvent[] {
+  const buy = (at: number, split = split6040, bump = 0) =>
+    swapExecuted({ pool: BUSY, blockTime: at, bump }, { side: 'buy', mintX: SOL.mint, mintY: USDC.mint, decimalsX: 9, decimalsY: 6, amountIn: 1_000_000n, fee: 1000n, amountOut: 3_990_000n, midQ32: MID, split });
+  const events: HadronEvent[] = [poolDiscovered({ pool: BUSY, blockTime: NOW - 10 * 86_400 }, { tokenX: SOL, tokenY: USDC, authority: addr('busy:auth'), quotingAuthority: addr('busy:quoter'), midpriceQ32: MID, spreadFactorQ32: Q32 })];
+  events.push(buy(H0 - 3600 + 124)); // 16:02:04
+  for (const s of [125, 150, 179]) events.push(buy(H0 - 3600 + s)); // 16:02:05, :30, :59
+  for (let m = 3; m < 60; m++) events.push(buy(H0 - 3600 + m * 60 + 30));
+  for (let m = 0; m < 2; m++) for (let i = 0; i < 10; i++) events.push(buy(H0 + m * 60 + i * 5, split6040, i));
+  events.push(buy(H0 + 120), buy(NOW, split5050, 1), buy(NOW + 1));
+  return events;
+}
+
+const totals = (n: number) => ({ volume_usd: n, spread_usd: Number((0.0015 * n).toFixed(6)), protocol_fee_usd: Number((0.001 * n).toFixed(6)), protocol_fee_x_raw: 0, protocol_fee_y_raw: 1000 * n, swap_count: n });
+/** n swaps of which the last is 50/50, the others 60/40. */
+const split = (n: number) => [
+  { recipient: R1, ppm: 500_000, fee_usd: (600 * (n - 1) + 500) / 1e6, fee_x_raw: 0, fee_y_raw: 600 * (n - 1) + 500 },
+  { recipient: R2, ppm: 500_000, fee_usd: (400 * (n - 1) + 500) / 1e6, fee_x_raw: 0, fee_y_raw: 400 * (n - 1) + 500 },
+];
+
+describe('GET /pools/:address/fees on a busy pool', () => {
+  let h: ApiHarness;
+  beforeAll(async () => {
+    h = await startApiHarness({ now: NOW, events: busyEvents(), config: { FEES_SWAP_CAP: '5' } });
+  });
+  afterAll(async () => h?.close());
+
+  const fees = async (qs: string, app = h.app) => {
+    const r = await inject(app, `/pools/${BUSY}/fees${qs}`);
+    expect(r.status).toBe(200);
+    return r.body;
+  };
+
+  it('1h holds 82 swaps, 60 of them in the leading edge hour, with a cap of 5: exact and not truncated', async () => {
+    expect(await fees('?interval=1h')).toMatchObject({ start_time: NOW - 3600, end_time: NOW, totals: totals(82), protocol_fee_split: split(82), truncated: false });
+  });
+
+  it.each(['24h', '7d', 'all'] as const)('%s: 83 swaps, exact (the swap one second after the request time is in no window)', async (interval) => {
+    expect(await fees(`?interval=${interval}`)).toMatchObject({ totals: totals(83), protocol_fee_split: split(83), truncated: false });
+  });
+
+  it('the cap applies to the raw partial minutes only: 5 raw swaps, cap 4 → the oldest raw one is left out, and truncated says so', async () => {
+    const app = await h.startApp({ FEES_SWAP_CAP: '4' });
+    const body = await fees('?interval=1h', app);
+    expect(body.truncated).toBe(true);
+    expect(body.totals).toEqual(totals(81)); // 16:02:05 dropped; every rollup bucket still counted
+    expect(body.protocol_fee_split).toEqual([
+      { recipient: R1, ppm: 500_000, fee_usd: 0.0485, fee_x_raw: 0, fee_y_raw: 48_500 },
+      { recipient: R2, ppm: 500_000, fee_usd: 0.0325, fee_x_raw: 0, fee_y_raw: 32_500 },
+    ]);
+    // 24h has 2 raw swaps: not truncated under the same cap.
+    expect(await fees('?interval=24h', app)).toMatchObject({ totals: totals(83), truncated: false });
+  });
+});
+
+describe('GET /pools/:address/fees while the served swaps build is still v1 (in-place upgrade under way)', () => {
+  let h: ApiHarness;
+  beforeAll(async () => {
+    const [pools] = ALL_PROJECTIONS;
+    h = await startApiHarness({ now: DATASET_NOW, events: datasetEvents(), projections: [pools, swapsProjectionV1, midpriceProjectionV1] });
+  });
+  afterAll(async () => h?.close());
+
+  it('answers exactly from the v1 views (no read.fee_recipient_minute yet): splits from raw rows for the minute runs', async () => {
+    expect((await h.db.pool.query("SELECT to_regclass('read.fee_recipient_minute') AS v")).rows[0].v).toBeNull();
+    for (const [interval, split] of [['1h', SPLIT_A_1H], ['24h', SPLIT_A_24H]] as const) {
+      const r = await h.get(`/pools/${POOL_A}/fees?interval=${interval}`);
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ totals: FEES_A[interval], protocol_fee_split: split, truncated: false });
+    }
+  });
+});
