@@ -68,6 +68,11 @@ export interface TxSpec {
   failure?: TxFailure;
   /** Account states the Hadron program writes (oracle, config, fee config), applied on success. */
   writes?: { address: string; state: AccountState | null }[];
+  /**
+   * Serve inner instructions without `stackHeight` (null), as the RPC does for transactions from
+   * before the field was recorded. Execution still follows the stack heights given.
+   */
+  omitStackHeight?: boolean;
 }
 
 export interface TokenBalance {
@@ -88,9 +93,10 @@ export interface ExecutedTx {
 
 const LAMPORTS_PER_SIGNATURE = 5000;
 const DEFAULT_UNITS: Record<string, number> = { [SYSTEM_PROGRAM]: 150, [COMPUTE_BUDGET_PROGRAM]: 150 };
-const TOKEN_UNITS: Record<string, number> = { transfer: 4644, initializeAccount3: 3158, getAccountDataSize: 1569, initializeImmutableOwner: 1405, other: 3000 };
+const TOKEN_UNITS: Record<string, number> = { transfer: 4644, transferChecked: 6200, initializeAccount3: 3158, getAccountDataSize: 1569, initializeImmutableOwner: 1405, other: 3000 };
 const TOKEN_LOG: Record<string, string> = {
   transfer: 'Transfer',
+  transferChecked: 'TransferChecked',
   initializeAccount3: 'InitializeAccount3',
   getAccountDataSize: 'GetAccountDataSize',
   initializeImmutableOwner: 'InitializeImmutableOwner',
@@ -142,7 +148,7 @@ export function executeTransaction(ledger: Ledger, slot: number, spec: TxSpec): 
   const innerInstructions = failure
     ? []
     : spec.instructions.flatMap((ix, index) =>
-        ix.inner && ix.inner.length > 0 ? [{ index, instructions: ix.inner.map((inner) => compiledInstruction(inner, indexOf, inner.stackHeight)) }] : [],
+        ix.inner && ix.inner.length > 0 ? [{ index, instructions: ix.inner.map((inner) => compiledInstruction(inner, indexOf, spec.omitStackHeight ? null : inner.stackHeight)) }] : [],
       );
   const meta = {
     computeUnitsConsumed: consumedTotal,
@@ -237,13 +243,19 @@ function applyEffects(ix: Instruction, read: (a: string) => AccountState | null,
   }
   if (!isTokenProgramId(ix.programId)) return;
   const decoded = decodeTokenInstruction(ix.data);
-  if (decoded.type === 'transfer') {
-    const [source, dest] = ix.accounts.map((a) => a.pubkey);
+  if (decoded.type === 'transfer' || decoded.type === 'transferChecked') {
+    const keys = ix.accounts.map((a) => a.pubkey);
+    // Transfer: [source, destination, authority]; TransferChecked: [source, mint, destination, authority].
+    const [source, dest] = decoded.type === 'transfer' ? [keys[0], keys[1]] : [keys[0], keys[2]];
     const from = mustRead(read, source);
     const to = mustRead(read, dest);
     const fromAmount = tokenAccountAmount(from.data);
     if (fromAmount < decoded.amount) throw new Error(`Transfer: ${source} holds ${fromAmount}, needs ${decoded.amount}`);
     if (tokenAccountMint(from.data) !== tokenAccountMint(to.data)) throw new Error(`Transfer between mints: ${source} → ${dest}`);
+    if (decoded.type === 'transferChecked') {
+      const mint = mustRead(read, keys[1]);
+      if (keys[1] !== tokenAccountMint(from.data) || mintDecimals(mint.data) !== decoded.decimals) throw new Error(`TransferChecked: wrong mint or decimals for ${source}`);
+    }
     const native = tokenAccountMint(from.data) === NATIVE_MINT ? Number(decoded.amount) : 0;
     write(source, { ...from, lamports: from.lamports - native, data: withTokenAmount(from.data, fromAmount - decoded.amount) });
     const toNow = mustRead(read, dest); // source may equal dest

@@ -222,7 +222,8 @@ export interface GroundTruth {
   /** Last slot of the generated history (everything up to it is final at start). */
   history_end_slot: number;
   head_slot: number;
-  programs: { v1: string; v2: string; router: string };
+  /** router: CPIs swaps (some with a TransferChecked platform fee); keeper: CPIs some oracle updates. */
+  programs: { v1: string; v2: string; router: string; keeper: string };
   global_fee_configs: { program_version: HadronProgramVersion; address: string; fee_ppm: number; fee_recipient: string }[];
   tokens: TokenFact[];
   pools: PoolFact[];

@@ -102,7 +102,8 @@ describe('coverage: every kind of fact the indexer must handle is generated', ()
   it('has swaps both ways, direct and by CPI, legacy and v0, two on one pool in a tx, fee and no fee', () => {
     const swaps = market.groundTruth().swaps;
     const kinds = new Set(swaps.map((s) => `${s.side}/${s.route}/${s.tx_version}`));
-    for (const k of ['buy/direct/legacy', 'sell/direct/legacy', 'buy/direct/0', 'sell/cpi/0', 'buy/cpi/legacy']) expect(kinds).toContain(k);
+    // Every combination of side × route × message version.
+    expect([...kinds].sort()).toEqual(['buy/cpi/0', 'buy/cpi/legacy', 'buy/direct/0', 'buy/direct/legacy', 'sell/cpi/0', 'sell/cpi/legacy', 'sell/direct/0', 'sell/direct/legacy']);
     const perTx = new Map<string, number>();
     for (const s of swaps) perTx.set(s.signature, (perTx.get(s.signature) ?? 0) + 1);
     expect([...perTx.values()].some((n) => n === 2)).toBe(true);
@@ -148,6 +149,81 @@ describe('coverage: every kind of fact the indexer must handle is generated', ()
     expect(m.ledger.getAccount(pools[3].config)).not.toBeNull();
   });
 
+  it('has sells whose is_x byte is not 1 (any non-zero sells X), and buys only with 0', () => {
+    const swaps = market.groundTruth().swaps;
+    expect(new Set(swaps.filter((s) => s.side === 'sell').map((s) => s.is_x))).toEqual(new Set([1, 2, 7, 128, 255]));
+    expect(new Set(swaps.filter((s) => s.side === 'buy').map((s) => s.is_x))).toEqual(new Set([0]));
+  });
+
+  it('has oracle updates with trailing bytes and oracle updates made by CPI (a keeper program)', () => {
+    const gt = market.groundTruth();
+    const bySig = new Map(txs.map((p) => [p.tx.signature, p]));
+    const dataOf = (u: (typeof gt.oracle_updates)[number]) => {
+      const p = bySig.get(u.signature)!;
+      const loc = u.instruction_location;
+      return loc.inner_index === null ? p.message.instructions[loc.top_level_index] : p.meta.innerInstructions.find((g) => g.index === loc.top_level_index)!.instructions[loc.inner_index];
+    };
+    const exactLength = { 5: 17, 9: 17, 10: 25 } as const;
+    const padded = gt.oracle_updates.filter((u) => decodeBase58(dataOf(u).data).length > exactLength[u.tag]);
+    expect(padded.length).toBeGreaterThan(0);
+    const viaCpi = gt.oracle_updates.filter((u) => u.instruction_location.inner_index !== null);
+    expect(viaCpi.length).toBeGreaterThan(0);
+    for (const u of viaCpi) {
+      const p = bySig.get(u.signature)!;
+      expect(p.keys[p.message.instructions[u.instruction_location.top_level_index].programIdIndex]).toBe(gt.programs.keeper);
+      expect(dataOf(u).stackHeight).toBe(2);
+    }
+    expect(new Set([...padded, ...viaCpi].map((u) => u.tag)).size).toBeGreaterThan(1);
+  });
+
+  it('has an oracle update and a swap on the same pool in one transaction, in both orders, the swap priced at the midprice then in effect', () => {
+    const gt = market.groundTruth();
+    const orders = new Set<string>();
+    for (const u of gt.oracle_updates) {
+      const swap = gt.swaps.find((s) => s.signature === u.signature && s.pool_config === u.pool_config_via_registry);
+      if (!swap) continue;
+      const updateFirst = u.instruction_location.top_level_index < swap.instruction_location.top_level_index;
+      orders.add(updateFirst ? 'update-then-swap' : 'swap-then-update');
+      // Priced at the update's midprice when it came first; at the one before it otherwise.
+      if (updateFirst && u.midprice_q32 !== null) expect(swap.midprice_q32).toBe(u.midprice_q32);
+      if (!updateFirst && u.midprice_q32 !== null && u.midprice_q32 !== swap.midprice_q32) expect(swap.midprice_q32).not.toBe(u.midprice_q32);
+    }
+    expect([...orders].sort()).toEqual(['swap-then-update', 'update-then-swap']);
+  });
+
+  it('has a direct and a CPI swap on the same pool in one transaction', () => {
+    const bySig = new Map<string, { pool: string; route: string }[]>();
+    for (const s of market.groundTruth().swaps) bySig.set(s.signature, [...(bySig.get(s.signature) ?? []), { pool: s.pool_config, route: s.route }]);
+    expect([...bySig.values()].some((list) => list.length === 2 && list[0].pool === list[1].pool && list[0].route === 'direct' && list[1].route === 'cpi')).toBe(true);
+  });
+
+  it('has routed swaps whose router pays itself with TransferChecked (Hadron itself only uses Transfer)', () => {
+    const gt = market.groundTruth();
+    const swapTxs = new Set(gt.swaps.map((s) => s.signature));
+    let routerChecked = 0;
+    for (const p of txs.filter((t) => swapTxs.has(t.tx.signature))) {
+      for (const group of p.meta.innerInstructions) {
+        for (const [j, ix] of group.instructions.entries()) {
+          if (!isTokenProgram(p.keys[ix.programIdIndex]) || decodeBase58(ix.data)[0] !== 12) continue;
+          routerChecked++;
+          // Never one of a swap's own legs: a router-level instruction, not under a Hadron swap.
+          expect(p.keys[p.message.instructions[group.index].programIdIndex]).toBe(gt.programs.router);
+          expect(ix.stackHeight === null || ix.stackHeight === 2).toBe(true);
+          expect(j).toBe(group.instructions.length - 1);
+        }
+      }
+    }
+    expect(routerChecked).toBeGreaterThan(0);
+  });
+
+  it('has routed swaps served without stackHeight (older transactions), each the only swap of its pool in the transaction', () => {
+    const gt = market.groundTruth();
+    const bySig = new Map(txs.map((p) => [p.tx.signature, p]));
+    const legacyCpi = gt.swaps.filter((s) => s.route === 'cpi' && bySig.get(s.signature)!.meta.innerInstructions.every((g) => g.instructions.every((ix) => ix.stackHeight === null)));
+    expect(legacyCpi.length).toBeGreaterThan(0);
+    for (const s of legacyCpi) expect(gt.swaps.filter((o) => o.signature === s.signature && o.pool_config === s.pool_config)).toHaveLength(1);
+  });
+
   it('has several oracle updates of one pool within one second', () => {
     const perSecond = new Map<string, number>();
     for (const u of market.groundTruth().oracle_updates) perSecond.set(`${u.oracle}/${u.block_time}`, (perSecond.get(`${u.oracle}/${u.block_time}`) ?? 0) + 1);
@@ -165,10 +241,12 @@ describe('transactions are internally consistent', () => {
       const all = [...p.message.instructions, ...p.meta.innerInstructions.flatMap((g) => g.instructions)];
       for (const ix of all) {
         const data = decodeBase58(ix.data);
-        if (!isTokenProgram(p.keys[ix.programIdIndex]) || data[0] !== 3) continue;
+        // Transfer [source, destination, …]; TransferChecked [source, mint, destination, …].
+        if (!isTokenProgram(p.keys[ix.programIdIndex]) || (data[0] !== 3 && data[0] !== 12)) continue;
         const amount = new DataView(data.buffer, data.byteOffset).getBigUint64(1, true);
+        const destination = data[0] === 3 ? ix.accounts[1] : ix.accounts[2];
         expected.set(ix.accounts[0], (expected.get(ix.accounts[0]) ?? 0n) - amount);
-        expected.set(ix.accounts[1], (expected.get(ix.accounts[1]) ?? 0n) + amount);
+        expected.set(destination, (expected.get(destination) ?? 0n) + amount);
       }
       const indexes = new Set([...pre.keys(), ...post.keys(), ...expected.keys()]);
       for (const i of indexes) {

@@ -20,7 +20,7 @@ import {
   type SplitWeight,
 } from '@hadron/domain';
 import { KeyBook } from '../ledger/keys';
-import { Ledger, RENT_EXEMPT_EPOCH, type AccountState } from '../ledger/ledger';
+import { Ledger, RENT_EXEMPT_EPOCH, type AccountState, type StoredTx } from '../ledger/ledger';
 import { Rng } from '../ledger/prng';
 import { executeTransaction, type ExecutedTx, type InnerInstruction, type TopLevelInstruction, type TxSpec } from '../ledger/transaction-executor';
 import {
@@ -45,10 +45,10 @@ import {
   tokenTransferData,
 } from '../spl/spl-instructions';
 import { ACTIVITY_FACTOR, GLOBAL_FEE, LIFECYCLE, POOL_ROTATION, QUOTE_USD, QUOTES, SPLIT_CHANGES_AT, type TokenTemplate } from './catalog';
-import type { FailedTxFact, FeeSplitChange, GroundTruth, LiquidityFact, OracleUpdateFact, PoolFact, SwapFact, TokenFact, VaultBalanceChange } from './ground-truth';
+import type { FailedTxFact, FeeSplitChange, GroundTruth, InstructionLocation, LiquidityFact, OracleUpdateFact, PoolFact, SwapFact, TokenFact, VaultBalanceChange } from './ground-truth';
 import { DEPOSIT_TAG, HADRON_ERRORS, initializeData, liquidityData, setPoolStateData, updateFeeConfigData, WITHDRAW_TAG } from './hadron-extra-instructions';
 import { midpriceRaw, quoteSwap, type PoolRuntime } from './pool-runtime';
-import { buildSwapTransaction, type PlannedSwap, type SwapRoute } from './swap-transaction';
+import { buildSwapTransaction, type PlannedSwap, type RouterPlatformFee, type SwapRoute } from './swap-transaction';
 
 export interface MarketOptions {
   /** Names the cluster in ground truth and seeds its PRNG streams with `seed`. */
@@ -111,6 +111,39 @@ interface Trader {
   key: string;
 }
 
+interface PlannedOracleUpdate {
+  tag: 5 | 9 | 10;
+  ix: DecodedHadronInstruction;
+  /** What is sent: the encoded instruction, sometimes with trailing bytes. */
+  data: Uint8Array;
+  sequence: bigint;
+  /** The oracle's values after the update (the unchanged field carried over). */
+  midprice: bigint;
+  spread: bigint;
+  /** A lower sequence: the program rejects it. */
+  stale: boolean;
+}
+
+/**
+ * How often the rarer transaction shapes appear — low, deterministic, and each one true to what
+ * the program (DESIGN §2 [C]) or a real client could send. The market-generator spec checks that
+ * every shape is present in a small market.
+ */
+const SHAPE_RATES = {
+  /** A sell whose is_x byte is not 1 (any non-zero sells X [C]). */
+  nonCanonicalIsX: 0.08,
+  /** Oracle-update data with trailing bytes (ignored by the program [C]). */
+  oracleTrailingBytes: 0.04,
+  /** An oracle update CPI'd by a keeper program instead of sent top level. */
+  oracleViaCpi: 0.04,
+  /** Per swap drawn on an active pool: instead, an oracle update and a swap in one transaction. */
+  swapWithOracleUpdate: 0.06,
+  /** A routed swap whose router takes a platform fee with TransferChecked after it. */
+  routerPlatformFee: 0.12,
+  /** A single routed swap served without stackHeight (a transaction older than the field). */
+  cpiWithoutStackHeight: 0.08,
+} as const;
+
 interface ScheduledEvent {
   slot: number;
   run: (slot: number) => void;
@@ -126,6 +159,10 @@ export class SimulatedMarket {
   readonly keys: KeyBook;
   readonly options: MarketOptions;
   readonly routerProgram: string;
+  /** A made-up program that CPIs some oracle updates. */
+  readonly keeperProgram: string;
+  /** Owner of the router's platform-fee token accounts. */
+  private readonly routerFeeOwner: string;
   /** Pools that exist on chain (created so far). */
   readonly pools: PoolRuntime[] = [];
   /** Every pool, including those created later (by index). */
@@ -149,11 +186,13 @@ export class SimulatedMarket {
     this.ledger = new Ledger(clock, root.fork('ledger'), this.keys.key('genesis-hash'), firstSlot - 4_000_000);
     this.historyEndSlot = firstSlot + historySlots - 1;
     this.routerProgram = this.keys.key('router-program');
+    this.keeperProgram = this.keys.key('keeper-program');
+    this.routerFeeOwner = this.keys.key('router-fee-owner');
     this.truth = {
       cluster: options.cluster,
       seed: options.seed,
       first_slot: firstSlot,
-      programs: { v1: HADRON_PROGRAM_V1, v2: HADRON_PROGRAM_V2, router: this.routerProgram },
+      programs: { v1: HADRON_PROGRAM_V1, v2: HADRON_PROGRAM_V2, router: this.routerProgram, keeper: this.keeperProgram },
       global_fee_configs: [],
       pools: [],
       swaps: [],
@@ -194,7 +233,8 @@ export class SimulatedMarket {
       for (let n = this.rng.poisson(pool.midpriceRate * seconds); n > 0; n--) actions.push(() => this.oracleUpdate(pool, slot));
       const swaps = this.rng.poisson(pool.swapRate * seconds);
       for (let n = 0; n < swaps; n++) {
-        if (state === 1) actions.push(() => this.swap(pool, slot));
+        if (state === 1 && this.rng.chance(SHAPE_RATES.swapWithOracleUpdate)) actions.push(() => this.swapWithOracleUpdate(pool, slot));
+        else if (state === 1) actions.push(() => this.swap(pool, slot));
         else if (this.rng.chance(0.5)) actions.push(() => this.swap(pool, slot)); // a client that did not notice: fails
       }
       if (state === 1 && this.rng.chance(pool.liquidityRate * seconds)) actions.push(() => this.liquidity(pool, slot, this.rng.chance(0.55) ? 'deposit' : 'withdraw'));
@@ -231,7 +271,7 @@ export class SimulatedMarket {
       this.ledger.setAccount(address, { executable: false, rentEpoch: RENT_EXEMPT_EPOCH, ...state }, slot);
     const program = (address: string, owner: string, lamports: number) => put(address, { owner, lamports, data: new Uint8Array(owner === BPF_UPGRADEABLE_LOADER ? 36 : 0), executable: true });
 
-    for (const id of [HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, this.routerProgram]) program(id, BPF_UPGRADEABLE_LOADER, 1_141_440);
+    for (const id of [HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, this.routerProgram, this.keeperProgram]) program(id, BPF_UPGRADEABLE_LOADER, 1_141_440);
     program(QUOTES.USDC.tokenProgram, BPF_LOADER_2, 5_299_606_121);
     program('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb', BPF_UPGRADEABLE_LOADER, 1_141_440);
     program(ASSOCIATED_TOKEN_PROGRAM, BPF_LOADER_2, 731_913_600);
@@ -451,6 +491,7 @@ export class SimulatedMarket {
     pool.authorityAtaY = this.ensureFunded(authority, quote, atomsOf(20 * vaultValue, false), slot);
     for (const t of [base, quote]) {
       if (!this.ledger.getAccount(fee.atas[t.mint])) this.tokenAccount(recipient, t.mint, t.token_program, 0n, slot);
+      this.ensureFunded(this.routerFeeOwner, t, 0n, slot); // the router's platform-fee account of each mint
     }
     // Most traders hold both tokens; the rest get their token account created by their first swap.
     for (const [i, trader] of this.traders.entries()) {
@@ -704,14 +745,14 @@ export class SimulatedMarket {
     return { ...executeTransaction(this.ledger, slot, withBudget), prefix: budget.instructions.length };
   }
 
-  private oracleUpdate(pool: PoolRuntime, slot: number): void {
+  /** The next oracle update of a pool: its instruction, and the oracle it leaves (unless stale). */
+  private planOracleUpdate(pool: PoolRuntime, stale: boolean): PlannedOracleUpdate {
     const tag = this.rng.weighted([
       [5, 0.7],
       [10, 0.25],
       [9, 0.05],
     ] as const);
     const o = pool.oracle;
-    const stale = this.rng.chance(0.01);
     const step = this.rng.weighted([
       [1n, 0.93],
       [0n, 0.02],
@@ -728,52 +769,81 @@ export class SimulatedMarket {
         : tag === 9
           ? { tag, instruction: 'UpdateBaseSpread', sequence: sequence.toString(), spread_factor_q32: spread.toString() }
           : { tag, instruction: 'UpdateMidpriceAndBaseSpread', sequence: sequence.toString(), midprice_q32: midprice.toString(), spread_factor_q32: spread.toString() };
-    const hadronIx: TopLevelInstruction = {
+    // [C] tags 5/9/10 read their prefix and ignore trailing bytes: some clients send padded data.
+    const encoded = encodeInstruction(ix);
+    const data = this.rng.chance(SHAPE_RATES.oracleTrailingBytes) ? Uint8Array.from([...encoded, ...this.rng.bytes(this.rng.int(1, 16))]) : encoded;
+    return { tag, ix, data, sequence, midprice, spread, stale };
+  }
+
+  private oracleInstruction(pool: PoolRuntime, update: PlannedOracleUpdate): TopLevelInstruction {
+    return {
       programId: pool.programId,
       accounts: [signer(pool.quotingAuthority), writable(pool.addresses.midprice_oracle.address), readonly(SYSVAR_CLOCK)],
-      data: encodeInstruction(ix),
+      data: update.data,
       units: 35,
     };
-    if (!stale) {
-      pool.oracle = { sequence, midpriceQ32: midprice, spreadFactorQ32: spread, lastUpdateSlot: BigInt(slot) };
-    }
+  }
+
+  /** Applies a (non-stale) update at `slot` to the pool's oracle; the account is written by the transaction. */
+  private applyOracleUpdate(pool: PoolRuntime, update: PlannedOracleUpdate, slot: number): void {
+    pool.oracle = { sequence: update.sequence, midpriceQ32: update.midprice, spreadFactorQ32: update.spread, lastUpdateSlot: BigInt(slot) };
+  }
+
+  private recordOracleUpdate(pool: PoolRuntime, update: PlannedOracleUpdate, tx: StoredTx, location: InstructionLocation): void {
+    const fact: OracleUpdateFact = {
+      kind: 'oracle_update',
+      event_id: location.inner_index === null ? `${tx.signature}:${location.top_level_index}` : `${tx.signature}:${location.top_level_index}:${location.inner_index}`,
+      instruction: update.ix.instruction as OracleUpdateFact['instruction'],
+      tag: update.tag,
+      program: pool.programId,
+      program_version: pool.version,
+      signature: tx.signature,
+      slot: tx.slot,
+      block_time: tx.blockTime,
+      instruction_location: location,
+      oracle: pool.addresses.midprice_oracle.address,
+      quoting_authority: pool.quotingAuthority,
+      sequence: update.sequence.toString(),
+      midprice_q32: update.tag === 9 ? null : update.midprice.toString(),
+      spread_factor_q32: update.tag === 5 ? null : update.spread.toString(),
+      pool_config_via_registry: pool.fact.config,
+      tx_index: tx.txIndex,
+    };
+    this.truth.oracle_updates.push(fact);
+  }
+
+  private oracleUpdate(pool: PoolRuntime, slot: number): void {
+    const update = this.planOracleUpdate(pool, this.rng.chance(0.01));
+    const hadronIx = this.oracleInstruction(pool, update);
+    // Sometimes through a keeper program (a CPI, stackHeight 2) rather than top level.
+    const viaKeeper = this.rng.chance(SHAPE_RATES.oracleViaCpi);
+    const top: TopLevelInstruction = viaKeeper
+      ? {
+          programId: this.keeperProgram,
+          accounts: [readonly(pool.programId), ...hadronIx.accounts],
+          data: Uint8Array.of(0x6b, 0x65, 0x65, 0x70),
+          units: 1_800,
+          logs: ['Instruction: Push'],
+          inner: [{ ...hadronIx, stackHeight: 2 }],
+        }
+      : hadronIx;
+    if (!update.stale) this.applyOracleUpdate(pool, update, slot);
     const executed = this.run(
       slot,
       {
         version: 'legacy',
         feePayer: pool.quotingAuthority,
-        instructions: [hadronIx],
-        failure: stale ? { instructionIndex: 0, custom: HADRON_ERRORS.staleSequence } : undefined,
-        writes: stale ? undefined : [{ address: pool.addresses.midprice_oracle.address, state: this.oracleState(pool) }],
+        instructions: [top],
+        failure: update.stale ? { instructionIndex: 0, custom: HADRON_ERRORS.staleSequence, innerIndex: viaKeeper ? 0 : undefined } : undefined,
+        writes: update.stale ? undefined : [{ address: pool.addresses.midprice_oracle.address, state: this.oracleState(pool) }],
       },
       1_400,
     );
-    const tx = executed.stored;
-    const ixIndex = executed.prefix;
-    if (stale) {
+    if (update.stale) {
       this.failed(executed, 'oracle_update', pool, 'stale_sequence');
       return;
     }
-    const fact: OracleUpdateFact = {
-      kind: 'oracle_update',
-      event_id: `${tx.signature}:${ixIndex}`,
-      instruction: ix.instruction,
-      tag,
-      program: pool.programId,
-      program_version: pool.version,
-      signature: tx.signature,
-      slot,
-      block_time: tx.blockTime,
-      instruction_location: { top_level_index: ixIndex, inner_index: null },
-      oracle: pool.addresses.midprice_oracle.address,
-      quoting_authority: pool.quotingAuthority,
-      sequence: sequence.toString(),
-      midprice_q32: tag === 9 ? null : midprice.toString(),
-      spread_factor_q32: tag === 5 ? null : spread.toString(),
-      pool_config_via_registry: pool.fact.config,
-      tx_index: tx.txIndex,
-    };
-    this.truth.oracle_updates.push(fact);
+    this.recordOracleUpdate(pool, update, executed.stored, { top_level_index: executed.prefix, inner_index: viaKeeper ? 0 : null });
   }
 
   private failed(executed: ExecutedTx, kind: FailedTxFact['kind'], pool: PoolRuntime, reason: FailedTxFact['reason']): void {
@@ -786,31 +856,21 @@ export class SimulatedMarket {
     return state ? tokenAccountAmount(state.data) : 0n;
   }
 
-  private swap(pool: PoolRuntime, slot: number): void {
-    const trader = this.rng.pick(this.traders);
-    const route: SwapRoute = this.rng.weighted([
-      ['legacy-direct', 0.5],
-      ['v0-direct', 0.15],
-      ['v0-cpi', 0.15],
-      ['legacy-cpi', 0.07],
-      ['legacy-double', 0.07],
-      ['v0-cpi-double', 0.06],
-    ] as const);
-    const double = route === 'legacy-double' || route === 'v0-cpi-double';
-    const active = pool.config.state === 1;
-    const slippage = active && this.rng.chance(this.options.failedSwapRate);
-    const vaultX = this.tokenBalance(pool.addresses.vault_x.address);
-    const vaultY = this.tokenBalance(pool.addresses.vault_y.address);
+  /**
+   * `count` swaps by one trader on one pool, priced at the oracle in effect now, each on the vaults
+   * the previous one left. Null when the trader cannot afford them (nothing is sent).
+   */
+  private planSwaps(pool: PoolRuntime, trader: Trader, count: number, slippage: boolean): PlannedSwap[] | null {
     const planned: PlannedSwap[] = [];
-    const vaults = { x: vaultX, y: vaultY };
-    for (let k = 0; k < (double ? 2 : 1); k++) {
+    const vaults = { x: this.tokenBalance(pool.addresses.vault_x.address), y: this.tokenBalance(pool.addresses.vault_y.address) };
+    for (let k = 0; k < count; k++) {
       const isX = this.rng.chance(0.5);
       const [inMint, outMint, inProgram, outProgram] = isX ? [pool.mintX, pool.mintY, pool.tokenProgramX, pool.tokenProgramY] : [pool.mintY, pool.mintX, pool.tokenProgramY, pool.tokenProgramX];
       const userSource = this.ata(trader.key, inMint, inProgram);
       const userDest = this.ata(trader.key, outMint, outProgram);
       const available = this.tokenBalance(userSource) - planned.filter((p) => p.userSource === userSource).reduce((a, p) => a + p.amountIn, 0n);
-      if (available <= 0n) return;
-      if (double && !this.ledger.getAccount(userDest)) return;
+      if (available <= 0n) return null;
+      if (count > 1 && !this.ledger.getAccount(userDest)) return null;
       const value = this.rng.logUniform(pool.swapValue.min, pool.swapValue.max);
       const mid = midpriceRaw(pool);
       let amountIn = BigInt(Math.max(1, Math.floor(isX ? (value * 10 ** pool.decimalsY) / mid : value * 10 ** pool.decimalsY)));
@@ -821,10 +881,28 @@ export class SimulatedMarket {
         amountIn = (amountIn * (vaultOut / 5n)) / (quote.out + 1n);
         quote = quoteSwap(pool, isX, amountIn, pool.fee.ppm);
       }
-      if (amountIn === 0n || quote.out === 0n) return;
+      if (amountIn === 0n || quote.out === 0n) return null;
       const minOut = slippage && k === 0 ? quote.out + 1n + quote.out / 100n : (quote.out * BigInt(this.rng.pick([9_900, 9_950, 9_990, 10_000]))) / 10_000n;
-      const expiration = this.rng.chance(0.5) ? I64_MAX : BigInt(this.ledger.blockTimeOf(slot) + this.rng.int(20, 120));
-      planned.push({ isX, amountIn, minOut, expiration, fee: quote.fee, amountOut: quote.out, userSource, userDest, inMint, outMint, inProgram, outProgram });
+      const expiration = this.rng.chance(0.5) ? I64_MAX : BigInt(this.ledger.blockTimeOf(this.ledger.head) + this.rng.int(20, 120));
+      // [C] any non-zero is_x sells X: a few clients send another non-zero byte.
+      const isXByte = !isX ? 0 : this.rng.chance(SHAPE_RATES.nonCanonicalIsX) ? this.rng.pick([2, 7, 128, 255]) : 1;
+      planned.push({
+        isX,
+        isXByte,
+        amountIn,
+        minOut,
+        expiration,
+        fee: quote.fee,
+        amountOut: quote.out,
+        userSource,
+        userDest,
+        inMint,
+        outMint,
+        inProgram,
+        outProgram,
+        midpriceQ32: pool.oracle.midpriceQ32,
+        spreadFactorQ32: pool.oracle.spreadFactorQ32,
+      });
       if (isX) {
         vaults.x += quote.net;
         vaults.y -= quote.out;
@@ -833,6 +911,37 @@ export class SimulatedMarket {
         vaults.x -= quote.out;
       }
     }
+    return planned;
+  }
+
+  /** The router's platform fee on the last swap's output (TransferChecked), when it has one. */
+  private platformFee(pool: PoolRuntime, last: PlannedSwap): RouterPlatformFee | undefined {
+    const amount = last.amountOut / 1_000n; // 10 bps
+    if (amount === 0n) return undefined;
+    const decimals = last.outMint === pool.mintX ? pool.decimalsX : pool.decimalsY;
+    return { from: last.userDest, to: this.ata(this.routerFeeOwner, last.outMint, last.outProgram), mint: last.outMint, tokenProgram: last.outProgram, decimals, amount };
+  }
+
+  private swap(pool: PoolRuntime, slot: number): void {
+    const trader = this.rng.pick(this.traders);
+    const route: SwapRoute = this.rng.weighted([
+      ['legacy-direct', 0.48],
+      ['v0-direct', 0.15],
+      ['v0-cpi', 0.15],
+      ['legacy-cpi', 0.07],
+      ['legacy-double', 0.06],
+      ['v0-cpi-double', 0.05],
+      ['legacy-direct-cpi', 0.02],
+      ['v0-direct-cpi', 0.02],
+    ] as const);
+    const double = route === 'legacy-double' || route === 'v0-cpi-double' || route.endsWith('direct-cpi');
+    const viaRouter = route.includes('cpi');
+    const active = pool.config.state === 1;
+    const slippage = active && this.rng.chance(this.options.failedSwapRate);
+    const vaultX = this.tokenBalance(pool.addresses.vault_x.address);
+    const vaultY = this.tokenBalance(pool.addresses.vault_y.address);
+    const planned = this.planSwaps(pool, trader, double ? 2 : 1, slippage);
+    if (!planned) return;
     const failure = !active ? ({ custom: HADRON_ERRORS.poolNotActive, reason: 'pool_not_active' } as const) : slippage ? ({ custom: HADRON_ERRORS.slippageExceeded, reason: 'slippage' } as const) : null;
     const built = buildSwapTransaction({
       pool,
@@ -843,22 +952,75 @@ export class SimulatedMarket {
       lookupTable: { address: pool.lookupTable, addresses: this.lookupTables.get(pool.lookupTable)! },
       createDestAccount: !this.ledger.getAccount(planned[0].userDest),
       failure: failure?.custom ?? null,
+      platformFee: viaRouter && this.rng.chance(SHAPE_RATES.routerPlatformFee) ? this.platformFee(pool, planned[planned.length - 1]) : undefined,
+      // A transaction from before stackHeight was recorded: only sound to decode (from balance
+      // deltas) when the swap is the pool's only one in the transaction, as on chain back then.
+      omitStackHeight: viaRouter && !double && this.rng.chance(SHAPE_RATES.cpiWithoutStackHeight),
     });
     const executed = this.run(slot, built.spec, 300_000);
     if (failure) {
       this.failed(executed, 'swap', pool, failure.reason);
       return;
     }
+    this.recordSwaps(executed, pool, trader, planned, built.locations, vaultX, vaultY);
+    this.vaultChange(executed, pool, planned.map(() => 'swap'), vaultX, vaultY);
+  }
+
+  /**
+   * An oracle update and a swap on the same pool in one transaction (a market maker's bundle), in
+   * either order: the swap is priced at the midprice in effect when it executes — the new one when
+   * the update comes first.
+   */
+  private swapWithOracleUpdate(pool: PoolRuntime, slot: number): void {
+    const trader = this.rng.pick(this.traders);
+    const updateFirst = this.rng.chance(0.5);
+    const vaultX = this.tokenBalance(pool.addresses.vault_x.address);
+    const vaultY = this.tokenBalance(pool.addresses.vault_y.address);
+    const update = this.planOracleUpdate(pool, false);
+    const before = pool.oracle;
+    if (updateFirst) this.applyOracleUpdate(pool, update, slot);
+    const planned = this.planSwaps(pool, trader, 1, false);
+    if (!planned || !this.ledger.getAccount(planned[0].userDest)) {
+      pool.oracle = before; // nothing sent
+      return;
+    }
+    if (!updateFirst) this.applyOracleUpdate(pool, update, slot);
+    const built = buildSwapTransaction({
+      pool,
+      trader: trader.key,
+      route: 'legacy-direct',
+      swaps: planned,
+      routerProgram: this.routerProgram,
+      lookupTable: { address: pool.lookupTable, addresses: this.lookupTables.get(pool.lookupTable)! },
+      createDestAccount: false,
+      failure: null,
+    });
+    const oracleIx = this.oracleInstruction(pool, update);
+    const instructions = updateFirst ? [oracleIx, ...built.spec.instructions] : [...built.spec.instructions, oracleIx];
+    const shift = updateFirst ? 1 : 0;
+    const executed = this.run(
+      slot,
+      { ...built.spec, instructions, writes: [{ address: pool.addresses.midprice_oracle.address, state: this.oracleState(pool) }] },
+      300_000,
+    );
+    const locations = built.locations.map((l) => ({ ...l, top_level_index: l.top_level_index + shift }));
+    const oracleAt = { top_level_index: executed.prefix + (updateFirst ? 0 : built.spec.instructions.length), inner_index: null };
+    if (updateFirst) this.recordOracleUpdate(pool, update, executed.stored, oracleAt);
+    this.recordSwaps(executed, pool, trader, planned, locations, vaultX, vaultY);
+    if (!updateFirst) this.recordOracleUpdate(pool, update, executed.stored, oracleAt);
+    this.vaultChange(executed, pool, ['swap'], vaultX, vaultY);
+  }
+
+  private recordSwaps(executed: ExecutedTx & { prefix: number }, pool: PoolRuntime, trader: Trader, planned: PlannedSwap[], locations: InstructionLocation[], vaultX: bigint, vaultY: bigint): void {
     const tx = executed.stored;
-    const prefix = executed.prefix;
     const post = (address: string) => {
       const i = executed.accountKeys.indexOf(address);
       return executed.postTokenBalances.find((b) => b.accountIndex === i)!.uiTokenAmount.amount;
     };
     const after = { x: vaultX, y: vaultY };
     for (const [k, s] of planned.entries()) {
-      const location = built.locations[k];
-      const top = location.top_level_index + prefix;
+      const location = locations[k];
+      const top = location.top_level_index + executed.prefix;
       if (s.isX) {
         after.x += s.amountIn - s.fee;
         after.y -= s.amountOut;
@@ -872,12 +1034,12 @@ export class SimulatedMarket {
         program: pool.programId,
         program_version: pool.version,
         signature: tx.signature,
-        slot,
+        slot: tx.slot,
         block_time: tx.blockTime,
         instruction_location: { top_level_index: top, inner_index: location.inner_index },
         pool_config: pool.fact.config,
         midprice_oracle: pool.addresses.midprice_oracle.address,
-        is_x: s.isX ? 1 : 0,
+        is_x: s.isXByte,
         side: s.isX ? 'sell' : 'buy',
         input_mint: s.inMint,
         output_mint: s.outMint,
@@ -902,8 +1064,8 @@ export class SimulatedMarket {
         route: location.inner_index === null ? 'direct' : 'cpi',
         vault_x_after_instruction: after.x.toString(),
         vault_y_after_instruction: after.y.toString(),
-        midprice_q32: pool.oracle.midpriceQ32.toString(),
-        spread_factor_q32: pool.oracle.spreadFactorQ32.toString(),
+        midprice_q32: s.midpriceQ32.toString(),
+        spread_factor_q32: s.spreadFactorQ32.toString(),
         fee_config: pool.fee.address,
         fee_ppm: pool.fee.ppm,
         fee_split: pool.fee.isPoolFee && pool.fee.split.length > 0 ? pool.fee.split.map((w) => ({ ...w })) : null,
@@ -912,7 +1074,6 @@ export class SimulatedMarket {
       };
       this.truth.swaps.push(fact);
     }
-    this.vaultChange(executed, pool, planned.map(() => 'swap'), vaultX, vaultY);
   }
 
   private vaultChange(executed: ExecutedTx, pool: PoolRuntime, causes: string[], beforeX: bigint, beforeY: bigint): void {

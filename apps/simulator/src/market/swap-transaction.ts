@@ -5,6 +5,7 @@ import {
   ATA_CREATE_IDEMPOTENT,
   systemCreateAccountData,
   tokenInitializeAccount3Data,
+  tokenTransferCheckedData,
   tokenTransferData,
   TOKEN_GET_ACCOUNT_DATA_SIZE,
   TOKEN_INITIALIZE_IMMUTABLE_OWNER,
@@ -18,10 +19,21 @@ import type { PoolRuntime } from './pool-runtime';
  * program makes them (user → fee ATA, omitted when the fee is 0; user → vault; vault → user).
  */
 
-export type SwapRoute = 'legacy-direct' | 'v0-direct' | 'legacy-cpi' | 'v0-cpi' | 'legacy-double' | 'v0-cpi-double';
+export type SwapRoute =
+  | 'legacy-direct'
+  | 'v0-direct'
+  | 'legacy-cpi'
+  | 'v0-cpi'
+  | 'legacy-double'
+  | 'v0-cpi-double'
+  /** Two swaps on one pool: the first top level, the second through the router. */
+  | 'legacy-direct-cpi'
+  | 'v0-direct-cpi';
 
 export interface PlannedSwap {
   isX: boolean;
+  /** The is_x byte sent: 0 for a buy; 1 — or any other non-zero value [C] — for a sell. */
+  isXByte: number;
   amountIn: bigint;
   minOut: bigint;
   expiration: bigint;
@@ -33,6 +45,22 @@ export interface PlannedSwap {
   outMint: string;
   inProgram: string;
   outProgram: string;
+  /** The oracle this swap was priced at (the midprice and spread in effect when it executes). */
+  midpriceQ32: bigint;
+  spreadFactorQ32: bigint;
+}
+
+/**
+ * The router's own platform fee, taken after the swaps with a TransferChecked from the user's
+ * output account (an aggregator does that; Hadron itself only ever uses plain Transfer).
+ */
+export interface RouterPlatformFee {
+  from: string;
+  to: string;
+  mint: string;
+  tokenProgram: string;
+  decimals: number;
+  amount: bigint;
 }
 
 export interface SwapTxRequest {
@@ -46,6 +74,10 @@ export interface SwapTxRequest {
   createDestAccount: boolean;
   /** Custom error of the (first) swap, or null when it succeeds. */
   failure: number | null;
+  /** CPI routes only. */
+  platformFee?: RouterPlatformFee;
+  /** Serve the inner instructions without stackHeight (a transaction from before the field existed). */
+  omitStackHeight?: boolean;
 }
 
 export interface BuiltSwapTx {
@@ -62,28 +94,37 @@ export function buildSwapTransaction(req: SwapTxRequest): BuiltSwapTx {
   const instructions: TopLevelInstruction[] = [];
   if (req.createDestAccount) instructions.push(createAtaInstruction(trader, swaps[0].userDest, swaps[0].outMint, swaps[0].outProgram));
   const locations: InstructionLocation[] = [];
-  const cpi = route === 'legacy-cpi' || route === 'v0-cpi' || route === 'v0-cpi-double';
-  if (cpi) {
+  const viaRouter = route === 'legacy-cpi' || route === 'v0-cpi' || route === 'v0-cpi-double' ? swaps : route.endsWith('direct-cpi') ? swaps.slice(1) : [];
+  for (const s of swaps.slice(0, swaps.length - viaRouter.length)) {
+    locations.push({ top_level_index: instructions.length, inner_index: null });
+    instructions.push({ ...swapInstruction(pool, trader, s), inner: transfers(pool, trader, s, 2) });
+  }
+  if (viaRouter.length > 0) {
     const inner: InnerInstruction[] = [];
-    for (const s of swaps) {
+    for (const s of viaRouter) {
       locations.push({ top_level_index: instructions.length, inner_index: inner.length });
       inner.push({ ...swapInstruction(pool, trader, s), stackHeight: 2 });
       inner.push(...transfers(pool, trader, s, 3));
     }
     const accounts: AccountMeta[] = [{ pubkey: pool.programId, isSigner: false, isWritable: false }];
-    for (const s of swaps) accounts.push(...swapAccounts(pool, trader, s));
-    instructions.push({ programId: req.routerProgram, accounts: dedupe(accounts), data: Uint8Array.of(229, 23, 203, 151, swaps.length), units: ROUTER_UNITS, logs: ['Instruction: Route'], inner });
-  } else {
-    for (const s of swaps) {
-      locations.push({ top_level_index: instructions.length, inner_index: null });
-      instructions.push({ ...swapInstruction(pool, trader, s), inner: transfers(pool, trader, s, 2) });
+    for (const s of viaRouter) accounts.push(...swapAccounts(pool, trader, s));
+    const fee = req.platformFee;
+    if (fee) {
+      inner.push({
+        programId: fee.tokenProgram,
+        accounts: [w(fee.from), ro(fee.mint), w(fee.to), { pubkey: trader, isSigner: true, isWritable: true }],
+        data: tokenTransferCheckedData(fee.amount, fee.decimals),
+        stackHeight: 2,
+      });
+      accounts.push(w(fee.to), ro(fee.mint), ro(fee.tokenProgram));
     }
+    instructions.push({ programId: req.routerProgram, accounts: dedupe(accounts), data: Uint8Array.of(229, 23, 203, 151, viaRouter.length), units: ROUTER_UNITS, logs: ['Instruction: Route'], inner });
   }
   const failIndex = locations[0].top_level_index;
   const failure = req.failure === null ? undefined : { instructionIndex: failIndex, custom: req.failure, innerIndex: locations[0].inner_index ?? undefined };
   const v0 = route.startsWith('v0');
   return {
-    spec: { version: v0 ? 0 : 'legacy', feePayer: trader, instructions, lookupTables: v0 ? [req.lookupTable] : undefined, failure },
+    spec: { version: v0 ? 0 : 'legacy', feePayer: trader, instructions, lookupTables: v0 ? [req.lookupTable] : undefined, failure, omitStackHeight: req.omitStackHeight },
     locations,
   };
 }
@@ -92,7 +133,7 @@ function swapInstruction(pool: PoolRuntime, trader: string, s: PlannedSwap) {
   return {
     programId: pool.programId,
     accounts: swapAccounts(pool, trader, s),
-    data: encodeInstruction({ tag: 3, instruction: 'Swap', is_x: s.isX ? 1 : 0, amount_in: s.amountIn.toString(), min_out: s.minOut.toString(), expiration: s.expiration.toString() }),
+    data: encodeInstruction({ tag: 3, instruction: 'Swap', is_x: s.isXByte, amount_in: s.amountIn.toString(), min_out: s.minOut.toString(), expiration: s.expiration.toString() }),
     units: SWAP_UNITS - 3 * 4644,
   };
 }

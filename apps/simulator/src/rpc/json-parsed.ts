@@ -1,4 +1,5 @@
 import { ASSOCIATED_TOKEN_PROGRAM, decodeBase58, SPL_TOKEN_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM } from '@hadron/domain';
+import { uiTokenAmount } from '../ledger/transaction-executor';
 import { decodeSystemCreateAccount, decodeTokenInstruction } from '../spl/spl-instructions';
 import type { JsonTransaction } from './wire-format';
 
@@ -58,6 +59,14 @@ function parseKnown(programId: string, accounts: string[], data: Uint8Array): { 
     switch (decoded.type) {
       case 'transfer':
         return { program, parsed: { info: { amount: decoded.amount.toString(), authority: accounts[2], destination: accounts[1], source: accounts[0] }, type: 'transfer' } };
+      case 'transferChecked':
+        return {
+          program,
+          parsed: {
+            info: { authority: accounts[3], destination: accounts[2], mint: accounts[1], source: accounts[0], tokenAmount: uiTokenAmount(decoded.amount, decoded.decimals) },
+            type: 'transferChecked',
+          },
+        };
       case 'initializeAccount3':
         return { program, parsed: { info: { account: accounts[0], mint: accounts[1], owner: decoded.owner }, type: 'initializeAccount3' } };
       case 'getAccountDataSize':

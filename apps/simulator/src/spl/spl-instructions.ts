@@ -5,6 +5,7 @@ import { decodePubkey, encodeBase58 } from '@hadron/domain';
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 
 export const TOKEN_TRANSFER = 3;
+export const TOKEN_TRANSFER_CHECKED = 12;
 export const TOKEN_INITIALIZE_ACCOUNT3 = 18;
 export const TOKEN_GET_ACCOUNT_DATA_SIZE = 21;
 export const TOKEN_INITIALIZE_IMMUTABLE_OWNER = 22;
@@ -17,6 +18,18 @@ export function tokenTransferData(amount: bigint): Uint8Array {
   return data;
 }
 
+/**
+ * SPL Token `TransferChecked` (tag 12, amount u64, decimals u8; accounts source, mint, destination,
+ * authority). Never from Hadron itself — a router's own transfers around a swap may use it.
+ */
+export function tokenTransferCheckedData(amount: bigint, decimals: number): Uint8Array {
+  const data = new Uint8Array(10);
+  data[0] = TOKEN_TRANSFER_CHECKED;
+  new DataView(data.buffer).setBigUint64(1, amount, true);
+  data[9] = decimals;
+  return data;
+}
+
 export function tokenInitializeAccount3Data(owner: string): Uint8Array {
   const data = new Uint8Array(33);
   data[0] = TOKEN_INITIALIZE_ACCOUNT3;
@@ -26,6 +39,7 @@ export function tokenInitializeAccount3Data(owner: string): Uint8Array {
 
 export type DecodedTokenInstruction =
   | { type: 'transfer'; amount: bigint }
+  | { type: 'transferChecked'; amount: bigint; decimals: number }
   | { type: 'initializeAccount3'; owner: string }
   | { type: 'getAccountDataSize' }
   | { type: 'initializeImmutableOwner' }
@@ -35,6 +49,8 @@ export function decodeTokenInstruction(data: Uint8Array): DecodedTokenInstructio
   switch (data[0]) {
     case TOKEN_TRANSFER:
       return { type: 'transfer', amount: new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(1, true) };
+    case TOKEN_TRANSFER_CHECKED:
+      return { type: 'transferChecked', amount: new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(1, true), decimals: data[9] };
     case TOKEN_INITIALIZE_ACCOUNT3:
       return { type: 'initializeAccount3', owner: encodeBase58(data.subarray(1, 33)) };
     case TOKEN_GET_ACCOUNT_DATA_SIZE:
