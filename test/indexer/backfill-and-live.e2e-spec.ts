@@ -75,11 +75,17 @@ it('places live account changes (pause, resume, fee split) at the transactions t
   scheduleAdmin(cluster, pausedPool.config, 4, 'pause');
   scheduleAdmin(cluster, splitPool.config, 9, 'split', 7);
   scheduleAdmin(cluster, pausedPool.config, 25, 'resume');
-  for (let i = 0; i < 8; i++) {
-    sim.advance(cluster, 5);
-    await new Promise((r) => setTimeout(r, 150));
+  // Each change is indexed before the next one exists: a pause and its resume in one batch would
+  // net out to no change at all, so each must land in its own poll — by construction, not by timing.
+  for (const [slots, what] of [
+    [6, 'the pause'],
+    [6, 'the split rewrite'],
+    [15, 'the resume'],
+    [13, 'the slots after'],
+  ] as const) {
+    sim.advance(cluster, slots);
+    await waitFor(`${what} indexed`, () => caughtUp(db, sim, cluster), 30_000, 100);
   }
-  await waitFor('live admin changes indexed', () => caughtUp(db, sim, cluster), 30_000, 200);
 
   const gt = sim.groundTruth(cluster);
   const events = await readEventLog(db, cluster);
