@@ -5,13 +5,14 @@
  */
 import { z } from 'zod';
 import { createLogger, envInt, parseEnv, runProcess } from '@hadron/platform';
-import { startSimulator } from '../../simulator/src/index';
+import { DEFAULT_MARKET_OPTIONS, startSimulator } from '../../simulator/src/index';
 import { mainEnvSchema, startAll } from './compose';
 
 const demoSchema = z.object({
   SIM_PORT: envInt(0, 65535, 8899),
   SIM_SEED: z.string().min(1).default('hadron-demo'),
-  SIM_POOLS: envInt(1, 256, 6),
+  // The simulator's default: every pool template of its catalog (Token-2022 and 0-decimal tokens included).
+  SIM_POOLS: envInt(1, 256, DEFAULT_MARKET_OPTIONS.pools),
   SIM_HISTORY_SECONDS: envInt(60, 7 * 24 * 3600, 900),
 });
 
@@ -19,7 +20,7 @@ runProcess('hadron-demo', () => createLogger('hadron-demo'), async () => {
   const demo = parseEnv(demoSchema);
   const log = createLogger('hadron-demo', process.env.LOG_LEVEL ?? 'info');
   const sim = await startSimulator({ port: demo.SIM_PORT, seed: demo.SIM_SEED, pools: demo.SIM_POOLS, historySeconds: demo.SIM_HISTORY_SECONDS });
-  log.info({ urls: sim.urls }, 'simulated cluster serving');
+  log.info({ urls: sim.urls, wsUrls: sim.wsUrls }, 'simulated cluster serving');
   // The demo keeps its own data directory so it never mixes with a real index.
   const config = parseEnv(mainEnvSchema, {
     PG_DATA_DIR: '.data/demo-postgres',
@@ -27,6 +28,9 @@ runProcess('hadron-demo', () => createLogger('hadron-demo'), async () => {
     ...process.env,
     RPC_URL_MAINNET_BETA: sim.urls['mainnet-beta'],
     RPC_URL_DEVNET: sim.urls.devnet,
+    // The simulator's PubSub websockets: logsSubscribe wakes the live tail as soon as a transaction lands.
+    RPC_WS_URL_MAINNET_BETA: sim.wsUrls['mainnet-beta'],
+    RPC_WS_URL_DEVNET: sim.wsUrls.devnet,
     // The whole simulated history; a local RPC needs no rate limit; exact positions in block.
     INDEXER_START_SLOT: '0',
     RPC_RPS: process.env.RPC_RPS ?? '100000',

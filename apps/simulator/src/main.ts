@@ -1,6 +1,7 @@
 import { createLogger, envBool, envInt, parseEnv, runProcess } from '@hadron/platform';
 import { z } from 'zod';
 import { FAULT_KINDS, type FaultKind } from './rpc/faults';
+import { DEFAULT_MARKET_OPTIONS } from './market/market-generator';
 import { startSimulator } from './simulator';
 
 /**
@@ -19,7 +20,7 @@ const envSchema = z.object({
   SIM_PORT: envInt(0, 65535, 8899),
   SIM_HOST: z.string().default('127.0.0.1'),
   SIM_SEED: z.string().min(1).default('hadron'),
-  SIM_POOLS: envInt(1, 256, 8),
+  SIM_POOLS: envInt(1, 256, DEFAULT_MARKET_OPTIONS.pools),
   SIM_HISTORY_SECONDS: envInt(1, 7 * 24 * 3600, 1800),
   SIM_LIVE: envBool(true),
   SIM_SLOT_MS: envInt(10, 10_000, 400),

@@ -8,11 +8,13 @@ import {
   derivePoolAddresses,
   isTokenProgram,
   poolStateName,
+  TOKEN_2022_PROGRAM,
 } from '@hadron/domain';
 import { createHash } from 'node:crypto';
 import type { StoredTx } from '../ledger/ledger';
 import { NATIVE_MINT, tokenAccountAmount, tokenAccountMint, tokenAccountRent } from '../spl/spl-accounts';
 import { generateMarket } from '../simulator';
+import { POOL_ROTATION, QUOTES } from './catalog';
 import type { SimulatedMarket } from './market-generator';
 
 /**
@@ -137,6 +139,16 @@ describe('coverage: every kind of fact the indexer must handle is generated', ()
     expect(events.length).toBeGreaterThan(0);
     expect(Math.min(...events.map((e) => e.slot))).toBeGreaterThanOrEqual(late.created_slot);
     expect(gt.liquidity.find((l) => l.pool_config === late.config)).toMatchObject({ kind: 'deposit', slot: late.created_slot });
+  });
+
+  it('the default market (npm run demo, start:simulator) has a pool of every catalog template, Token-2022 and 0-decimal tokens included', () => {
+    const gt = generateMarket({ cluster: 'devnet', seed: 'defaults', historySeconds: 20, historyEndTimeMs: OPTIONS.historyEndTimeMs }).groundTruth();
+    const templates = (list: readonly { program: string; base: string; quote: string }[]) => list.map((t) => `${t.program} ${t.base}/${t.quote}`).sort();
+    expect(templates(gt.pools.map((p) => ({ program: p.program_version, base: p.symbol_x, quote: p.symbol_y })))).toEqual(
+      templates(POOL_ROTATION.map((t) => ({ program: t.program, base: t.base.symbol, quote: QUOTES[t.quote].symbol }))),
+    );
+    expect(gt.tokens.some((t) => t.token_program === TOKEN_2022_PROGRAM)).toBe(true);
+    expect(gt.tokens.some((t) => t.decimals === 0)).toBe(true);
   });
 
   it('creates a new pool in live mode when asked', () => {

@@ -79,7 +79,8 @@ export interface MarketOptions {
 }
 
 export const DEFAULT_MARKET_OPTIONS: Omit<MarketOptions, 'cluster' | 'seed' | 'historyEndTimeMs'> = {
-  pools: 6,
+  /** Every template of the catalog's rotation (POOL_ROTATION). */
+  pools: 8,
   historySeconds: 1800,
   slotMs: 400,
   midpriceUpdatesPerSecond: 3,
