@@ -71,9 +71,17 @@ async function cursors(db: TestDatabase): Promise<Record<string, number | null>>
 const byId = (events: readonly HadronEvent[]) => new Map(events.map((e) => [e.id, e]));
 
 it('SIGKILLed at placed points of the backfill (before an append, between append and commit, mid-chunk) and restarted, it ends with exactly the events of an uninterrupted run', async () => {
-  // Reference: one uninterrupted run.
-  const reference = await startIndexer(storageOf(clean), simIndexerConfig(sim, SETTINGS), createLogger('reference', 'warn'));
+  // Reference: one uninterrupted run, listing 100 signatures a page (the crashed runs: 1000). The
+  // backfill is held as page boundaries plus one slot window at a time — bounded memory — and the
+  // events must not depend on how the range was windowed or chunked.
+  const reference = await startIndexer(storageOf(clean), simIndexerConfig(sim, { ...SETTINGS, RPC_SIGNATURES_PAGE: '100' }), createLogger('reference', 'warn'));
   for (const cluster of CLUSTERS) await waitFor(`reference ${cluster}`, () => caughtUp(clean, sim, cluster), 120_000, 200);
+  const windows = (await reference.metrics.registry.getSingleMetric('indexer_listing_window_signatures')!.get()).values;
+  const bucket = (le: number | string) => windows.filter((v) => v.metricName === 'indexer_listing_window_signatures_bucket' && v.labels.le === le).reduce((a, v) => a + v.value, 0);
+  const listed = windows.filter((v) => v.metricName === 'indexer_listing_window_signatures_sum').reduce((a, v) => a + v.value, 0);
+  expect(bucket('+Inf')).toBeGreaterThan(10); // many windows
+  expect(bucket(250)).toBe(bucket('+Inf')); // none held more than 250 signatures (two pages per program, and a slot's spill)
+  expect(listed).toBeGreaterThan(20 * 250); // out of thousands
   await reference.stop();
 
   // Crashing runs, each at a placed point of its Nth chunk (appends and commits count both clusters).

@@ -37,11 +37,20 @@ async function main(): Promise<void> {
   });
   const started = Date.now();
   const indexer = await startIndexer(storage, config, log);
+  let peakHeap = 0;
   for (;;) {
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
     const status = indexer.status();
     if (status.every((s) => s.backfillDone && s.cursorSlot !== null && s.cursorSlot >= heads[s.cluster])) break;
     await new Promise((r) => setTimeout(r, 50));
   }
+  // The listing is held as page boundaries plus one slot window at a time: the largest window, not the range, is what memory holds.
+  const windows = (await indexer.metrics.listingWindow.get()).values;
+  const of = (suffix: string) => windows.filter((v) => v.metricName?.endsWith(suffix));
+  const windowCount = of('_count').reduce((a, v) => a + v.value, 0);
+  const windowSum = of('_sum').reduce((a, v) => a + v.value, 0);
+  // Per cluster, the smallest bucket holding every window.
+  const largest = of('_count').map((c) => of('_bucket').find((b) => b.labels.cluster === c.labels.cluster && b.value === c.value)?.labels.le);
   const seconds = (Date.now() - started) / 1000;
   const events = Number((await db.pool.query('SELECT count(*) AS n FROM event_log')).rows[0].n);
   const processed = (await indexer.metrics.transactions.get()).values.reduce((a, v) => a + v.value, 0);
@@ -53,6 +62,7 @@ async function main(): Promise<void> {
       `${Math.round(processed / seconds).toLocaleString('en-US')} tx/s, ${Math.round(events / seconds).toLocaleString('en-US')} events/s; ` +
       `${calls} JSON-RPC calls in ${http} HTTP requests (${(calls / processed).toFixed(2)} calls/tx)`,
   );
+  console.log(`listing: ${windowSum} signatures in ${windowCount} slot windows (largest per cluster ≤ ${largest.join(', ')}); peak heap ${(peakHeap / 2 ** 20).toFixed(0)} MiB`);
   sim.process.kill('SIGTERM');
   await db.drop();
   if (embedded && !embedded.reused) await embedded.stop();

@@ -31,6 +31,8 @@ export const indexerEnvShape = {
   RPC_RETRY_MAX_MS: envInt(1, 600_000, 10_000),
   /** getTransaction calls per JSON-RPC batch request. */
   RPC_TX_BATCH: envInt(1, 1000, 50),
+  /** getSignaturesForAddress page size (the RPC's maximum is 1000; some providers allow less). */
+  RPC_SIGNATURES_PAGE: envInt(1, 1000, 1000),
   INDEXER_COMMITMENT: z.enum(['confirmed', 'finalized']).default('confirmed'),
   /** Backfill start: a slot, or a unix time in seconds; neither = the last 24 h. */
   INDEXER_START_SLOT: envInt(0, Number.MAX_SAFE_INTEGER, 0).optional(),
@@ -70,6 +72,7 @@ export interface ClusterSettings {
   timeoutMs: number;
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
   txBatchSize: number;
+  signaturePage: number;
   start: { slot: number } | { time: number };
   pollMs: number;
   refreshMs: number;
@@ -100,6 +103,7 @@ export function clusterSettings(config: IndexerConfig, cluster: Cluster, now: ()
     timeoutMs: config.RPC_TIMEOUT_MS,
     retry: { maxAttempts: config.RPC_MAX_ATTEMPTS, baseDelayMs: config.RPC_RETRY_BASE_MS, maxDelayMs: config.RPC_RETRY_MAX_MS },
     txBatchSize: config.RPC_TX_BATCH,
+    signaturePage: config.RPC_SIGNATURES_PAGE,
     start,
     pollMs: config.INDEXER_POLL_MS,
     refreshMs: config.INDEXER_REFRESH_SECONDS * 1000,

@@ -39,6 +39,13 @@ export class IndexerMetrics {
     labelNames: ['cluster'],
     registers: [this.registry],
   });
+  readonly listingWindow = new Histogram({
+    name: 'indexer_listing_window_signatures',
+    help: 'Signatures held per slot window of a large range (held as page boundaries plus one window at a time)',
+    labelNames: ['cluster'],
+    buckets: [50, 100, 250, 500, 1000, 2500, 5000, 10_000],
+    registers: [this.registry],
+  });
   readonly pools = new Gauge({ name: 'indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
   readonly backfillRatio = new Gauge({ name: 'indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
   readonly cycleErrors = new Counter({ name: 'indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });

@@ -30,7 +30,6 @@ import { adoptOracle, canonicalSplit, knownPoolOf, UNKNOWN_STATE, type PoolRecor
  * re-derives exactly the same events (same ids, same payloads) on restart.
  */
 
-const SIGNATURE_PAGE = 1000;
 const GAP_BATCH = 100;
 const MAX_GAP_DELAY_MS = 10 * 60_000;
 const MAX_CYCLE_BACKOFF_MS = 30_000;
@@ -69,7 +68,9 @@ interface Snapshot {
   newPools: Record<string, NewPool>;
 }
 
+/** A range listed in full: small enough to hold (the live tail), or one window of a paged range. */
 interface Listing {
+  kind: 'full';
   refs: TxRef[];
   /** Per program, the newest listed signature (any status) at or below the target. */
   newest: Map<string, ProgramCursor>;
@@ -79,8 +80,37 @@ interface Listing {
    * Successful transactions the RPC listed only now although their slot is already indexed: an
    * earlier listing missed them (a signature index behind its bank). They go to the gap ledger.
    */
-  late: TxRef[];
+  late: LateRef[];
 }
+
+/** A listed-late transaction, with the programs whose listing named it. */
+type LateRef = TxRef & { programs: string[] };
+
+/**
+ * A range too large to hold (a backfill: millions of signatures on a busy day), kept as page
+ * boundaries only — every page's last signature and slot, per program. It is processed in slot
+ * windows, oldest first, each listed again between two boundaries (listWindow).
+ */
+interface PagedListing {
+  kind: 'paged';
+  target: number;
+  /** Exclusive lower bound of the range (the cursor), null on the first run (range start bounds instead). */
+  afterSlot: number | null;
+  rangeStartSlot: number | null;
+  rangeStartTime: number | null;
+  /** Per program, the `until` the range was listed with. */
+  until: Map<string, string | undefined>;
+  /** Per program, the last signature of every full page, newest first. */
+  boundaries: Map<string, ProgramCursor[]>;
+  newest: Map<string, ProgramCursor>;
+  late: LateRef[];
+  /** Successful signatures listed (both programs; a transaction of both counts twice). */
+  count: number;
+  /** The oldest successful transaction of the range. */
+  first: TxRef | null;
+}
+
+type RangeListing = Listing | PagedListing;
 
 interface Fetched {
   refs: TxRef[];
@@ -285,9 +315,10 @@ export class ClusterIndexer {
     if (resumed) {
       this.log.info({ targetSlot: resumed.targetSlot, mode: resumed.mode }, 'resuming the cycle in progress');
       await this.refreshHead(); // the target is the saved one: the head moves on without it
-      const listing = await this.list(resumed.targetSlot, resumed);
+      // A lookahead cycle is one batch, whatever its size now (late listings may have grown it).
+      const listing = await this.list(resumed.targetSlot, resumed, resumed.mode === 'lookahead' ? Number.POSITIVE_INFINITY : this.d.settings.chunkTxs);
       this.rebuildContext(Object.values(resumed.newPools));
-      const fetched = resumed.mode === 'lookahead' ? await this.fetch(listing.refs) : null;
+      const fetched = listing.kind === 'full' && resumed.mode === 'lookahead' ? await this.fetch(listing.refs) : null;
       await this.run(resumed, listing, fetched);
       return true;
     }
@@ -308,21 +339,23 @@ export class ClusterIndexer {
 
     let mode: CycleRecord['mode'];
     let fetched: Fetched | null = null;
-    if (listing.refs.length <= this.d.settings.chunkTxs) {
+    if (listing.kind === 'full') {
       mode = 'lookahead';
       fetched = await this.fetch(listing.refs);
       if (!snapshot) {
         const trigger = this.triggers(fetched);
         if (trigger) {
           snapshot = await this.takeSnapshot(trigger === 'discover', target);
-          const more = await this.list(snapshot.accounts.slot, { ...bounds, afterSlot: target, until: listing.newest });
+          const more = await this.listFull(snapshot.accounts.slot, { ...bounds, afterSlot: target, until: listing.newest });
           const extra = await this.fetch(more.refs);
           fetched = { refs: [...fetched.refs, ...extra.refs], txs: new Map([...fetched.txs, ...extra.txs]), problems: [...fetched.problems, ...extra.problems] };
+          const held = listing;
           listing = {
-            refs: [...listing.refs, ...more.refs],
-            newest: new Map([...listing.newest, ...more.newest]),
-            listed: new Map(HADRON_PROGRAMS.map(({ programId }) => [programId, [...(more.listed.get(programId) ?? []), ...(listing.listed.get(programId) ?? [])]])),
-            late: [...listing.late, ...more.late],
+            kind: 'full',
+            refs: [...held.refs, ...more.refs],
+            newest: new Map([...held.newest, ...more.newest]),
+            listed: new Map(HADRON_PROGRAMS.map(({ programId }) => [programId, [...(more.listed.get(programId) ?? []), ...(held.listed.get(programId) ?? [])]])),
+            late: [...held.late, ...more.late],
           };
           target = snapshot.accounts.slot;
           this.noteHead(target);
@@ -337,7 +370,7 @@ export class ClusterIndexer {
       }
     }
 
-    if (!snapshot && listing.refs.length === 0 && listing.late.length === 0) {
+    if (!snapshot && listing.kind === 'full' && listing.refs.length === 0 && listing.late.length === 0) {
       this.observedThrough = target; // nothing new up to the head: the cursor is as good as there
       this.lastProgressAt = this.now();
       this.updateLag();
@@ -355,13 +388,13 @@ export class ClusterIndexer {
       discoveryPublished: false,
     };
     if (snapshot) {
-      await this.lookback(cycle, fetched?.refs ?? listing.refs, fetched);
+      await this.lookback(cycle, fetched?.refs[0] ?? firstOf(listing), fetched);
       await this.d.store.saveCycle(this.cluster, cycle);
       this.progress.cycle = cycle;
     }
     this.rebuildContext(Object.values(cycle.newPools));
     await this.run(cycle, listing, fetched);
-    return listing.refs.length > 0;
+    return listing.kind === 'paged' || listing.refs.length > 0;
   }
 
   /**
@@ -436,10 +469,9 @@ export class ClusterIndexer {
    * fetched transactions (lookahead), or when the oracle's last update is older than the range
    * (at-target) — else the newest setter before the range, from the oracle's history.
    */
-  private async lookback(cycle: CycleRecord, refs: readonly TxRef[], fetched: Fetched | null): Promise<void> {
-    if (refs.length === 0 || !cycle.snapshot) return;
+  private async lookback(cycle: CycleRecord, first: TxRef | null, fetched: Fetched | null): Promise<void> {
+    if (!first || !cycle.snapshot) return;
     const snapshot = cycle.snapshot;
-    const first = refs[0];
     for (const pool of Object.values(cycle.newPools)) {
       const ctx = decodeContextOf(new Map([[pool.static.config, knownPoolOf(pool.static)]]));
       const oracle = snapshot.pools[pool.static.config]?.oracle;
@@ -459,26 +491,38 @@ export class ClusterIndexer {
   /**
    * Successful signatures of both programs in (cursor, target], chain order. The first run lists
    * back to the backfill start (a slot or a block time); later ones stop at the cursor (`until`).
+   * Up to `keep` signatures the range is held in full; past that only page boundaries are kept
+   * (PagedListing) and the range is listed again window by window as it is processed.
    */
   private async list(
     target: number,
     bounds: { rangeStartSlot: number | null; rangeStartTime: number | null; afterSlot?: number; until?: ReadonlyMap<string, ProgramCursor> },
-  ): Promise<Listing> {
+    keep: number = this.d.settings.chunkTxs,
+  ): Promise<RangeListing> {
+    const pageSize = this.d.settings.signaturePage;
     const afterSlot = bounds.afterSlot ?? this.progress.throughSlot;
-    const lists: ListedSignature[][] = [];
+    let lists: ListedSignature[][] | null = [];
+    let listed: Map<string, ProgramCursor[]> | null = new Map();
+    let held = 0;
     const newest = new Map<string, ProgramCursor>();
-    const listed = new Map<string, ProgramCursor[]>();
-    const late = new Map<string, TxRef>();
+    const boundaries = new Map<string, ProgramCursor[]>();
+    const untils = new Map<string, string | undefined>();
+    const late = new Map<string, LateRef>();
+    let count = 0;
+    let first: TxRef | null = null;
     for (const { programId } of HADRON_PROGRAMS) {
       const until = afterSlot === null ? undefined : (bounds.until ?? this.progress.programCursors).get(programId)?.signature;
+      untils.set(programId, until);
       const list: ListedSignature[] = [];
       const all: ProgramCursor[] = [];
+      const pages: ProgramCursor[] = [];
       let before: string | undefined;
       for (let done = false; !done && !this.stopping; ) {
         // minContextSlot: a node that has not reached the target yet answers -32016 (retried) instead of listing less.
-        const page = await this.d.rpc.getSignaturesForAddress(programId, { before, until, limit: SIGNATURE_PAGE, minContextSlot: target });
+        const page = await this.d.rpc.getSignaturesForAddress(programId, { before, until, limit: pageSize, minContextSlot: target });
         for (const s of page) {
           if (s.slot > target) continue;
+          const ok = s.err === null || s.err === undefined;
           if (afterSlot !== null && s.slot <= afterSlot) {
             // The RPC stops at `until` (the program's cursor) by itself: what it still returns at or
             // below the indexed slot was not listed when that slot was indexed.
@@ -487,7 +531,11 @@ export class ClusterIndexer {
               break;
             }
             all.push({ slot: s.slot, signature: s.signature });
-            if (s.err === null || s.err === undefined) late.set(s.signature, { signature: s.signature, slot: s.slot, blockTime: s.blockTime, txIndex: null });
+            if (ok) {
+              const known = late.get(s.signature);
+              if (known) known.programs.push(programId);
+              else late.set(s.signature, { signature: s.signature, slot: s.slot, blockTime: s.blockTime, txIndex: null, programs: [programId] });
+            }
             continue;
           }
           if (afterSlot === null && ((bounds.rangeStartSlot !== null && s.slot < bounds.rangeStartSlot) || (bounds.rangeStartTime !== null && s.blockTime !== null && s.blockTime < bounds.rangeStartTime))) {
@@ -495,17 +543,106 @@ export class ClusterIndexer {
             break;
           }
           if (!newest.has(programId)) newest.set(programId, { slot: s.slot, signature: s.signature });
-          all.push({ slot: s.slot, signature: s.signature });
-          list.push(s);
+          if (ok) {
+            count++;
+            if (!first || s.slot < first.slot) first = { signature: s.signature, slot: s.slot, blockTime: s.blockTime, txIndex: null };
+          }
+          if (lists) {
+            all.push({ slot: s.slot, signature: s.signature });
+            list.push(s);
+            held++;
+          }
         }
-        if (page.length < SIGNATURE_PAGE) done = true;
-        else before = page[page.length - 1].signature;
+        if (page.length < pageSize) done = true;
+        else {
+          before = page[page.length - 1].signature;
+          pages.push({ slot: page[page.length - 1].slot, signature: before });
+        }
+        if (lists && held > keep) {
+          // Too large to hold: from here on only page boundaries.
+          lists = null;
+          listed = null;
+          list.length = 0;
+          all.length = 0;
+        }
       }
-      lists.push(list);
-      listed.set(programId, all);
+      boundaries.set(programId, pages);
+      if (lists && listed) {
+        lists.push(list);
+        listed.set(programId, all);
+      }
     }
     if (this.stopping) throw new Error('stopping');
-    return { refs: mergeInChainOrder(lists), newest, listed, late: [...late.values()].sort((a, b) => a.slot - b.slot) };
+    const lateRefs = [...late.values()].sort((a, b) => a.slot - b.slot);
+    if (lists && listed) return { kind: 'full', refs: mergeInChainOrder(lists), newest, listed, late: lateRefs };
+    const { rangeStartSlot, rangeStartTime } = bounds;
+    return { kind: 'paged', target, afterSlot, rangeStartSlot, rangeStartTime, until: untils, boundaries, newest, late: lateRefs, count, first };
+  }
+
+  /** A range that must be held in full (one lookahead batch). */
+  private async listFull(target: number, bounds: Parameters<ClusterIndexer['list']>[1]): Promise<Listing> {
+    const listing = await this.list(target, bounds, Number.POSITIVE_INFINITY);
+    if (listing.kind !== 'full') throw new Error('unreachable: a listing without a size limit is held in full');
+    return listing;
+  }
+
+  /**
+   * The range as slot windows, oldest first. A paged range's window ends are its page boundaries'
+   * slots (and the target): each window holds about a page per program, listed again from the
+   * boundary above it, so memory stays bounded however long the range.
+   */
+  private async *windows(listing: RangeListing): AsyncGenerator<Listing> {
+    if (listing.kind === 'full') {
+      yield listing;
+      return;
+    }
+    const ends = [...new Set([...[...listing.boundaries.values()].flat().map((b) => b.slot), listing.target])].filter((slot) => slot <= listing.target).sort((a, b) => a - b);
+    let lo = listing.afterSlot ?? -1;
+    let late = listing.late;
+    for (const hi of ends) {
+      if (hi <= lo) continue;
+      const lists: ListedSignature[][] = [];
+      const listed = new Map<string, ProgramCursor[]>();
+      for (const { programId } of HADRON_PROGRAMS) {
+        const entries = await this.listWindow(listing, programId, lo, hi);
+        lists.push(entries);
+        listed.set(programId, entries.map((e) => ({ slot: e.slot, signature: e.signature })));
+      }
+      this.d.metrics.listingWindow.observe({ cluster: this.cluster }, lists.reduce((n, l) => n + l.length, 0));
+      yield { kind: 'full', refs: mergeInChainOrder(lists), newest: new Map(), listed, late };
+      late = [];
+      lo = hi;
+    }
+  }
+
+  /** One program's signatures with slot in (lo, hi], newest first, listed from its page boundary just above hi. */
+  private async listWindow(listing: PagedListing, programId: string, lo: number, hi: number): Promise<ListedSignature[]> {
+    const pageSize = this.d.settings.signaturePage;
+    let before: string | undefined;
+    for (const b of listing.boundaries.get(programId) ?? []) {
+      if (b.slot > hi) before = b.signature;
+      else break;
+    }
+    const out: ListedSignature[] = [];
+    for (let done = false; !done && !this.stopping; ) {
+      const page = await this.d.rpc.getSignaturesForAddress(programId, { before, until: listing.until.get(programId), limit: pageSize, minContextSlot: listing.target });
+      for (const s of page) {
+        if (s.slot > hi) continue;
+        if (s.slot <= lo) {
+          done = true;
+          break;
+        }
+        if (listing.afterSlot === null && ((listing.rangeStartSlot !== null && s.slot < listing.rangeStartSlot) || (listing.rangeStartTime !== null && s.blockTime !== null && s.blockTime < listing.rangeStartTime))) {
+          done = true;
+          break;
+        }
+        out.push(s);
+      }
+      if (page.length < pageSize) done = true;
+      else before = page[page.length - 1].signature;
+    }
+    if (this.stopping) throw new Error('stopping');
+    return out;
   }
 
   /** Block positions (when needed) and the transactions, batched; failures stay in the map. */
@@ -533,7 +670,7 @@ export class ClusterIndexer {
 
   // ---- processing ----------------------------------------------------------------------------
 
-  private async run(cycle: CycleRecord, listing: Listing, fetched: Fetched | null): Promise<void> {
+  private async run(cycle: CycleRecord, listing: RangeListing, fetched: Fetched | null): Promise<void> {
     const snapshot = cycle.snapshot;
     const builder = (pools: ReadonlyMap<string, PoolRecord>) => new EventBuilder(this.cluster, pools);
     const at: ObservationPosition = { slot: cycle.targetSlot, blockTime: cycle.targetBlockTime, signature: null, txIndex: null };
@@ -554,27 +691,30 @@ export class ClusterIndexer {
         this.countEvents(events);
       }
       cycle.discoveryPublished = true;
-      const chunks = slotAlignedChunks(listing.refs, this.d.settings.chunkTxs);
-      const total = listing.refs.length;
+      const total = listing.kind === 'full' ? listing.refs.length : listing.count;
       const progress = new ProgressLine(this.log, total, this.d.settings.progressMs, this.now);
       let done = 0;
-      for (const chunk of chunks) {
-        if (this.stopping) return;
-        const f = await this.fetch(chunk);
-        this.holdForMissing(f);
-        const out = this.processChunk(f, pools, null, snapshot, builder(pools), listing);
-        done += chunk.length;
-        await this.commitChunk(cycle, chunk[chunk.length - 1].slot, out, pools, listing, false);
-        progress.update(done);
-        this.d.metrics.backfillRatio.set({ cluster: this.cluster }, total === 0 ? 1 : done / total);
+      for await (const window of this.windows(listing)) {
+        for (const chunk of slotAlignedChunks(window.refs, this.d.settings.chunkTxs)) {
+          if (this.stopping) return;
+          const f = await this.fetch(chunk);
+          this.holdForMissing(f);
+          const out = this.processChunk(f, pools, null, snapshot, builder(pools), window);
+          done += chunk.length;
+          await this.commitChunk(cycle, chunk[chunk.length - 1].slot, out, pools, window, false);
+          progress.update(done);
+          this.d.metrics.backfillRatio.set({ cluster: this.cluster }, total === 0 ? 1 : Math.min(1, done / total));
+        }
       }
+      if (this.stopping) return;
       const end = snapshot ? this.applyAtEnd(snapshot, cycle, pools, builder(pools), at, new Set(newPools)) : [];
-      await this.commitChunk(cycle, cycle.targetSlot, { events: end, gaps: [], problems: [], lastSignature: null, builtWithOpenGap: 0 }, pools, listing, true);
+      await this.commitChunk(cycle, cycle.targetSlot, { events: end, gaps: [], problems: [], lastSignature: null, builtWithOpenGap: 0 }, pools, endOf(listing), true);
       progress.finish(done);
       return;
     }
 
     // lookahead: one chunk, every transaction already fetched
+    if (listing.kind !== 'full') throw new Error('unreachable: a lookahead cycle is listed in full');
     const f = fetched ?? (await this.fetch(listing.refs));
     this.holdForMissing(f);
     const plan = snapshot ? this.plan(snapshot, pools, f) : null;
@@ -740,7 +880,7 @@ export class ClusterIndexer {
     const late = listing.late.splice(0);
     if (late.length > 0) {
       const state = trackedStates(this.progress.pools);
-      const lateGaps = late.map((r) => ({ signature: r.signature, slot: r.slot, txIndex: null, attempts: 0, lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)', state, programs: programsListing(listing, r.signature) }));
+      const lateGaps = late.map((r) => ({ signature: r.signature, slot: r.slot, txIndex: null, attempts: 0, lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)', state, programs: r.programs }));
       out = { ...out, gaps: [...out.gaps, ...lateGaps] };
       this.d.metrics.lateListed.inc({ cluster: this.cluster }, late.length);
       this.log.warn({ late: late.map((r) => r.signature) }, 'the RPC listed transactions of slots already indexed (its signature index lagged): indexing them from the gap ledger');
@@ -838,6 +978,17 @@ export class ClusterIndexer {
   private countEvents(events: readonly HadronEvent[]): void {
     for (const e of events) this.d.metrics.events.inc({ cluster: this.cluster, type: e.type });
   }
+}
+
+/** The oldest successful transaction of a range. */
+function firstOf(listing: RangeListing): TxRef | null {
+  return listing.kind === 'full' ? (listing.refs[0] ?? null) : listing.first;
+}
+
+/** What the end-of-range commit moves the program cursors to: each program's newest listed signature. */
+function endOf(listing: RangeListing): Listing {
+  if (listing.kind === 'full') return listing;
+  return { kind: 'full', refs: [], newest: listing.newest, listed: new Map([...listing.newest].map(([program, c]) => [program, [c]])), late: listing.late };
 }
 
 /** The programs whose listing named `signature` (a gap belongs to those programs' pools). */
