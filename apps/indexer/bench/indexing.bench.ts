@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   // The listing is held as page boundaries plus one slot window at a time: the largest window, not the range, is what memory holds.
-  const windows = (await indexer.metrics.listingWindow.get()).values;
+  const windows = (await indexer.metrics.listingWindow.get()).values as { metricName?: string; labels: Record<string, string | number>; value: number }[];
   const of = (suffix: string) => windows.filter((v) => v.metricName?.endsWith(suffix));
   const windowCount = of('_count').reduce((a, v) => a + v.value, 0);
   const windowSum = of('_sum').reduce((a, v) => a + v.value, 0);
