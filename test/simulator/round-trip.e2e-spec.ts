@@ -1,4 +1,5 @@
 import {
+  decodeBase58,
   decodeConfigAccount,
   decodeFeeConfigAccount,
   decodeFeeSplit,
@@ -24,10 +25,13 @@ import {
 
 /**
  * ROUND TRIP (simulator → indexer decoder). It lives in test/ because apps may not import each
- * other (.dependency-cruiser.js); it is the simulator's acceptance test. Read the simulated cluster only through JSON-RPC, exactly as the indexer does
- * (discover pools with getProgramAccounts, page getSignaturesForAddress, batch getTransaction),
- * decode with apps/indexer/src/decode, and recover the ground truth exactly — every swap to the
- * atom, every oracle update, every vault balance change, fee splits, pool states, token metadata.
+ * other (.dependency-cruiser.js); it is the simulator's acceptance test. Read the simulated cluster
+ * only through JSON-RPC, exactly as the indexer does (discover pools with getProgramAccounts, page
+ * getSignaturesForAddress, batch getTransaction, read accounts as slots are produced), decode with
+ * apps/indexer/src/decode, and recover every kind of fact in the ground truth exactly: every swap
+ * to the atom (per instruction too), every oracle update, every vault balance change, every deposit
+ * and withdrawal, every pool state and fee split change with the split in effect at each swap,
+ * global fee configs, token metadata.
  */
 
 const HISTORY_END = 1_750_000_000_000;
@@ -49,7 +53,10 @@ interface RpcReply {
   error?: { code: number; message: string };
 }
 
-/** A JSON-RPC batch; with `retry`, any failed request (fault) is sent again until it answers. */
+/**
+ * A JSON-RPC batch; with `retry`, any failed request (fault) is sent again until it answers —
+ * quickly: an injected timeout hangs 1 s. Without faults a slow answer (a busy machine) is waited for.
+ */
 async function batch(url: string, calls: { method: string; params: unknown[] }[], retry = false): Promise<unknown[]> {
   const out: unknown[] = new Array(calls.length);
   let pending = calls.map((c, i) => ({ ...c, i }));
@@ -58,7 +65,7 @@ async function batch(url: string, calls: { method: string; params: unknown[] }[]
     const body = JSON.stringify(pending.map((c) => ({ jsonrpc: '2.0', id: c.i, method: c.method, params: c.params })));
     let replies: RpcReply[];
     try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(500) });
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(retry ? 500 : 15_000) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       replies = JSON.parse(await res.text());
     } catch (e) {
@@ -128,19 +135,50 @@ async function allSignatures(url: string, retry = false): Promise<{ signature: s
   return [...seen.values()];
 }
 
-async function decodeAll(url: string, ctx: DecodeContext, signatures: string[], retry = false): Promise<TransactionFacts[]> {
+async function decodeAll(url: string, ctx: DecodeContext, signatures: string[], retry = false): Promise<{ facts: TransactionFacts[]; results: Map<string, RpcTransactionResult> }> {
   const facts: TransactionFacts[] = [];
+  const results = new Map<string, RpcTransactionResult>();
   for (let i = 0; i < signatures.length; i += 100) {
     const chunk = signatures.slice(i, i + 100);
-    const results = await batch(
+    const replies = await batch(
       url,
       chunk.map((s) => ({ method: 'getTransaction', params: [s, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }] })),
       retry,
     );
-    for (const r of results) facts.push(decodeTransaction(r as RpcTransactionResult, ctx));
+    for (const r of replies as RpcTransactionResult[]) {
+      facts.push(decodeTransaction(r, ctx));
+      results.set(r.transaction.signatures[0], r);
+    }
   }
-  return facts;
+  return { facts, results };
 }
+
+/** The full key list of a transaction (static ++ loaded writable ++ loaded readonly). */
+function keysOf(r: RpcTransactionResult): string[] {
+  const loaded = r.meta?.loadedAddresses;
+  return [...r.transaction.message.accountKeys, ...(loaded?.writable ?? []), ...(loaded?.readonly ?? [])];
+}
+
+/** A token account's amount before the transaction (a missing entry is an account it created: 0). */
+function preAmount(r: RpcTransactionResult, address: string): bigint {
+  const i = keysOf(r).indexOf(address);
+  const b = r.meta?.preTokenBalances?.find((x) => x.accountIndex === i);
+  return b ? BigInt(b.uiTokenAmount.amount) : 0n;
+}
+
+/** Whether the transaction takes `address` writable (message header + loaded writable addresses). */
+function writes(r: RpcTransactionResult, address: string): boolean {
+  const message = r.transaction.message as RpcTransactionResult['transaction']['message'] & { header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number } };
+  const { numRequiredSignatures: signed, numReadonlySignedAccounts: roSigned, numReadonlyUnsignedAccounts: roUnsigned } = message.header;
+  const staticKeys = message.accountKeys;
+  const i = staticKeys.indexOf(address);
+  if (i >= 0) return i < signed - roSigned || (i >= signed && i < staticKeys.length - roUnsigned);
+  return r.meta?.loadedAddresses?.writable.includes(address) ?? false;
+}
+
+/** Chain position of an event inside its transaction. */
+const inTxOrder = (a: { instruction_location: { top_level_index: number; inner_index: number | null } }, b: typeof a) =>
+  a.instruction_location.top_level_index - b.instruction_location.top_level_index || (a.instruction_location.inner_index ?? -1) - (b.instruction_location.inner_index ?? -1);
 
 // ---- expectations derived from the ground truth ------------------------------------------------
 
@@ -152,18 +190,18 @@ function expectedSwap(s: SwapFact): Record<string, unknown> {
 
 const byId = <T extends { event_id: string }>(xs: T[]) => [...xs].sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
 
-async function roundTrip(cluster: SimCluster, retry: boolean) {
-  const url = sim.urls[cluster];
-  const gt: GroundTruth = sim.groundTruth(cluster);
+async function roundTrip(cluster: SimCluster, retry: boolean, on: RunningSimulator = sim) {
+  const url = on.urls[cluster];
+  const gt: GroundTruth = on.groundTruth(cluster);
   const discovered = await discoverPools(url, retry);
   const signatures = await allSignatures(url, retry);
-  const facts = await decodeAll(
+  const { facts, results } = await decodeAll(
     url,
     discovered.ctx,
     signatures.map((s) => s.signature),
     retry,
   );
-  return { url, gt, discovered, signatures, facts };
+  return { url, gt, discovered, signatures, facts, results };
 }
 
 describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster) => {
@@ -226,11 +264,95 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
     expect(sort(decoded)).toEqual(sort(expected));
   });
 
+  it("chains every pool's vault balances: each changing transaction starts where the previous one left them", () => {
+    const { facts, results, signatures } = run;
+    const order = new Map([...signatures].reverse().map((s, i) => [s.signature, i]));
+    const last = new Map<string, { x: string | null; y: string | null }>();
+    let chained = 0;
+    for (const v of facts.flatMap((f) => f.vault_balances).sort((a, b) => order.get(a.signature)! - order.get(b.signature)!)) {
+      const r = results.get(v.signature)!;
+      const before = last.get(v.pool_config);
+      if (before) {
+        expect({ tx: v.signature, x: preAmount(r, v.vault_x).toString(), y: preAmount(r, v.vault_y).toString() }).toEqual({ tx: v.signature, x: before.x, y: before.y });
+        chained++;
+      }
+      last.set(v.pool_config, { x: v.vault_x_after, y: v.vault_y_after });
+    }
+    expect(chained).toBeGreaterThan(run.gt.swaps.length / 2);
+  });
+
+  it("recovers every deposit and withdrawal to the atom: its arguments and its transaction's vault deltas", () => {
+    const { facts, results, gt, discovered } = run;
+    expect(new Set(gt.liquidity.map((l) => l.kind))).toEqual(new Set(['deposit', 'withdraw']));
+    // Every Deposit / Withdraw [C] (tags 1 / 2: amount_x u64, amount_y u64, expiration i64) on the wire is in the ground truth, and back.
+    const onWire: { signature: string; kind: string; pool: string; x: bigint; y: bigint }[] = [];
+    for (const [signature, r] of results) {
+      if (r.meta?.err !== null) continue;
+      const keys = keysOf(r);
+      for (const ix of r.transaction.message.instructions) {
+        if (keys[ix.programIdIndex] !== HADRON_PROGRAM_V1 && keys[ix.programIdIndex] !== HADRON_PROGRAM_V2) continue;
+        const data = decodeBase58(ix.data);
+        if (data[0] !== 1 && data[0] !== 2) continue;
+        const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+        // Accounts [C]: authority, vault_x, vault_y, authority_ata_x, authority_ata_y, config, token programs.
+        onWire.push({ signature, kind: data[0] === 1 ? 'deposit' : 'withdraw', pool: keys[ix.accounts[5]], x: view.getBigUint64(1, true), y: view.getBigUint64(9, true) });
+      }
+    }
+    const key = (l: { signature: string; pool: string }) => `${l.signature}/${l.pool}`;
+    expect(onWire.map((l) => ({ ...l, x: l.x.toString(), y: l.y.toString() })).sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
+      gt.liquidity.map((l) => ({ signature: l.signature, kind: l.kind, pool: l.pool_config, x: l.amount_x, y: l.amount_y })).sort((a, b) => key(a).localeCompare(key(b))),
+    );
+    for (const l of gt.liquidity) {
+      const r = results.get(l.signature)!;
+      const pool = discovered.pools.get(l.pool_config)!;
+      const v = facts.find((f) => f.signature === l.signature)!.vault_balances.find((f) => f.pool_config === l.pool_config)!;
+      const sign = l.kind === 'deposit' ? 1n : -1n;
+      const delta = (after: string | null, vault: string) => (after === null ? 0n : BigInt(after) - preAmount(r, vault));
+      expect({ id: l.event_id, x: delta(v.vault_x_after, pool.vaultX), y: delta(v.vault_y_after, pool.vaultY) }).toEqual({ id: l.event_id, x: sign * BigInt(l.amount_x), y: sign * BigInt(l.amount_y) });
+      expect([v.vault_x_after, v.vault_y_after]).toEqual([l.vault_x_after, l.vault_y_after]);
+    }
+  });
+
+  it("each swap moves its pool's vaults by its own decoded amounts, instruction after instruction", () => {
+    const { facts, results, gt } = run;
+    const truth = new Map(gt.swaps.map((s) => [s.event_id, s]));
+    let multi = 0;
+    for (const f of facts) {
+      const swaps = f.events.filter((e): e is Extract<typeof e, { kind: 'swap' }> => e.kind === 'swap').sort(inTxOrder);
+      const r = results.get(f.signature)!;
+      const vaults = new Map<string, { x: bigint; y: bigint }>();
+      for (const s of swaps) {
+        const v = vaults.get(s.pool_config) ?? { x: preAmount(r, s.vault_x), y: preAmount(r, s.vault_y) };
+        const [toVault, out] = [BigInt(s.amount_in_to_vault), BigInt(s.amount_out)];
+        const after = s.side === 'sell' ? { x: v.x + toVault, y: v.y - out } : { x: v.x - out, y: v.y + toVault };
+        vaults.set(s.pool_config, after);
+        const t = truth.get(s.event_id)!;
+        expect({ id: s.event_id, x: after.x.toString(), y: after.y.toString() }).toEqual({ id: s.event_id, x: t.vault_x_after_instruction, y: t.vault_y_after_instruction });
+        // [C] the user pays amount_in: the fee, in the input mint, plus what reaches the vault.
+        expect(BigInt(s.protocol_fee_raw) + toVault).toBe(BigInt(s.amount_in));
+      }
+      if (swaps.length > 1) multi++;
+      for (const [pool, v] of vaults) {
+        const last = swaps.filter((s) => s.pool_config === pool).pop()!;
+        expect([v.x.toString(), v.y.toString()]).toEqual([last.vault_x_after, last.vault_y_after]);
+      }
+    }
+    expect(multi).toBeGreaterThan(0);
+  });
+
+  it("the global fee configs read over RPC are the ground truth's (rate and recipient)", async () => {
+    const { gt, url } = run;
+    const reply = (await call(url, 'getMultipleAccounts', [gt.global_fee_configs.map((g) => g.address), { encoding: 'base64' }])) as { value: { data: [string] }[] };
+    expect(reply.value.map((a) => decodeFeeConfigAccount(Buffer.from(a.data[0], 'base64'))).map((f) => ({ fee_ppm: f.fee_ppm, fee_recipient: f.fee_recipient }))).toEqual(
+      gt.global_fee_configs.map((g) => ({ fee_ppm: g.fee_ppm, fee_recipient: g.fee_recipient })),
+    );
+  });
+
   it('the midprice and spread in effect at each swap follow from the decoded oracle updates in signature order', () => {
     const { facts, signatures, gt } = run;
     // getSignaturesForAddress lists newest first; reversed, it is execution order.
     const order = new Map([...signatures].reverse().map((s, i) => [s.signature, i]));
-    const events = facts.flatMap((f) => f.events).sort((a, b) => order.get(a.signature)! - order.get(b.signature)! || a.event_id.localeCompare(b.event_id));
+    const events = facts.flatMap((f) => f.events).sort((a, b) => order.get(a.signature)! - order.get(b.signature)! || inTxOrder(a, b));
     const state = new Map<string, { mid: string | null; spread: string | null }>();
     const expected = new Map(gt.swaps.map((s) => [s.event_id, s]));
     let checked = 0;
@@ -283,5 +405,152 @@ describe('round trip through faults', () => {
     } finally {
       sim.setFaults('devnet', { rate: 0 });
     }
+  });
+});
+
+/*
+ * Pool states and fee splits live in accounts; a node serves an account's current state only, so
+ * they are observed the way a live indexer does: read after each slot. The lifecycle (pause,
+ * reject swaps, close), the split changes and the late pool are scheduled after a short history,
+ * so every change happens in a slot produced while the test watches.
+ */
+describe('round trip, observed slot by slot: every pool state and fee split, and the split in effect at each swap', () => {
+  const CLUSTER = 'mainnet-beta' as const;
+  let stepped: RunningSimulator;
+  /** Per pool: the state each time it was seen to change (and first seen). */
+  const states = new Map<string, { slot: number; state: number }[]>();
+  /** Per fee config: {ppm, split} each time it was seen to change (and first seen). */
+  const feeConfigs = new Map<string, { slot: number; feePpm: number; split: { recipient: string; ppm: number }[] }[]>();
+  const feeConfigOf = new Map<string, string>();
+  let run: Awaited<ReturnType<typeof roundTrip>>;
+
+  beforeAll(async () => {
+    stepped = await startSimulator({
+      port: 0,
+      seed: 'round-trip-stepped',
+      pools: 8,
+      historySeconds: 20,
+      historyEndTimeMs: HISTORY_END,
+      live: false,
+      clusters: { [CLUSTER]: { scheduleSeconds: 240 } },
+    });
+    const url = stepped.urls[CLUSTER];
+    const endSlot = stepped.groundTruth(CLUSTER).first_slot + Math.ceil(240_000 / 400) + 16;
+    const observe = async () => {
+      const [v1, v2] = (await batch(url, [
+        { method: 'getProgramAccounts', params: [HADRON_PROGRAM_V1, { encoding: 'base64', filters: [{ dataSize: 248 }], withContext: true }] },
+        { method: 'getProgramAccounts', params: [HADRON_PROGRAM_V2, { encoding: 'base64', filters: [{ dataSize: 724 }], withContext: true }] },
+      ])) as { context: { slot: number }; value: { pubkey: string; account: { data: [string, string] } }[] }[];
+      const slot = v1.context.slot;
+      for (const [program, list] of [
+        [HADRON_PROGRAM_V1, v1.value],
+        [HADRON_PROGRAM_V2, v2.value],
+      ] as const) {
+        for (const { pubkey, account } of list) {
+          const config = decodeConfigAccount(Buffer.from(account.data[0], 'base64'));
+          const seen = states.get(pubkey) ?? [];
+          if (seen.length === 0 || seen[seen.length - 1].state !== config.state) states.set(pubkey, [...seen, { slot, state: config.state }]);
+          if (!feeConfigOf.has(pubkey)) {
+            const pdas = derivePoolAddresses(program, BigInt(config.seed), config.mint_x, config.mint_y, config.token_program_x, config.token_program_y);
+            feeConfigOf.set(pubkey, config.has_pool_fee ? pdas.pool_fee_config.address : findProgramAddress([utf8Seed('fee_config')], program).address);
+          }
+        }
+      }
+      const addresses = [...new Set(feeConfigOf.values())];
+      const reply = (await call(url, 'getMultipleAccounts', [addresses, { encoding: 'base64', minContextSlot: slot }])) as { context: { slot: number }; value: { data: [string] }[] };
+      expect(reply.context.slot).toBe(slot);
+      addresses.forEach((address, i) => {
+        const data = Buffer.from(reply.value[i].data[0], 'base64');
+        const now = { slot, feePpm: decodeFeeConfigAccount(data).fee_ppm, split: decodeFeeSplit(data) };
+        const seen = feeConfigs.get(address) ?? [];
+        const prev = seen[seen.length - 1];
+        if (!prev || prev.feePpm !== now.feePpm || JSON.stringify(prev.split) !== JSON.stringify(now.split)) feeConfigs.set(address, [...seen, now]);
+      });
+      return slot;
+    };
+    for (let slot = await observe(); slot < endSlot; slot = await observe()) stepped.advance(CLUSTER, 1);
+    run = await roundTrip(CLUSTER, false, stepped);
+  });
+
+  afterAll(async () => {
+    await stepped.stop();
+  });
+
+  /** The one transaction of `slot` that takes `address` writable, and its position in the block. */
+  async function writerAt(slot: number, address: string): Promise<number> {
+    const block = (await call(run.url, 'getBlock', [slot, { encoding: 'json', maxSupportedTransactionVersion: 0, transactionDetails: 'full', rewards: false }])) as { transactions: RpcTransactionResult[] };
+    const positions = block.transactions.flatMap((t, i) => (t.meta?.err === null && writes(t, address) ? [i] : []));
+    expect(positions).toHaveLength(1);
+    return positions[0];
+  }
+
+  /** Position of a transaction in its block. */
+  async function positionOf(slot: number, signature: string): Promise<number> {
+    const block = (await call(run.url, 'getBlock', [slot, { transactionDetails: 'signatures', rewards: false }])) as { signatures: string[] };
+    return block.signatures.indexOf(signature);
+  }
+
+  it('sees every pool state the ground truth went through, each at its slot — Paused, RejectSwaps and Closed included', () => {
+    const { gt } = run;
+    expect([...states.keys()].sort()).toEqual(gt.pools.map((p) => p.config).sort());
+    for (const pool of gt.pools) {
+      const seen = states.get(pool.config)!;
+      // First seen Initialized: at the end of the short history, or at its creation for the late pool.
+      expect(seen[0].state).toBe(1);
+      if (pool.created_signature !== null) expect(seen[0].slot).toBe(pool.created_slot);
+      expect(seen.slice(1)).toEqual(pool.state_history.slice(1).map((c) => ({ slot: c.slot, state: c.state })));
+    }
+    const names = new Set([...states.values()].flatMap((seen) => seen.map((s) => poolStateName(s.state))));
+    expect(names).toEqual(new Set(['Initialized', 'Paused', 'RejectSwaps', 'Closed']));
+  });
+
+  it('sees every fee split change (rate and recipients), each at its slot', () => {
+    const { gt } = run;
+    const changes = gt.fee_split_changes.filter((c) => c.signature !== null && gt.pools.find((p) => p.config === c.pool_config)!.created_signature !== c.signature);
+    expect(changes.length).toBeGreaterThanOrEqual(4);
+    for (const pool of gt.pools.filter((p) => p.has_pool_fee === 1)) {
+      const seen = feeConfigs.get(feeConfigOf.get(pool.config)!)!;
+      const truth = gt.fee_split_changes.filter((c) => c.pool_config === pool.config);
+      expect(seen.map((s) => ({ feePpm: s.feePpm, split: s.split }))).toEqual(truth.map((c) => ({ feePpm: c.fee_ppm, split: c.recipients })));
+      expect(seen.slice(1).map((s) => s.slot)).toEqual(truth.slice(1).map((c) => c.slot));
+    }
+  });
+
+  it("each swap ran in an Initialized pool and carries the fee rate and split in effect (the admin transaction's place in its block decides)", async () => {
+    const { gt, facts, discovered } = run;
+    const truth = new Map(gt.swaps.map((s) => [s.event_id, s]));
+    /** The value in effect at (slot, position): the last change before it; a change seen at slot s took effect at its writer's position. */
+    const inEffect = async <T extends { slot: number }>(timeline: T[], address: string, slot: number, position: number): Promise<T> => {
+      let current = timeline[0];
+      for (const change of timeline.slice(1)) {
+        if (change.slot < slot || (change.slot === slot && (await writerAt(slot, address)) < position)) current = change;
+      }
+      return current;
+    };
+    const swaps = facts.flatMap((f) => f.events.filter((e): e is Extract<typeof e, { kind: 'swap' }> => e.kind === 'swap'));
+    expect(swaps.length).toBe(gt.swaps.length);
+    let withSplit = 0;
+    for (const s of swaps) {
+      const position = await positionOf(s.slot, s.signature);
+      expect({ id: s.event_id, state: (await inEffect(states.get(s.pool_config)!, s.pool_config, s.slot, position)).state }).toEqual({ id: s.event_id, state: 1 });
+      const feeConfig = discovered.pools.get(s.pool_config)!.feeConfig;
+      const fee = await inEffect(feeConfigs.get(feeConfig)!, feeConfig, s.slot, position);
+      const t = truth.get(s.event_id)!;
+      expect({ id: s.event_id, split: fee.split.length > 0 ? fee.split : null, ppm: fee.feePpm }).toEqual({ id: s.event_id, split: t.fee_split, ppm: t.fee_ppm });
+      // [C] fee = floor(amount_in × fee_ppm / 1e6), in the input mint.
+      expect(s.protocol_fee_raw).toBe(((BigInt(s.amount_in) * BigInt(fee.feePpm)) / 1_000_000n).toString());
+      if (t.fee_split !== null) withSplit++;
+    }
+    // Swaps under more than one split generation of a pool were seen.
+    expect(new Set(swaps.map((s) => JSON.stringify(truth.get(s.event_id)!.fee_split))).size).toBeGreaterThan(3);
+    expect(withSplit).toBeGreaterThan(0);
+  });
+
+  it('decodes the stepped history as exactly as the generated one (swaps, oracle updates, vault changes)', () => {
+    const { facts, gt } = run;
+    expect(facts.flatMap((f) => f.problems)).toEqual([]);
+    expect(byId(facts.flatMap((f) => f.events.filter((e) => e.kind === 'swap')))).toEqual(byId(gt.swaps).map(expectedSwap));
+    expect(byId(facts.flatMap((f) => f.events.filter((e) => e.kind === 'oracle_update')))).toEqual(byId(gt.oracle_updates).map(({ tx_index: _t, ...rest }) => rest));
+    expect(facts.flatMap((f) => f.vault_balances).length).toBe(gt.vault_balance_changes.length);
   });
 });

@@ -76,6 +76,13 @@ export interface MarketOptions {
   latePoolAt: number | null;
   /** An extra pool (index `pools`) is created this many seconds into live mode; null = never. */
   newPoolAfterSeconds: number | null;
+  /**
+   * The span (from the first slot) over which the lifecycle (pause, reject swaps, close), the fee
+   * split changes and the late pool are placed, as fractions of it; null = the history. Longer than
+   * the history, the later ones happen in slots produced afterwards (live or `advance`), where a
+   * client can observe each account state as it changes.
+   */
+  scheduleSeconds: number | null;
 }
 
 export const DEFAULT_MARKET_OPTIONS: Omit<MarketOptions, 'cluster' | 'seed' | 'historyEndTimeMs'> = {
@@ -90,6 +97,7 @@ export const DEFAULT_MARKET_OPTIONS: Omit<MarketOptions, 'cluster' | 'seed' | 'h
   failedSwapRate: 0.04,
   latePoolAt: 0.5,
   newPoolAfterSeconds: null,
+  scheduleSeconds: null,
 };
 
 const BPF_UPGRADEABLE_LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
@@ -684,7 +692,9 @@ export class SimulatedMarket {
   // ---- scheduled events ------------------------------------------------------------------------
 
   private slotAt(fraction: number): number {
-    return this.ledger.clock.firstSlot + Math.floor(fraction * (this.historyEndSlot - this.ledger.clock.firstSlot + 1));
+    const { firstSlot, slotMs } = this.ledger.clock;
+    const span = this.options.scheduleSeconds === null ? this.historyEndSlot - firstSlot + 1 : Math.max(1, Math.round((this.options.scheduleSeconds * 1000) / slotMs));
+    return firstSlot + Math.floor(fraction * span);
   }
 
   private planLifecycle(): void {
