@@ -63,9 +63,9 @@ export interface BatchOutcome {
  * A crash anywhere before COMMIT leaves no trace; a redelivery after COMMIT is skipped.
  *
  * Only two kinds of failure are dead-lettered: a payload that fails the contract, and an event the
- * handler refuses with a poison-marked error (isPoisonEventError). Then the batch is retried one
- * event at a time (each under a savepoint) so exactly the poison event is dead-lettered and the
- * rest still apply. Any other error (a bug, a missing table, an overflow, a constraint
+ * handler refuses with a poison-marked error (isPoisonEventError). Then the batch is split in
+ * halves (each under a savepoint), again and again, so exactly the poison event is dead-lettered
+ * and the rest still apply, in order. Any other error (a bug, a missing table, an overflow, a constraint
  * violation, a lost connection) rolls the whole batch back and is rethrown: the consumer stalls
  * on it, retrying with backoff and reporting it, rather than dead-letter a healthy stream.
  */
@@ -152,27 +152,47 @@ export class CheckpointedBatch {
   }
 
   private async applyIsolatingPoison(client: PoolClient, events: DeliveredEvent[], dead: BatchOutcome['deadLettered']): Promise<void> {
+    if (await this.tryApply(client, events, 'batch')) return;
+    this.log.warn({ group: this.group, size: events.length }, 'batch refused a poison event; splitting it to isolate the event');
+    await this.bisect(client, events, dead);
+  }
+
+  /**
+   * Applies `events` in order, halving any part the handler refuses until the poison events are
+   * alone (then dead-lettered): O(log n) handler calls per poison event instead of n.
+   */
+  private async bisect(client: PoolClient, events: DeliveredEvent[], dead: BatchOutcome['deadLettered']): Promise<void> {
+    const mid = events.length >> 1;
+    for (const part of [events.slice(0, mid), events.slice(mid)]) {
+      if (part.length === 0) continue;
+      if (part.length === 1) {
+        const error = await this.tryApplyOne(client, part[0]);
+        if (error) dead.push({ position: part[0].position, reason: `projection failed: ${error.message}`, payload: JSON.stringify(part[0].event), eventId: part[0].event.id });
+      } else if (!(await this.tryApply(client, part, 'part'))) await this.bisect(client, part, dead);
+    }
+  }
+
+  /** True if applied; false if refused as poison (rolled back); rethrows anything else. */
+  private async tryApply(client: PoolClient, events: DeliveredEvent[], savepoint: string): Promise<boolean> {
+    return (await this.attempt(client, events, savepoint)) === undefined;
+  }
+
+  private async tryApplyOne(client: PoolClient, event: DeliveredEvent): Promise<Error | undefined> {
+    return this.attempt(client, [event], 'one');
+  }
+
+  private async attempt(client: PoolClient, events: DeliveredEvent[], savepoint: string): Promise<Error | undefined> {
     const tx: SqlTx = client;
-    await client.query('SAVEPOINT batch');
+    await client.query(`SAVEPOINT ${savepoint}`);
     try {
       await this.handler(events, tx);
-      await client.query('RELEASE SAVEPOINT batch');
-      return;
+      await client.query(`RELEASE SAVEPOINT ${savepoint}`);
+      return undefined;
     } catch (e) {
       if (!isDeadLetterable(e)) throw e;
-      await client.query('ROLLBACK TO SAVEPOINT batch');
-      this.log.warn({ err: (e as Error).message, group: this.group, size: events.length }, 'batch refused a poison event; retrying event by event to isolate it');
-    }
-    for (const d of events) {
-      await client.query('SAVEPOINT one');
-      try {
-        await this.handler([d], tx);
-        await client.query('RELEASE SAVEPOINT one');
-      } catch (e) {
-        if (!isDeadLetterable(e)) throw e;
-        await client.query('ROLLBACK TO SAVEPOINT one');
-        dead.push({ position: d.position, reason: `projection failed: ${(e as Error).message}`, payload: JSON.stringify(d.event), eventId: d.event.id });
-      }
+      await client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+      await client.query(`RELEASE SAVEPOINT ${savepoint}`);
+      return e as Error;
     }
   }
 

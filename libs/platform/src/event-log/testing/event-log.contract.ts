@@ -131,24 +131,24 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       ]);
     });
 
-    it('dead-letters an event the projection cannot apply and keeps the rest of its batch', async () => {
+    it('dead-letters the events the projection cannot apply and keeps the rest of their batch, in order', async () => {
       const [pool] = uniquePools(1);
       const events = sampleEventStream('mainnet-beta', [pool], 10);
-      const poison = events[4].id;
+      const poison = [events[4].id, events[7].id];
       await h.producer.append(events);
       const record = recorder('poison', [pool]);
       await consume('poison', async (batch, tx) => {
-        if (batch.some((d) => d.event.id === poison)) throw Object.assign(new Error('cannot apply this one'), { [POISON_EVENT]: true });
+        if (batch.some((d) => poison.includes(d.event.id))) throw Object.assign(new Error('cannot apply this one'), { [POISON_EVENT]: true });
         await record(batch, tx);
       });
-      await waitForCount('poison', events.length - 1);
-      expect((await applied('poison')).map((r) => r.event_id)).toEqual(events.filter((e) => e.id !== poison).map((e) => e.id));
+      await waitForCount('poison', events.length - 2);
+      expect((await applied('poison')).map((r) => r.event_id)).toEqual(events.filter((e) => !poison.includes(e.id)).map((e) => e.id));
       // (Other tests' invalid payloads are dead-lettered for this group too; look at this pool's events.)
-      const { rows } = await h.db.pool.query('SELECT event_id, reason FROM event_dead_letter WHERE group_id = $1 AND event_id = ANY($2::text[])', [
+      const { rows } = await h.db.pool.query('SELECT event_id, reason FROM event_dead_letter WHERE group_id = $1 AND event_id = ANY($2::text[]) ORDER BY log_offset', [
         'poison',
         events.map((e) => e.id),
       ]);
-      expect(rows).toEqual([{ event_id: poison, reason: 'projection failed: cannot apply this one' }]);
+      expect(rows).toEqual(poison.map((id) => ({ event_id: id, reason: 'projection failed: cannot apply this one' })));
     });
 
     it('stalls on an error that does not mark a poison event (a bug): dead-letters nothing, skips nothing, resumes once fixed', async () => {
