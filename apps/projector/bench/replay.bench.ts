@@ -42,19 +42,20 @@ async function main(): Promise<void> {
     results.postgres = pgVersion;
 
     // 1. Generate the events and bulk-append them to the Postgres log (COPY into event_log, which
-    //    keeps its unique index on id and its seq order), keeping the COPY text of the same rows.
+    //    keeps its unique index on id and its seq order, with the type column the producer writes),
+    //    keeping the COPY text of the same rows for the raw COPY below.
     say(`generating and appending ${N.toLocaleString('en-US')} events…`);
     const copyChunks: Buffer[] = [];
     let appendMs = 0;
     let bytes = 0;
     for (const chunk of generateRecords(GEN, 20_000)) {
-      const text = Buffer.from(chunk.map((r) => copyLine([r.id, r.cluster, r.key, r.payload])).join(''));
+      const text = Buffer.from(chunk.map((r) => copyLine([r.id, r.cluster, r.key, r.payload, r.type ?? null])).join(''));
       bytes += text.length;
       copyChunks.push(text);
       const c = await pool.connect();
       const t = Date.now();
       try {
-        await copyFrom(c, 'COPY event_log (id, cluster, key, payload) FROM STDIN', [text]);
+        await copyFrom(c, 'COPY event_log (id, cluster, key, payload, type) FROM STDIN', [text]);
       } finally {
         c.release();
       }
@@ -64,12 +65,12 @@ async function main(): Promise<void> {
     await pool.query('VACUUM ANALYZE event_log');
 
     // 2. Raw COPY of the same rows into a plain table on the same server.
-    await pool.query('CREATE TABLE bench_copy (id text, cluster text, key text, payload text)');
+    await pool.query('CREATE TABLE bench_copy (id text, cluster text, key text, payload text, type text)');
     const client = await pool.connect();
     let copySeconds: number;
     try {
       const t = Date.now();
-      const n = await copyFrom(client, 'COPY bench_copy (id, cluster, key, payload) FROM STDIN', copyChunks);
+      const n = await copyFrom(client, 'COPY bench_copy (id, cluster, key, payload, type) FROM STDIN', copyChunks);
       copySeconds = (Date.now() - t) / 1000;
       if (n !== N) throw new Error(`COPY wrote ${n} rows, expected ${N}`);
     } finally {

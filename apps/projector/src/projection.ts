@@ -5,8 +5,12 @@ import { POISON_EVENT, type BatchHandler, type SqlTx } from '@hadron/platform/ev
 export interface ProjectionTable {
   name: string;
   key: readonly string[];
-  /** Derived from the wall clock (e.g. 24 h stats), not from events: left out of replay checksums. */
+  /**
+   * Derived from the wall clock (e.g. 24 h stats), not from events alone: left out of replay
+   * checksums unless the clock is pinned (then without `wallClockColumns`, e.g. refreshed_at).
+   */
   volatile?: boolean;
+  wallClockColumns?: readonly string[];
 }
 
 /** A stable reader-facing view `read.<name>`; `select(schema)` reads from a build's schema. */

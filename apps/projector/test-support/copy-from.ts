@@ -42,9 +42,9 @@ export function copyFrom(client: ClientBase, sql: string, chunks: readonly Buffe
   });
 }
 
-/** One COPY text-format line: tab-separated, with the format's escapes. */
-export function copyLine(values: readonly string[]): string {
-  return values.map((v) => (SPECIAL.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v)).join('\t') + '\n';
+/** One COPY text-format line: tab-separated, with the format's escapes; null → \N. */
+export function copyLine(values: readonly (string | null)[]): string {
+  return values.map((v) => (v === null ? '\\N' : SPECIAL.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v)).join('\t') + '\n';
 }
 
 const SPECIAL = /[\\\t\n\r]/;

@@ -10,6 +10,13 @@ import type { RawLogRecord } from '@hadron/platform/event-log/event-log.port';
  * (an event every ~1 s of block time, as oracle updates come every ~400 ms on chain), one in ten is
  * sparse (an event every ~2 min), so rollups see both dense and nearly empty buckets and, with a
  * million events, the sparse pools span several UTC days.
+ * Oracle updates mostly carry the oracle's values after them (indexer ≥ 1.1.0); some say null
+ * (unknown) and some lack the fields (older decoders). A pool's PoolDiscovered is often read at a
+ * later slot than the history that follows it (as a backfill publishes it), and a few config
+ * snapshots come late, from an older slot.
+ * With `duplicates`, about one event in 500 is followed by an exact copy of a recent event (a
+ * Kafka re-append); with `poison`, about one in 50,000 more is an event no projection may apply
+ * (decoderVersion POISON_DECODER): a swap with inconsistent amounts or a zero midprice.
  */
 export interface GeneratorOptions {
   events: number;
@@ -17,7 +24,12 @@ export interface GeneratorOptions {
   seed?: number;
   /** Block time of slot 0. */
   startTime?: number;
+  duplicates?: boolean;
+  poison?: boolean;
 }
+
+/** decoderVersion of the poison events the generator makes (they do not count in `events`). */
+export const POISON_DECODER = 'gen-1-poison';
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const Q32 = 1n << 32n;
@@ -160,7 +172,39 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
     spreadFactorQ32: p.spread.toString(),
   });
 
+  /** An event every projection must refuse; it changes no pool state. */
+  const poisonEvent = (q: PoolState, n: number): HadronEvent => {
+    const signature = sigPrefix[q.cluster].slice(0, 64) + b58fixed(n, 8);
+    const base = { version: 1 as const, cluster: q.cluster, pool: q.pool, slot: q.slot, blockTime: startTime + Math.floor(q.slot * 0.4), decoderVersion: POISON_DECODER };
+    const envelope = { ...base, signature, txIndex: 0, ixIndex: 9, innerIndex: null, id: `${signature}:9:poison` };
+    if (n % 2 === 1) {
+      // The program rejects a zero midprice.
+      return { ...envelope, type: 'MidpriceUpdated', data: { instruction: 'UpdateMidprice', oracle: q.addr.oracle, quotingAuthority: q.addr.quoter, sequence: String(q.seq), midpriceQ32: '0', spreadFactorQ32: null } };
+    }
+    // amountInToVault + feeRaw != amountIn.
+    const [inputMint, outputMint] = [mintY(q), mintX(q)];
+    return {
+      ...envelope,
+      type: 'SwapExecuted',
+      data: {
+        side: 'buy', trader: traders[0], inputMint, outputMint, amountIn: '1000', amountInToVault: '999', amountOut: '1', feeRaw: '0', feeMint: inputMint,
+        feeRecipientAta: feeAtas[1], decimalsX: q.decimalsX, decimalsY: q.decimalsY, midpriceQ32: q.mid?.toString() ?? null, spreadFactorQ32: null,
+        vaultXAfter: q.vaultX.toString(), vaultYAfter: q.vaultY.toString(), feeSplit: null,
+      },
+    };
+  };
+  const recent: HadronEvent[] = [];
+  const emit = function* (e: HadronEvent): Generator<HadronEvent> {
+    yield e;
+    recent.push(e);
+    if (recent.length > 50) recent.shift();
+  };
   for (let n = 0; n < opts.events; n++) {
+    if (opts.duplicates && n > 0 && n % 499 === 0) yield recent[int(0, recent.length - 1)]; // an exact copy
+    if (opts.poison && n > 0 && n % 49_999 === 0) {
+      const q = pools[int(0, pools.length - 1)];
+      if (q.discovered) yield poisonEvent(q, n);
+    }
     const p = pools[int(0, pools.length - 1)];
     p.slot += int(1, p.pace);
     const blockTime = n % 4999 === 4998 ? null : startTime + Math.floor(p.slot * 0.4);
@@ -174,7 +218,9 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
 
     if (!p.discovered) {
       p.discovered = true;
-      yield { ...accountEnvelope('discovered'), type: 'PoolDiscovered', data: snapshot(p) };
+      // Mostly read ahead of the history that follows (a backfill reads the pool at its target slot).
+      const readAt = p.index % 3 === 0 ? p.slot : p.slot + int(50, 400);
+      yield* emit({ ...accountEnvelope('discovered'), slot: readAt, id: `${p.pool}:${p.cluster}:${readAt}:discovered`, type: 'PoolDiscovered', data: snapshot(p) });
       continue;
     }
     const roll = rnd();
@@ -185,11 +231,18 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
       if (newMid !== null) p.mid = newMid;
       if (newSpread !== null) p.spread = newSpread;
       const instruction = newMid !== null && newSpread !== null ? 'UpdateMidpriceAndBaseSpread' : newMid !== null ? 'UpdateMidprice' : 'UpdateBaseSpread';
-      yield {
+      const known = rnd();
+      const after =
+        known < 0.8
+          ? { midpriceAfterQ32: p.mid?.toString() ?? null, spreadFactorAfterQ32: p.spread.toString() }
+          : known < 0.9
+            ? { midpriceAfterQ32: null, spreadFactorAfterQ32: null }
+            : {};
+      yield* emit({
         ...ixEnvelope,
         type: 'MidpriceUpdated',
-        data: { instruction, oracle: p.addr.oracle, quotingAuthority: p.addr.quoter, sequence: String(++p.seq), midpriceQ32: newMid?.toString() ?? null, spreadFactorQ32: newSpread?.toString() ?? null },
-      };
+        data: { instruction, oracle: p.addr.oracle, quotingAuthority: p.addr.quoter, sequence: String(++p.seq), midpriceQ32: newMid?.toString() ?? null, spreadFactorQ32: newSpread?.toString() ?? null, ...after },
+      });
     } else if (roll < 0.85) {
       const sell = rnd() < 0.5;
       const amountIn = BigInt(int(1, 2_000_000_000));
@@ -206,7 +259,7 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
         p.vaultX = p.vaultX > amountOut ? p.vaultX - amountOut : 0n;
       }
       const [inputMint, outputMint] = sell ? [mintX(p), mintY(p)] : [mintY(p), mintX(p)];
-      yield {
+      yield* emit({
         ...ixEnvelope,
         type: 'SwapExecuted',
         data: {
@@ -228,11 +281,11 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
           vaultYAfter: p.vaultY.toString(),
           feeSplit: p.split,
         },
-      };
+      });
     } else if (roll < 0.97) {
       // One in ten reports balances from an older slot (a late fact): the snapshot must ignore it.
       const stale = rnd() < 0.1;
-      yield {
+      yield* emit({
         ...ixEnvelope,
         slot: stale ? p.slot - int(1, 50) : p.slot,
         ixIndex: null,
@@ -240,10 +293,12 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
         id: `${signature}:vault`,
         type: 'VaultBalancesChanged',
         data: { vaultX: p.addr.vaultX, vaultY: p.addr.vaultY, amountX: (stale ? p.vaultX / 2n : p.vaultX).toString(), amountY: p.vaultY.toString() },
-      };
+      });
     } else if (roll < 0.985) {
       p.state = p.state === 'Initialized' ? 'Paused' : 'Initialized';
-      yield { ...accountEnvelope('config'), type: 'PoolConfigChanged', data: snapshot(p) };
+      // One in five is read from an older slot and arrives late: its config must not win.
+      const late = rnd() < 0.2 ? p.slot - int(1, 30) : p.slot;
+      yield* emit({ ...accountEnvelope('config'), slot: late, id: `${p.pool}:${p.cluster}:${late}:config:${n}`, type: 'PoolConfigChanged', data: snapshot(p) });
     } else {
       if (p.splitCapable) {
         const a = int(1, 999_999);
@@ -253,20 +308,20 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
           { recipient: recipients[3 + (p.index % 2)], ppm: full ? 1_000_000 - a : int(0, 1_000_000 - a) },
         ];
       }
-      yield {
+      yield* emit({
         ...accountEnvelope('split'),
         type: 'FeeSplitChanged',
         data: { feeConfig: p.addr.feeConfig, feePpm: p.feePpm, recipients: p.split ?? [] },
-      };
+      });
     }
   }
 }
 
-/** The same stream as log records, in chunks (JSON text, what the log stores). */
+/** The same stream as log records, in chunks (JSON text, what the log stores, with its type). */
 export function* generateRecords(opts: GeneratorOptions, chunk = 20_000): Generator<RawLogRecord[]> {
   let out: RawLogRecord[] = [];
   for (const e of generateEvents(opts)) {
-    out.push({ id: e.id, cluster: e.cluster, key: e.pool, payload: JSON.stringify(e) });
+    out.push({ id: e.id, cluster: e.cluster, key: e.pool, payload: JSON.stringify(e), type: e.type });
     if (out.length === chunk) {
       yield out;
       out = [];

@@ -2,7 +2,7 @@
  * The projector in its own process, for the kill -9 test: runs a ProjectorRunner over the log the
  * environment selects (DATABASE_URL; KAFKA_BROKERS… for the Kafka adapter), prints `ready`, then a
  * JSON progress line every LAG_EVERY_MS: {"lag":"<total>","active":<every projection on its active build>}.
- * Env PROJECTIONS (comma list, default all) and BATCH. SIGTERM drains and exits 0.
+ * Env PROJECTIONS (comma list, default all), BATCH, NOW_SEC (pins the refresh clock). SIGTERM drains and exits 0.
  */
 import { createLogger, openStorage, parseEnv, storageEnvSchema } from '@hadron/platform';
 import { projectorMigrations } from '../src/migrations';
@@ -14,7 +14,16 @@ async function main(): Promise<void> {
   const log = createLogger('projector-child', process.env.CHILD_LOG_LEVEL ?? 'warn');
   const storage = await openStorage(env, log, [projectorMigrations], { poolSize: 6, application: 'projector-child' });
   const projections = process.env.PROJECTIONS ? process.env.PROJECTIONS.split(',').map(projectionByName) : ALL_PROJECTIONS;
-  const runner = new ProjectorRunner({ pool: storage.pool, log, projections, maxBatchSize: Number(process.env.BATCH ?? 5000), registryPollMs: 1000, lagPollMs: 3_600_000 });
+  const pinned = process.env.NOW_SEC ? Number(process.env.NOW_SEC) : undefined;
+  const runner = new ProjectorRunner({
+    pool: storage.pool,
+    log,
+    projections,
+    maxBatchSize: Number(process.env.BATCH ?? 5000),
+    registryPollMs: 1000,
+    lagPollMs: 3_600_000,
+    nowSec: pinned === undefined ? undefined : () => pinned,
+  });
   await runner.start(() => storage.eventLog.consumer(storage.pool, storage.url));
   process.stdout.write('ready\n');
   const report = setInterval(() => {

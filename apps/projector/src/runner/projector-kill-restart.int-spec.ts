@@ -9,13 +9,16 @@ projectorKillRestartContract(
   'postgres',
   async () => {
     const db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+    const ids = new Set<string>();
     return {
       db,
-      // Bulk append: COPY straight into the log table (ids are unique; seq keeps the order).
+      // Bulk append: COPY straight into the log table (seq keeps the order), with the type column;
+      // like the producer, the Postgres log keeps one record per event id.
       append: async (records) => {
+        const fresh = records.filter((r) => !ids.has(r.id) && ids.add(r.id));
         const client = await db.pool.connect();
         try {
-          await copyFrom(client, 'COPY event_log (id, cluster, key, payload) FROM STDIN', [Buffer.from(records.map((r) => copyLine([r.id, r.cluster, r.key, r.payload])).join(''))]);
+          await copyFrom(client, 'COPY event_log (id, cluster, key, payload, type) FROM STDIN', [Buffer.from(fresh.map((r) => copyLine([r.id, r.cluster, r.key, r.payload, r.type ?? null])).join(''))]);
         } finally {
           client.release();
         }

@@ -51,7 +51,7 @@ export const poolsSchemaV1: ProjectionSchemaVersion = {
   version: 1,
   tables: [
     { name: 'pools', key: ['cluster', 'pool'] },
-    { name: 'pool_stats_24h', key: ['cluster', 'pool'], volatile: true },
+    { name: 'pool_stats_24h', key: ['cluster', 'pool'], volatile: true, wallClockColumns: ['refreshed_at'] },
   ],
   ddl: (s) => [
     `CREATE TABLE ${s}.pools (
