@@ -31,7 +31,7 @@ async function main(): Promise<number> {
     if (problems.length === 0) problems = await reversibility(url);
   } finally {
     await sql(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    if (embedded && !embedded.reused) await embedded.stop();
+    if (embedded) await embedded.release();
   }
   if (problems.length) {
     process.stderr.write(`migrations:check FAILED\n${problems.map((p) => `  ${p}`).join('\n')}\n`);

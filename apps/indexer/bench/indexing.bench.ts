@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   console.log(`listing: ${windowSum} signatures in ${windowCount} slot windows (largest per cluster ≤ ${largest.join(', ')}); peak heap ${(peakHeap / 2 ** 20).toFixed(0)} MiB`);
   sim.process.kill('SIGTERM');
   await db.drop();
-  if (embedded && !embedded.reused) await embedded.stop();
+  if (embedded) await embedded.release();
 }
 
 /** The simulator as a separate process (apps never import each other): `SIM_PORT=0`, URLs read from its stdout. */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -52,7 +52,19 @@ describe('embedded Postgres (the zero-setup default)', () => {
     expect(again.reused).toBe(true);
     expect(again.url).toContain(`:${port}/`); // where the surviving server listens
     expect(await count(again.url)).toBe(2);
-    await again.stop();
+
+    // A second process on the same data directory, still connected: releasing leaves it running.
+    const sharer = await startEmbeddedPostgres({ dataDir, port, log });
+    expect(sharer.reused).toBe(true);
+    const open = new Client({ connectionString: sharer.url });
+    await open.connect();
+    expect(await again.release()).toBe('left running');
+    expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(true);
+    expect(Number((await open.query('SELECT count(*) AS n FROM kept')).rows[0].n)).toBe(2);
+    await open.end();
+    // The last one out stops the adopted server: nothing outlives the processes using it.
+    expect(await sharer.release()).toBe('stopped');
+    expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(false);
 
     const cold = await startEmbeddedPostgres({ dataDir, port, log });
     expect(cold.reused).toBe(false);

@@ -10,7 +10,14 @@ export interface EmbeddedPostgres {
   url: string;
   /** True when a server left running by an earlier (possibly killed) process was reused. */
   reused: boolean;
+  /** Stops the server. */
   stop(): Promise<void>;
+  /**
+   * Stops the server unless another process is still connected to it: the last user out stops it,
+   * so a server adopted from a killed process does not outlive its adopter, and one shared by
+   * several deployables on one data directory is not pulled from under the others.
+   */
+  release(): Promise<'stopped' | 'left running'>;
 }
 
 /**
@@ -66,14 +73,39 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
 
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await ensureDatabase(adminUrl, database);
+  const stop = async () => {
+    await pgCtl(['stop', '-D', dataDir, '-m', 'fast', '-w']).catch(() => undefined);
+    opts.log.info({ dataDir }, 'embedded postgres: stopped');
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/${database}`,
     reused: running,
-    stop: async () => {
-      await pgCtl(['stop', '-D', dataDir, '-m', 'fast', '-w']).catch(() => undefined);
-      opts.log.info({ dataDir }, 'embedded postgres: stopped');
+    stop,
+    release: async () => {
+      const others = await otherClients(adminUrl).catch(() => 0); // unreachable: nothing left to spare
+      if (others > 0) {
+        opts.log.info({ dataDir, others }, 'embedded postgres: left running for the other processes connected to it');
+        return 'left running';
+      }
+      await stop();
+      return 'stopped';
     },
   };
+}
+
+/** Client connections to the server other than the one asking. */
+async function otherClients(adminUrl: string): Promise<number> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    );
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
 }
 
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

@@ -49,8 +49,8 @@ export async function openStorage(config: StorageConfig, log: Logger, extra: rea
     close: async () => {
       await eventLog.close();
       await pool.end();
-      // Only the process that started the embedded server stops it; a reused one belongs to another.
-      if (embedded && !embedded.reused) await embedded.stop();
+      // The last process using the embedded server stops it (also one adopted after a kill -9).
+      if (embedded) await embedded.release();
     },
   };
 }

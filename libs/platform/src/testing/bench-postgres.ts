@@ -14,5 +14,5 @@ export async function benchPostgres(root: string): Promise<{ adminUrl: string; s
     database: 'postgres',
     log: createLogger('bench-postgres', 'warn'),
   });
-  return { adminUrl: pg.url, stop: () => (pg.reused ? Promise.resolve() : pg.stop()) };
+  return { adminUrl: pg.url, stop: async () => void (await pg.release()) };
 }
