@@ -6,7 +6,7 @@ import {
   derivePoolAddresses,
   globalFeeConfigAddress,
   HadronDecodeError,
-  poolStateName,
+  publishedPoolState,
   programVersionOf,
   readFeeSplit,
   type HadronProgramVersion,
@@ -167,8 +167,7 @@ export function poolSnapshotOf(
     tokenY: tokenOf(tokens.y),
     vaultX: p.vaultX,
     vaultY: p.vaultY,
-    // Unknown state bytes (only 1 is confirmed) are named Uninitialized; the raw byte tells the truth.
-    poolState: poolStateName(a.state) ?? 'Uninitialized',
+    poolState: publishedPoolState(a.state),
     poolStateRaw: a.state,
     oracleMode: a.oracleMode,
     spreadConfigInitialized: a.spreadConfigInitialized,
