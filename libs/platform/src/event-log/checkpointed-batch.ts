@@ -12,6 +12,8 @@ export interface PendingRecord {
   type?: string | null;
   /** A record of a type the group does not read: not parsed, not applied, but checkpointed. */
   skipped?: boolean;
+  /** How many log records this one stands for in `processed` (a skipped range), default 1. */
+  weight?: number;
   /** The payload already checked against the contracts (a consumer may do it while the previous batch commits). */
   parsed?: ParseResult;
 }
@@ -49,7 +51,7 @@ export class CheckpointBehindError extends Error {
 }
 
 export interface BatchOutcome {
-  /** Records at or past the checkpoint that this call processed (valid + dead-lettered). */
+  /** Log records at or past the checkpoint that this call moved past (applied, dead-lettered or skipped). */
   processed: number;
   deadLettered: Array<{ position: LogPosition; reason: string; payload: string; eventId: string | null }>;
   /** Next offset per partition after the commit. */
@@ -148,7 +150,7 @@ export class CheckpointedBatch {
         [this.group, stream, touched.map(([p]) => p), touched.map(([, o]) => o.toString())],
       );
     }
-    return { processed: fresh.length, deadLettered: dead, next };
+    return { processed: fresh.reduce((n, r) => n + (r.weight ?? 1), 0), deadLettered: dead, next };
   }
 
   private async applyIsolatingPoison(client: PoolClient, events: DeliveredEvent[], dead: BatchOutcome['deadLettered']): Promise<void> {

@@ -93,6 +93,7 @@ export interface ConsumeOptions {
    * dead-lettered by every group; one stored with a type only by the groups that read that type.
    */
   types?: readonly string[];
+  /** Records of the types read per batch (skipped ones do not count, so batches stay full). */
   maxBatchSize?: number;
   /** Called after each committed batch (progress, metrics). */
   onCommitted?: (info: { count: number; deadLettered: number; positions: readonly LogPosition[] }) => void;

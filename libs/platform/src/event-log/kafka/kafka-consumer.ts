@@ -191,17 +191,25 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
     }
     const { topic, partition } = fetched;
     const maxBatch = Math.max(1, this.opts!.maxBatchSize ?? DEFAULT_BATCH);
-    for (let i = 0; i < fetched.messages.length; i += maxBatch) {
+    // Chunks of up to maxBatch records the group reads (skipped ones ride along for free).
+    for (let i = 0; i < fetched.messages.length; ) {
       // A pending seek (a new assignment moved this partition) makes the rest of this batch stale.
       if (this.stopping || !p.isRunning() || p.isStale()) return;
-      const chunk = fetched.messages.slice(i, i + maxBatch);
-      const records: PendingRecord[] = chunk.map((m) => {
+      const chunk: KafkaMessage[] = [];
+      const records: PendingRecord[] = [];
+      let read = 0;
+      for (; i < fetched.messages.length && read < maxBatch; i++) {
+        const m = fetched.messages[i];
         const position = { stream: topic, partition, offset: BigInt(m.offset) };
         const type = headerText(m.headers?.['event-type']);
+        chunk.push(m);
         // A type this group does not read: its bytes were fetched, but never decoded nor parsed.
-        if (!needsRecord(this.types, type)) return skippedRecord(position);
-        return { position, payload: m.value?.toString('utf8') ?? '', type };
-      });
+        if (!needsRecord(this.types, type)) records.push(skippedRecord(position));
+        else {
+          records.push({ position, payload: m.value?.toString('utf8') ?? '', type });
+          read++;
+        }
+      }
       const key = `${topic}/${partition}`;
       const believed = this.committed.get(key);
       let processed: { outcome: BatchOutcome; rebalance?: unknown };

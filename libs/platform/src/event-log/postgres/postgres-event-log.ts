@@ -138,7 +138,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
           continue;
         }
         const after = records[records.length - 1].position.offset + 1n;
-        if (records.length === limit) ahead = { from: after, records: this.fetch(opts.clusters, types, after, limit) };
+        if (records.filter((r) => !r.skipped).length === limit) ahead = { from: after, records: this.fetch(opts.clusters, types, after, limit) };
         // Re-read the checkpoint inside the batch: a standby that took over may have advanced it;
         // a checkpoint behind `from` (commits lost) makes the batch refuse to run.
         const outcome = await batch.process(PG_STREAM, records, new Map([[0, from]]));
@@ -167,29 +167,47 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
 
   private async fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<PendingRecord[]> {
     this.fetches++;
-    // Records of types the group does not read come back without their payload (never parsed),
-    // so they still advance the checkpoint.
-    const { rows } = await this.pool.query<{ seq: string; payload: string | null; type: string | null }>(
+    // With a type filter, a page is `limit` records of the types the group reads (others are
+    // never transferred nor parsed). A last row marks how far the page reaches in the log — its
+    // last record, or when the page is short the highest visible seq (appends commit in seq order,
+    // see the producer) — and how many records that range holds: it becomes a skipped record, so
+    // the checkpoint moves past what the group did not read and progress counts it.
+    const { rows } = await this.pool.query<{ seq: string; payload: string | null; type: string | null; covered: string | null }>(
       types
-        ? `SELECT seq, CASE WHEN type IS NULL OR type = ANY($4::text[]) THEN payload END AS payload, type
-             FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[]) ORDER BY seq LIMIT $3`
-        : 'SELECT seq, payload, type FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[]) ORDER BY seq LIMIT $3',
+        ? `WITH page AS (
+             SELECT seq, payload, type FROM event_log
+              WHERE seq >= $1 AND cluster = ANY($2::text[]) AND (type IS NULL OR type = ANY($4::text[]))
+              ORDER BY seq LIMIT $3
+           ), reach AS (
+             SELECT CASE WHEN count(*) = $3 THEN max(seq)
+                         ELSE (SELECT max(seq) FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[])) END AS upto
+               FROM (SELECT seq FROM page) p
+           )
+           SELECT seq, payload, type, NULL::bigint AS covered FROM page
+           UNION ALL
+           SELECT upto, NULL, NULL, (SELECT count(*) FROM event_log WHERE seq >= $1 AND seq <= upto AND cluster = ANY($2::text[]))
+             FROM reach WHERE upto IS NOT NULL`
+        : 'SELECT seq, payload, type, NULL::bigint AS covered FROM event_log WHERE seq >= $1 AND cluster = ANY($2::text[]) ORDER BY seq LIMIT $3',
       types ? [from.toString(), clusters, limit, [...types]] : [from.toString(), clusters, limit],
     );
     // Validated here, so a read-ahead page is checked while the database applies the current one;
     // in slices, so the current batch's query results are not kept waiting behind the whole page.
-    const out: PendingRecord[] = new Array(rows.length);
-    let parsed = 0;
+    const out: PendingRecord[] = [];
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i];
       const position = { stream: PG_STREAM, partition: 0, offset: BigInt(r.seq) };
-      if (r.payload === null || !needsRecord(types, r.type)) {
-        out[i] = skippedRecord(position);
+      if (out.length > 0 && position.offset < out[out.length - 1].position.offset) throw new Error(`event_log page out of order at seq ${r.seq}`);
+      if (r.covered !== null) {
+        // The reach marker: the records of the range not returned above, as one skipped record.
+        out.push({ ...skippedRecord(position), weight: Number(r.covered) - out.length });
         continue;
       }
-      if (parsed > 0 && parsed % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      parsed++;
-      out[i] = validatedRecord(position, r.payload, r.type);
+      if (r.payload === null || !needsRecord(types, r.type)) {
+        out.push(skippedRecord(position));
+        continue;
+      }
+      if (i > 0 && i % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      out.push(validatedRecord(position, r.payload, r.type));
     }
     return out;
   }
