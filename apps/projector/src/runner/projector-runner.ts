@@ -172,7 +172,27 @@ export class ProjectorRunner {
       this.opts.log.warn({ projection: def.name, active: active.version, code: version }, 'the active build is newer than this code; not consuming it');
       return;
     }
-    // The active build is older (or there is none): keep it served, and consumed if this code still can.
+    // The active build is older (or there is none). When it has applied nothing (a fresh install:
+    // the migration's initial build of an older version), there is nothing to keep serving while a
+    // replay catches up: the code's version becomes the active build at once, so readers never see
+    // the older version's semantics.
+    if (!slot.rebuilding && !slot.serving && (await this.appliedNothing(active))) {
+      const lock = await ProjectionLock.tryAcquire(this.opts.pool, def.name);
+      if (lock) {
+        try {
+          const unfinished = (await this.registry.list(def.name)).filter((b) => b.status === 'building' && b.version === version).pop();
+          const build = unfinished ?? (await this.registry.create(def));
+          await this.registry.activate(def, build, { nowSec: this.nowSec() });
+          await this.registry.dropObsolete(def.name, this.opts.keepRetiredBuilds ?? 0, build.buildId);
+          this.opts.log.info({ projection: def.name, active: build.consumerGroup, replaced: active?.consumerGroup ?? null }, 'activated the projection at once: the build it replaces had applied no event');
+          slot.serving = await this.run(def, build);
+        } finally {
+          await lock.release();
+        }
+        return;
+      }
+    }
+    // Keep the older build served, and consumed if this code still can.
     const older = active ? def.previousVersions?.find((d) => d.schema.version === active.version) : undefined;
     if (slot.serving && slot.serving.build.buildId !== active?.buildId) await this.stopWorker(slot, 'serving');
     if (active && older && !slot.serving) slot.serving = await this.run(older, active);
@@ -187,6 +207,13 @@ export class ProjectorRunner {
       'rebuilding projection',
     );
     slot.rebuilding = await this.run(def, build, () => this.serial(() => this.switchTo(def, build)));
+  }
+
+  /** True when there is no active build, or its consumer group has never committed a batch. */
+  private async appliedNothing(active: BuildRecord | null): Promise<boolean> {
+    if (!active) return true;
+    const { rowCount } = await this.opts.pool.query('SELECT 1 FROM event_log_checkpoint WHERE group_id = $1 AND next_offset > 0 LIMIT 1', [active.consumerGroup]);
+    return rowCount === 0;
   }
 
   /** The rebuilt build caught up: stop the old consumer, switch the views, drop the old build. */

@@ -140,3 +140,42 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
     expect(await windowEnd()).toBe(String(T + 2000));
   });
 });
+
+describe('a fresh install (the migration’s initial v1 builds have applied nothing)', () => {
+  let db: TestDatabase;
+  let runner: ProjectorRunner | undefined;
+  let openGate = () => {};
+  beforeAll(async () => {
+    db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+  });
+  afterAll(async () => {
+    openGate(); // a failed assertion must not leave a batch waiting forever
+    await runner?.stop();
+    await db.drop();
+  });
+
+  it('activates the code’s versions at once, so readers never see v1 semantics, even while the log is ahead', async () => {
+    const registry = new BuildRegistry(db.pool);
+    const P = addr('fresh:pool');
+    // The indexer ran first: the log already holds a backfill when the projector starts.
+    await new PostgresEventLogProducer(db.pool).append([
+      poolDiscovered({ pool: P, slot: 100 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S_NOW.toString() }),
+      midpriceUpdated({ pool: P, slot: 10, blockTime: T + 10 }, null, S2), // tag 9: a point in v1, none in v2
+      midpriceUpdated({ pool: P, slot: 11, blockTime: T + 11 }, 2n * Q, null),
+    ]);
+    const gate = { open: new Promise<void>((r) => (openGate = r)) };
+    runner = new ProjectorRunner({ pool: db.pool, log, projections: [poolsProjection, swapsProjection, gated(midpriceProjection, gate)], registryPollMs: 100, maxBatchSize: 50 });
+    await runner.start(() => new PostgresEventLogConsumer(db.pool, db.url, log, 100));
+
+    // Before v2 has applied a single event, it already is what readers see.
+    expect((await registry.active('midprice'))!.version).toBe(2);
+    expect((await registry.active('swaps'))!.version).toBe(2);
+    expect((await registry.list()).filter((b) => b.version === 1 && b.projection !== 'pools').map((b) => b.status)).toEqual(['dropped', 'dropped']);
+    expect((await runner.lag()).projections.every((l) => l.status === 'active')).toBe(true);
+
+    openGate();
+    await until('caught up', async () => (await runner!.lag()).total === 0n);
+    const points = await db.pool.query('SELECT slot::int, instruction FROM read.midprice_points WHERE pool = $1 ORDER BY slot', [P]);
+    expect(points.rows).toEqual([{ slot: 11, instruction: 'UpdateMidprice' }]);
+  });
+});
