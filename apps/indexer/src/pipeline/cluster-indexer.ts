@@ -175,6 +175,9 @@ export class ClusterIndexer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wakeUp?.();
+    // Whatever RPC call is in flight (possibly backing off against a dead endpoint) is abandoned:
+    // nothing is committed past the last durable chunk, so the restart resumes exactly there.
+    this.d.rpc.close();
     await this.running;
   }
 

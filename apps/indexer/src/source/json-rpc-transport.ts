@@ -58,14 +58,14 @@ export class JsonRpcTransport {
    * Sends `calls` as one HTTP request (a batch when more than one). Resolves with one outcome per
    * call, in order; rejects with an RpcFailure when the request as a whole failed.
    */
-  async send(calls: readonly JsonRpcCall[]): Promise<CallOutcome[]> {
+  async send(calls: readonly JsonRpcCall[], stop?: AbortSignal): Promise<CallOutcome[]> {
     if (calls.length === 0) return [];
     const method = calls[0].method;
     await this.bucket.acquire(calls.length);
     return this.inFlight.run(async () => {
       const started = performance.now();
       try {
-        return await this.post(calls);
+        return await this.post(calls, stop);
       } catch (e) {
         const failure = e instanceof RpcFailure ? e : classifyThrown(e, this.options.timeoutMs);
         this.observer.failure(method, failure.kind);
@@ -76,10 +76,11 @@ export class JsonRpcTransport {
     });
   }
 
-  private async post(calls: readonly JsonRpcCall[]): Promise<CallOutcome[]> {
+  private async post(calls: readonly JsonRpcCall[], stop?: AbortSignal): Promise<CallOutcome[]> {
     const ids = calls.map(() => nextId++);
     const body = calls.length === 1 ? JSON.stringify(envelope(calls[0], ids[0])) : JSON.stringify(calls.map((c, i) => envelope(c, ids[i])));
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
     const res = await fetch(this.options.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
     const text = await res.text(); // under the same timeout signal
     if (res.status === 429) throw new RpcFailure('rate_limited', `HTTP 429 from ${this.options.url}`, true, { status: 429, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) });

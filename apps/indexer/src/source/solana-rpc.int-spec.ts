@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { vectorCase } from '../decode/testing/swap-transaction-vectors';
 import type { RpcFailureKind } from './retry-policy';
-import { SolanaRpc } from './solana-rpc';
+import { RpcClosed, SolanaRpc } from './solana-rpc';
 
 /**
  * The RPC source against a scripted JSON-RPC server: every failure kind of DESIGN §7 in turn, retried
@@ -149,4 +149,25 @@ it('pages accounts by 100 in one batch and keeps the context slot', async () => 
   expect(out.slots).toEqual([42, 42, 42]);
   expect(out.accounts.size).toBe(250);
   expect(requests).toBe(1);
+});
+
+it('close() ends backoff waits and in-flight requests at once, with RpcClosed rather than item failures', async () => {
+  // A dead endpoint with long backoffs: without close() each call would wait out ~minutes of retries.
+  script = [(r, res) => r.method === 'getSlot' && (res.writeHead(503).end('down'), true), (r) => r.method === 'getTransaction']; // the latter never answers
+  const slow = new SolanaRpc({
+    url,
+    commitment: 'confirmed',
+    timeoutMs: 60_000,
+    rps: 10_000,
+    concurrency: 2,
+    retry: { maxAttempts: 10, baseDelayMs: 600_000, maxDelayMs: 600_000 },
+    txBatchSize: 10,
+  });
+  const backingOff = slow.getSlot();
+  const inFlight = slow.getTransactions([sig]);
+  await new Promise((r) => setTimeout(r, 200));
+  slow.close();
+  await expect(backingOff).rejects.toThrow(RpcClosed);
+  await expect(inFlight).rejects.toThrow(RpcClosed); // not an item failure the gap ledger would record
+  await expect(slow.getSlot()).rejects.toThrow(RpcClosed);
 });

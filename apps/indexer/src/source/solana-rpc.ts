@@ -54,18 +54,38 @@ export interface SolanaRpcOptions {
 const MAX_MULTIPLE_ACCOUNTS = 100;
 const BLOCK_BATCH = 10;
 
+/** Thrown by every call once `close()` was called: the caller is stopping, nothing failed. */
+export class RpcClosed extends Error {
+  override readonly name = 'RpcClosed';
+  constructor() {
+    super('RPC client closed: stopping');
+  }
+}
+
 export class SolanaRpc {
   private readonly transport: JsonRpcTransport;
   private readonly policy: RetryPolicy;
   private readonly observer?: RpcObserver;
+  private readonly closing = new AbortController();
+  private readonly closed = new Promise<void>((resolve) => this.closing.signal.addEventListener('abort', () => resolve(), { once: true }));
 
   constructor(
     private readonly options: SolanaRpcOptions,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    // unref: a backoff abandoned by close() must not keep the process alive
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms).unref()),
   ) {
     this.transport = new JsonRpcTransport(options);
     this.policy = new RetryPolicy(options.retry);
     this.observer = options.observer;
+  }
+
+  /**
+   * Abandons in-flight requests and backoff waits at once (a drain must not wait out minutes of
+   * retries against a dead endpoint): every call then rejects with RpcClosed — never with a
+   * per-item failure, so nothing is mistaken for an unserved transaction or an unknown value.
+   */
+  close(): void {
+    this.closing.abort();
   }
 
   get commitment(): Commitment {
@@ -193,6 +213,7 @@ export class SolanaRpc {
     const out: ItemResult<T>[] = new Array(paramsList.length);
     let pending = paramsList.map((_, i) => i);
     for (let attempt = 1; pending.length > 0; attempt++) {
+      this.throwIfClosed();
       const failed: { index: number; failure: RpcFailure }[] = [];
       const batches: number[][] = [];
       for (let i = 0; i < pending.length; i += batchSize) batches.push(pending.slice(i, i + batchSize));
@@ -200,7 +221,7 @@ export class SolanaRpc {
         batches.map(async (batch) => {
           const calls: JsonRpcCall[] = batch.map((i) => ({ method, params: paramsList[i] }));
           try {
-            const outcomes = await this.transport.send(calls);
+            const outcomes = await this.transport.send(calls, this.closing.signal);
             outcomes.forEach((o, k) => {
               const index = batch[k];
               if (!o.ok) return void failed.push({ index, failure: o.failure });
@@ -218,6 +239,7 @@ export class SolanaRpc {
           }
         }),
       );
+      this.throwIfClosed(); // failures caused by close() are not failures of the items
       pending = [];
       let wait = 0;
       for (const { index, failure } of failed) {
@@ -229,9 +251,14 @@ export class SolanaRpc {
           out[index] = { ok: false, failure, attempts: attempt };
         }
       }
-      if (pending.length > 0) await this.sleep(wait);
+      if (pending.length > 0) await Promise.race([this.sleep(wait), this.closed]);
     }
     return out;
+  }
+
+
+  private throwIfClosed(): void {
+    if (this.closing.signal.aborted) throw new RpcClosed();
   }
 }
 
