@@ -82,9 +82,13 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     reused: running,
     stop,
     release: async () => {
-      const others = await otherClients(adminUrl).catch(() => 0); // unreachable: nothing left to spare
-      if (others > 0) {
-        opts.log.info({ dataDir, others }, 'embedded postgres: left running for the other processes connected to it');
+      const others = await otherClients(adminUrl).catch((e: Error) => {
+        // Unknown is not "nobody": never stop a server that someone else may be using.
+        opts.log.warn({ dataDir, err: e.message }, 'embedded postgres: could not tell who else uses it; leaving it running');
+        return -1;
+      });
+      if (others !== 0) {
+        if (others > 0) opts.log.info({ dataDir, others }, 'embedded postgres: left running for the other processes connected to it');
         return 'left running';
       }
       await stop();
