@@ -1,8 +1,6 @@
 import { createLogger } from '@hadron/platform';
-import type { TestDatabase } from '@hadron/platform/testing/test-database';
-import { startIndexer, type RunningIndexer } from '../../apps/indexer/src/index';
-import { startSimulator, type RunningSimulator } from '../../apps/simulator/src';
-import { caughtUp, compareWithGroundTruth, finalStateMismatches, indexerDatabase, readEventLog, simIndexerConfig, storageOf, waitFor } from './indexer-harness';
+import { startIndexer } from '../../apps/indexer/src/index';
+import { caughtUp, compareWithGroundTruth, finalStateMismatches, readEventLog, simIndexerConfig, storageOf, useSimulatedCluster, waitFor } from './indexer-harness';
 
 /**
  * BACKFILL + LIVE TAIL against the simulated cluster, both clusters at once: the event log ends up
@@ -11,38 +9,24 @@ import { caughtUp, compareWithGroundTruth, finalStateMismatches, indexerDatabase
  * with its tokens — including a pool created while the indexer tails the chain.
  */
 
-const HISTORY_END = 1_750_000_000_000;
-let sim: RunningSimulator;
-let db: TestDatabase;
-let indexer: RunningIndexer | undefined;
-
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0, seed: 'indexer-e2e', pools: 6, historySeconds: 300, historyEndTimeMs: HISTORY_END, live: false, newPoolAfterSeconds: 20 });
-  db = await indexerDatabase();
-}, 120_000);
-
-afterAll(async () => {
-  await indexer?.stop();
-  await sim?.stop();
-  await db?.drop();
-});
+const fx = useSimulatedCluster({ seed: 'indexer-e2e', pools: 6, historySeconds: 300, newPoolAfterSeconds: 20 });
 
 it('backfills the history, tails new slots, and the log equals the ground truth on both clusters', async () => {
   const log = createLogger('indexer-e2e', process.env.TEST_LOG_LEVEL ?? 'warn');
-  indexer = await startIndexer(storageOf(db), simIndexerConfig(sim, { INDEXER_CHUNK_TXS: '400', INDEXER_REFRESH_SECONDS: '3600' }), log);
-  for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} backfill`, () => caughtUp(db, sim, cluster), 90_000, 200);
-  expect((await indexer.ready()).ready).toBe(true);
+  fx.indexer = await startIndexer(storageOf(fx.db), simIndexerConfig(fx.sim, { INDEXER_CHUNK_TXS: '400', INDEXER_REFRESH_SECONDS: '3600' }), log);
+  for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} backfill`, () => caughtUp(fx.db, fx.sim, cluster), 90_000, 200);
+  expect((await fx.indexer.ready()).ready).toBe(true);
 
   // Live: the chain grows 10 slots at a time while the indexer polls; a new pool appears 20 s in.
   for (let i = 0; i < 15; i++) {
-    sim.advance('all', 10);
+    fx.sim.advance('all', 10);
     await new Promise((r) => setTimeout(r, 150));
   }
-  for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} live tail`, () => caughtUp(db, sim, cluster), 30_000, 200);
+  for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} live tail`, () => caughtUp(fx.db, fx.sim, cluster), 30_000, 200);
 
   for (const cluster of ['mainnet-beta', 'devnet'] as const) {
-    const gt = sim.groundTruth(cluster);
-    const events = await readEventLog(db, cluster);
+    const gt = fx.sim.groundTruth(cluster);
+    const events = await readEventLog(fx.db, cluster);
     const cmp = compareWithGroundTruth(events, gt);
     // eslint-disable-next-line no-console
     console.log(cluster, JSON.stringify({ ...cmp, mismatches: cmp.mismatches.length }));
@@ -59,7 +43,7 @@ it('backfills the history, tails new slots, and the log equals the ground truth 
 
 /** Test-only reach into the simulator: schedule a pool-state change or a fee-split rewrite at a future slot (live mode has none of its own). */
 function scheduleAdmin(cluster: 'mainnet-beta' | 'devnet', config: string, inSlots: number, action: 'pause' | 'resume' | 'split', generation = 0): void {
-  const market = sim.market(cluster) as any;
+  const market = fx.sim.market(cluster) as any;
   const pool = market.pools.find((p: any) => p.fact.config === config);
   const slot = market.ledger.head + inSlots;
   const run = action === 'split' ? (s: number) => market.changeFeeSplit(pool, generation, s) : (s: number) => market.setPoolState(pool, action === 'pause' ? 2 : 1, s);
@@ -69,7 +53,7 @@ function scheduleAdmin(cluster: 'mainnet-beta' | 'devnet', config: string, inSlo
 
 it('places live account changes (pause, resume, fee split) at the transactions that made them', async () => {
   const cluster = 'devnet';
-  const before = sim.groundTruth(cluster);
+  const before = fx.sim.groundTruth(cluster);
   const splitPool = before.pools.find((p) => p.has_pool_fee === 1 && before.fee_split_changes.some((c) => c.pool_config === p.config && c.recipients.length > 0))!;
   const pausedPool = before.pools.find((p) => p.has_pool_fee === 0 && p.state_history[p.state_history.length - 1].state === 1)!;
   scheduleAdmin(cluster, pausedPool.config, 4, 'pause');
@@ -83,12 +67,12 @@ it('places live account changes (pause, resume, fee split) at the transactions t
     [15, 'the resume'],
     [13, 'the slots after'],
   ] as const) {
-    sim.advance(cluster, slots);
-    await waitFor(`${what} indexed`, () => caughtUp(db, sim, cluster), 30_000, 100);
+    fx.sim.advance(cluster, slots);
+    await waitFor(`${what} indexed`, () => caughtUp(fx.db, fx.sim, cluster), 30_000, 100);
   }
 
-  const gt = sim.groundTruth(cluster);
-  const events = await readEventLog(db, cluster);
+  const gt = fx.sim.groundTruth(cluster);
+  const events = await readEventLog(fx.db, cluster);
   const cmp = compareWithGroundTruth(events, gt);
   expect(cmp.mismatches).toEqual([]);
   expect(finalStateMismatches(events, gt)).toEqual([]);
@@ -110,21 +94,21 @@ it('places live account changes (pause, resume, fee split) at the transactions t
 }, 120_000);
 
 it('a second indexer on the same database stands by, and takes over when the first stops', async () => {
-  const standby = await startIndexer(storageOf(db), simIndexerConfig(sim, { INDEXER_REFRESH_SECONDS: '3600' }), createLogger('standby', 'error'));
+  const standby = await startIndexer(storageOf(fx.db), simIndexerConfig(fx.sim, { INDEXER_REFRESH_SECONDS: '3600' }), createLogger('standby', 'error'));
   try {
     await new Promise((r) => setTimeout(r, 500));
     expect(standby.status().map((s) => s.active)).toEqual([false, false]);
     expect((await standby.ready()).ready).toBe(false);
-    const accountEvents = async () => (await readEventLog(db)).filter((e) => e.type === 'FeeSplitChanged' || e.type === 'PoolConfigChanged').length;
+    const accountEvents = async () => (await readEventLog(fx.db)).filter((e) => e.type === 'FeeSplitChanged' || e.type === 'PoolConfigChanged').length;
     const before = await accountEvents();
-    const headBefore = Math.max(...(['mainnet-beta', 'devnet'] as const).map((c) => sim.groundTruth(c).head_slot));
-    await indexer!.stop();
+    const headBefore = Math.max(...(['mainnet-beta', 'devnet'] as const).map((c) => fx.sim.groundTruth(c).head_slot));
+    await fx.indexer!.stop();
     await waitFor('the standby to take over', () => standby.status().every((s) => s.active), 10_000, 100);
-    sim.advance('all', 20);
-    for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} after failover`, () => caughtUp(db, sim, cluster), 30_000, 200);
-    for (const cluster of ['mainnet-beta', 'devnet'] as const) expect(compareWithGroundTruth(await readEventLog(db, cluster), sim.groundTruth(cluster)).mismatches).toEqual([]);
+    fx.sim.advance('all', 20);
+    for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} after failover`, () => caughtUp(fx.db, fx.sim, cluster), 30_000, 200);
+    for (const cluster of ['mainnet-beta', 'devnet'] as const) expect(compareWithGroundTruth(await readEventLog(fx.db, cluster), fx.sim.groundTruth(cluster)).mismatches).toEqual([]);
     // The standby read its pools back from Postgres and re-read their accounts: nothing changed on chain, so nothing is announced.
-    const changed = (['mainnet-beta', 'devnet'] as const).flatMap((c) => [...sim.groundTruth(c).fee_split_changes, ...sim.groundTruth(c).pools.flatMap((p) => p.state_history)].filter((x) => x.slot > headBefore));
+    const changed = (['mainnet-beta', 'devnet'] as const).flatMap((c) => [...fx.sim.groundTruth(c).fee_split_changes, ...fx.sim.groundTruth(c).pools.flatMap((p) => p.state_history)].filter((x) => x.slot > headBefore));
     expect(changed).toEqual([]);
     expect(await accountEvents()).toBe(before);
     await waitFor('ready', async () => (await standby.ready()).ready, 10_000, 100);

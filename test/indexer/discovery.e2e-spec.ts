@@ -1,8 +1,6 @@
 import { createLogger } from '@hadron/platform';
-import type { TestDatabase } from '@hadron/platform/testing/test-database';
-import { startIndexer, type RunningIndexer } from '../../apps/indexer/src/index';
-import { startSimulator, type RunningSimulator } from '../../apps/simulator/src';
-import { caughtUp, indexerDatabase, readEventLog, simIndexerConfig, startRpcProxy, storageOf, waitFor } from './indexer-harness';
+import { startIndexer } from '../../apps/indexer/src/index';
+import { caughtUp, readEventLog, simIndexerConfig, startRpcProxy, storageOf, useSimulatedCluster, waitFor } from './indexer-harness';
 
 /**
  * DISCOVERY COST. getProgramAccounts is the most expensive call we make. A pool that discovery
@@ -12,62 +10,47 @@ import { caughtUp, indexerDatabase, readEventLog, simIndexerConfig, startRpcProx
  * discovered at once. Config accounts of both sizes are looked for on both programs.
  */
 
-const HISTORY_END = 1_750_000_000_000;
-let sim: RunningSimulator;
-let db: TestDatabase;
-let indexer: RunningIndexer | undefined;
-let proxy: Awaited<ReturnType<typeof startRpcProxy>>;
 let hidden: string;
 const asked = new Set<string>();
-
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0, seed: 'indexer-discovery', pools: 4, historySeconds: 60, historyEndTimeMs: HISTORY_END, live: false, newPoolAfterSeconds: 3 });
-  hidden = sim.groundTruth('devnet').pools[0].config;
-  db = await indexerDatabase();
-  proxy = await startRpcProxy(sim.urls.devnet, (call) => {
+const fx = useSimulatedCluster({ seed: 'indexer-discovery', pools: 4, historySeconds: 60, newPoolAfterSeconds: 3 }, async (f) => {
+  hidden = f.sim.groundTruth('devnet').pools[0].config;
+  f.proxy = await startRpcProxy(f.sim.urls.devnet, (call) => {
     if (call.method !== 'getProgramAccounts') return undefined;
     const [program, config] = call.params as [string, { filters: { dataSize: number }[] }];
     asked.add(`${program}:${config.filters[0].dataSize}`);
     const result = call.reply.result as { context: unknown; value: { pubkey: string }[] };
     return { result: { ...result, value: result.value.filter((a) => a.pubkey !== hidden) } };
   });
-}, 120_000);
-
-afterAll(async () => {
-  await indexer?.stop();
-  await proxy?.close();
-  await sim?.stop();
-  await db?.drop();
 });
 
-const discoveryCalls = async () => (await indexer!.metrics.registry.getSingleMetric('indexer_rpc_calls_total')!.get()).values.filter((v) => v.labels.method === 'getProgramAccounts').reduce((a, v) => a + v.value, 0);
-const visibleSwaps = () => sim.groundTruth('devnet').swaps.filter((s) => s.pool_config !== hidden).length;
+const discoveryCalls = async () => (await fx.indexer!.metrics.registry.getSingleMetric('indexer_rpc_calls_total')!.get()).values.filter((v) => v.labels.method === 'getProgramAccounts').reduce((a, v) => a + v.value, 0);
+const visibleSwaps = () => fx.sim.groundTruth('devnet').swaps.filter((s) => s.pool_config !== hidden).length;
 
 it('a pool discovery cannot find costs no discovery per poll; a new Initialize is discovered at once', async () => {
-  const config = simIndexerConfig(sim, { INDEXER_CLUSTERS: 'devnet', RPC_URL_DEVNET: proxy.url, INDEXER_REFRESH_SECONDS: '3600' });
-  indexer = await startIndexer(storageOf(db), config, createLogger('indexer-discovery', process.env.TEST_LOG_LEVEL ?? 'silent'));
-  await waitFor('backfill', () => caughtUp(db, sim, 'devnet', visibleSwaps()), 60_000, 200);
+  const config = simIndexerConfig(fx.sim, { INDEXER_CLUSTERS: 'devnet', RPC_URL_DEVNET: fx.proxy!.url, INDEXER_REFRESH_SECONDS: '3600' });
+  fx.indexer = await startIndexer(storageOf(fx.db), config, createLogger('indexer-discovery', process.env.TEST_LOG_LEVEL ?? 'silent'));
+  await waitFor('backfill', () => caughtUp(fx.db, fx.sim, 'devnet', visibleSwaps()), 60_000, 200);
   const before = await discoveryCalls();
-  const headBefore = sim.groundTruth('devnet').head_slot;
+  const headBefore = fx.sim.groundTruth('devnet').head_slot;
 
   // ~12 polls, each seeing transactions of the hidden pool; a new pool is created a few seconds in.
   for (let i = 0; i < 12; i++) {
-    sim.advance('devnet', 5);
+    fx.sim.advance('devnet', 5);
     await new Promise((r) => setTimeout(r, 150));
   }
-  await waitFor('live tail', () => caughtUp(db, sim, 'devnet', visibleSwaps()), 30_000, 200);
+  await waitFor('live tail', () => caughtUp(fx.db, fx.sim, 'devnet', visibleSwaps()), 30_000, 200);
 
-  const gt = sim.groundTruth('devnet');
+  const gt = fx.sim.groundTruth('devnet');
   const created = gt.pools.find((p) => p.created_slot > headBefore)!;
   expect(created).toBeDefined();
   expect([...gt.swaps, ...gt.oracle_updates].filter((x) => x.slot > headBefore && ('pool_config' in x ? x.pool_config : x.pool_config_via_registry) === hidden).length).toBeGreaterThan(5);
   // One discovery in all — the Initialize's — of 2 programs × 2 config sizes.
   expect((await discoveryCalls()) - before).toBe(4);
-  const events = await readEventLog(db, 'devnet');
+  const events = await readEventLog(fx.db, 'devnet');
   const discovered = events.find((e) => e.type === 'PoolDiscovered' && e.pool === created.config)!;
   expect([discovered.signature, discovered.slot]).toEqual([created.created_signature, created.created_slot]);
   expect(events.some((e) => e.pool === hidden)).toBe(false);
-  const problems = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM indexer.problem WHERE code = 'unknown_pool'");
+  const problems = await fx.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM indexer.problem WHERE code = 'unknown_pool'");
   expect(problems.rows[0].n).toBeGreaterThan(0);
   expect([...asked].sort()).toEqual([`${gt.programs.v1}:248`, `${gt.programs.v1}:724`, `${gt.programs.v2}:248`, `${gt.programs.v2}:724`].sort());
 }, 120_000);

@@ -4,14 +4,47 @@ import type { Cluster, HadronEvent } from '@hadron/contracts';
 import { createLogger, openEventLog, parseEnv, type Storage } from '@hadron/platform';
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
-import { indexerEnvSchema, indexerMigrations, type IndexerConfig } from '../../apps/indexer/src/index';
-import type { GroundTruth, RunningSimulator } from '../../apps/simulator/src';
+import { indexerEnvSchema, indexerMigrations, type IndexerConfig, type RunningIndexer } from '../../apps/indexer/src/index';
+import { startSimulator, type GroundTruth, type RunningSimulator, type SimulatorOptions } from '../../apps/simulator/src';
 
 /**
  * Shared by the indexer's end-to-end tests: a throwaway database with the indexer's tables and the
  * Postgres event log, the indexer's configuration pointed at a simulated cluster, and the
  * comparison of what landed in the event log with the simulator's ground truth.
  */
+
+/** Where the simulated history ends: fixed, so every run generates the same chain. */
+export const HISTORY_END = 1_750_000_000_000;
+export const CLUSTERS = ['mainnet-beta', 'devnet'] as const;
+
+/** What an indexer e2e file runs against; the indexer (and a proxy) are the file's to start. */
+export interface SimulatedClusterFixture {
+  sim: RunningSimulator;
+  db: TestDatabase;
+  indexer?: RunningIndexer;
+  proxy?: RpcProxy;
+}
+
+/**
+ * For all tests of a file: the simulated clusters with a fixed history end and no live slots (a
+ * test advances them), and a throwaway database; `setup` runs after both (faults, a proxy…).
+ * Whatever the file started (indexer, proxy) is stopped, and the database dropped, after all.
+ */
+export function useSimulatedCluster(options: SimulatorOptions, setup?: (fx: SimulatedClusterFixture) => Promise<void> | void): SimulatedClusterFixture {
+  const fx = {} as SimulatedClusterFixture;
+  beforeAll(async () => {
+    fx.sim = await startSimulator({ port: 0, historyEndTimeMs: HISTORY_END, live: false, ...options });
+    fx.db = await indexerDatabase();
+    await setup?.(fx);
+  }, 120_000);
+  afterAll(async () => {
+    await fx.indexer?.stop();
+    await fx.proxy?.close();
+    await fx.sim?.stop();
+    await fx.db?.drop();
+  });
+  return fx;
+}
 
 export async function indexerDatabase(): Promise<TestDatabase> {
   return createTestDatabase([eventLogMigrations, indexerMigrations]);
@@ -60,6 +93,8 @@ export interface ProxiedCall {
  * simulator over HTTP, and `rewrite` may replace its reply (an error the node would give, an
  * account it would not return) — a fault the simulator has no switch for, injected at the wire.
  */
+export type RpcProxy = Awaited<ReturnType<typeof startRpcProxy>>;
+
 export async function startRpcProxy(target: string, rewrite: (call: ProxiedCall) => { result?: unknown; error?: unknown } | undefined): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -181,6 +216,18 @@ export function oracleAfterUpdates(gt: GroundTruth): Map<string, { midpriceQ32: 
     out.set(u.event_id, after);
   }
   return out;
+}
+
+/** The ground truth without some pools (and everything that happened to them). */
+export function groundTruthWithout(gt: GroundTruth, pools: ReadonlySet<string>): GroundTruth {
+  return {
+    ...gt,
+    pools: gt.pools.filter((p) => !pools.has(p.config)),
+    swaps: gt.swaps.filter((s) => !pools.has(s.pool_config)),
+    oracle_updates: gt.oracle_updates.filter((u) => u.pool_config_via_registry === null || !pools.has(u.pool_config_via_registry)),
+    vault_balance_changes: gt.vault_balance_changes.filter((v) => !pools.has(v.pool_config)),
+    fee_split_changes: gt.fee_split_changes.filter((c) => !pools.has(c.pool_config)),
+  };
 }
 
 /** `history`: the whole ground truth when `gt` is a window of it (the oracle state after an update depends on every update before it). */

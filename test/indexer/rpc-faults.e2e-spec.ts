@@ -1,8 +1,6 @@
 import { createLogger } from '@hadron/platform';
-import type { TestDatabase } from '@hadron/platform/testing/test-database';
-import { startIndexer, type RunningIndexer } from '../../apps/indexer/src/index';
-import { startSimulator, type RunningSimulator } from '../../apps/simulator/src';
-import { caughtUp, compareWithGroundTruth, indexerDatabase, readEventLog, simIndexerConfig, storageOf, waitFor } from './indexer-harness';
+import { startIndexer } from '../../apps/indexer/src/index';
+import { caughtUp, CLUSTERS, compareWithGroundTruth, readEventLog, simIndexerConfig, storageOf, useSimulatedCluster, waitFor } from './indexer-harness';
 
 /**
  * RPC FAULTS. 10 % of RPC requests fail (429 with Retry-After, 5xx, a request held past the client
@@ -15,54 +13,57 @@ import { caughtUp, compareWithGroundTruth, indexerDatabase, readEventLog, simInd
  * a metric and documented (README: gaps).
  */
 
-const HISTORY_END = 1_750_000_000_000;
-const CLUSTERS = ['mainnet-beta', 'devnet'] as const;
-let sim: RunningSimulator;
-let db: TestDatabase;
-let indexer: RunningIndexer | undefined;
+const fx = useSimulatedCluster({ seed: 'indexer-faults', pools: 6, historySeconds: 240 }, ({ sim }) =>
+  sim.setFaults('all', { rate: 0.1, kinds: ['429', '5xx', 'timeout', 'malformed', 'missing-tx'], hangMs: 2_000, missingTxRate: 0.1, missingTxRequests: 10, seed: 'faults-e2e' }),
+);
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0, seed: 'indexer-faults', pools: 6, historySeconds: 240, historyEndTimeMs: HISTORY_END, live: false });
-  sim.setFaults('all', { rate: 0.1, kinds: ['429', '5xx', 'timeout', 'malformed', 'missing-tx'], hangMs: 2_000, missingTxRate: 0.1, missingTxRequests: 10, seed: 'faults-e2e' });
-  db = await indexerDatabase();
-}, 120_000);
+const total = async (name: string) => Number((await fx.indexer!.metrics.registry.getSingleMetric(name)!.get()).values.reduce((a, v) => a + v.value, 0));
 
-afterAll(async () => {
-  await indexer?.stop();
-  await sim?.stop();
-  await db?.drop();
-});
+/** What the indexer counts each injected fault as when it retries it (kind, and the method it must hit). */
+const RETRIED_AS: Record<string, { kind: string; method?: string }> = {
+  '429': { kind: 'rate_limited' },
+  '5xx': { kind: 'server_error' },
+  timeout: { kind: 'timeout' },
+  malformed: { kind: 'malformed' },
+  'missing-tx': { kind: 'missing', method: 'getTransaction' },
+};
 
-const total = async (name: string) => Number((await indexer!.metrics.registry.getSingleMetric(name)!.get()).values.reduce((a, v) => a + v.value, 0));
+/** The indexer's retries on one cluster for one failure kind (and method). */
+async function retries(cluster: string, kind: string, method?: string): Promise<number> {
+  const { values } = await fx.indexer!.metrics.registry.getSingleMetric('indexer_rpc_retries_total')!.get();
+  return values.filter((v) => v.labels.cluster === cluster && v.labels.kind === kind && (method === undefined || v.labels.method === method)).reduce((a, v) => a + v.value, 0);
+}
 
 async function injected(cluster: string): Promise<Record<string, number>> {
-  const res = await fetch(`${sim.urls[cluster as 'devnet']}/faults`);
+  const res = await fetch(`${fx.sim.urls[cluster as 'devnet']}/faults`);
   return ((await res.json()) as { injected: Record<string, number> }).injected;
 }
 
 it('with 10 % faulted RPC requests and temporarily missing transactions, the log is exactly the ground truth', async () => {
   const log = createLogger('indexer-faults', process.env.TEST_LOG_LEVEL ?? 'error');
   // The default gap grace (30 s): a transaction not served yet holds the cursor.
-  const config = simIndexerConfig(sim, { RPC_TIMEOUT_MS: '1000', RPC_MAX_ATTEMPTS: '8', RPC_TX_BATCH: '5', INDEXER_CHUNK_TXS: '300', INDEXER_REFRESH_SECONDS: '3600' });
+  const config = simIndexerConfig(fx.sim, { RPC_TIMEOUT_MS: '1000', RPC_MAX_ATTEMPTS: '8', RPC_TX_BATCH: '5', INDEXER_CHUNK_TXS: '300', INDEXER_REFRESH_SECONDS: '3600' });
   expect(config.INDEXER_GAP_GRACE_SECONDS).toBe(30);
-  indexer = await startIndexer(storageOf(db), config, log);
-  for (const cluster of CLUSTERS) await waitFor(`${cluster} backfill through faults`, () => caughtUp(db, sim, cluster), 150_000, 250);
+  fx.indexer = await startIndexer(storageOf(fx.db), config, log);
+  for (const cluster of CLUSTERS) await waitFor(`${cluster} backfill through faults`, () => caughtUp(fx.db, fx.sim, cluster), 150_000, 250);
 
   for (const cluster of CLUSTERS) {
-    const gt = sim.groundTruth(cluster);
-    const cmp = compareWithGroundTruth(await readEventLog(db, cluster), gt);
+    const gt = fx.sim.groundTruth(cluster);
+    const cmp = compareWithGroundTruth(await readEventLog(fx.db, cluster), gt);
     // eslint-disable-next-line no-console
     console.log(cluster, JSON.stringify({ injected: await injected(cluster), counts: cmp.counts }));
     expect(cmp.mismatches).toEqual([]); // every value in effect exact; a null only where unknowable
     expect(cmp.counts.SwapExecuted).toBe(gt.swaps.length);
     expect(cmp.counts.MidpriceUpdated).toBe(gt.oracle_updates.length);
     expect(cmp.counts.VaultBalancesChanged).toBe(gt.vault_balance_changes.length);
+    // Every fault kind was injected on this cluster AND hit the indexer, which retried it as that kind.
     const kinds = await injected(cluster);
-    for (const kind of ['429', '5xx', 'timeout', 'malformed', 'missing-tx']) expect(kinds[kind]).toBeGreaterThan(0);
+    for (const [fault, { kind, method }] of Object.entries(RETRIED_AS)) {
+      const retried = await retries(cluster, kind, method);
+      expect({ fault, injected: (kinds[fault] ?? 0) > 0, retried: retried > 0 }).toEqual({ fault, injected: true, retried: true });
+    }
   }
-  const metrics = await indexer.metrics.registry.getSingleMetricAsString('indexer_rpc_retries_total');
-  for (const kind of ['rate_limited', 'server_error', 'timeout', 'malformed', 'missing']) expect(metrics).toContain(`kind="${kind}"`);
-  const gaps = await db.pool.query('SELECT count(*)::int AS n FROM indexer.gap');
+  const gaps = await fx.db.pool.query('SELECT count(*)::int AS n FROM indexer.gap');
   expect(gaps.rows[0].n).toBe(0);
   expect(await total('indexer_gaps_recorded_total')).toBe(0); // held, never skipped
   expect(await total('indexer_events_built_with_open_gap_total')).toBe(0);
@@ -70,23 +71,23 @@ it('with 10 % faulted RPC requests and temporarily missing transactions, the log
 
 it('transactions missing past every retry go to the gap ledger, the cursor moves on, and the ledger drains', async () => {
   // A short grace, and 20 % of new transactions answer null to their first 40 calls (five fetches of 8 attempts): they outlast it.
-  await indexer!.stop();
+  await fx.indexer!.stop();
   const log = createLogger('indexer-faults', process.env.TEST_LOG_LEVEL ?? 'error');
-  indexer = await startIndexer(storageOf(db), simIndexerConfig(sim, { RPC_MAX_ATTEMPTS: '8', RPC_TX_BATCH: '5', INDEXER_GAP_GRACE_SECONDS: '1', INDEXER_REFRESH_SECONDS: '3600' }), log);
-  sim.setFaults('all', { rate: 0.05, kinds: ['429', '5xx', 'missing-tx'], missingTxRate: 0.2, missingTxRequests: 40, seed: 'faults-e2e-gaps' });
-  const before = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_log');
+  fx.indexer = await startIndexer(storageOf(fx.db), simIndexerConfig(fx.sim, { RPC_MAX_ATTEMPTS: '8', RPC_TX_BATCH: '5', INDEXER_GAP_GRACE_SECONDS: '1', INDEXER_REFRESH_SECONDS: '3600' }), log);
+  fx.sim.setFaults('all', { rate: 0.05, kinds: ['429', '5xx', 'missing-tx'], missingTxRate: 0.2, missingTxRequests: 40, seed: 'faults-e2e-gaps' });
+  const before = await fx.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_log');
   for (let i = 0; i < 6; i++) {
-    sim.advance('all', 10);
+    fx.sim.advance('all', 10);
     await new Promise((r) => setTimeout(r, 200));
   }
   await waitFor('gaps recorded', async () => (await total('indexer_gaps_recorded_total')) > 0, 30_000, 100);
   const gapsSeen = await total('indexer_gaps_recorded_total');
-  for (const cluster of CLUSTERS) await waitFor(`${cluster} gap ledger drained`, () => caughtUp(db, sim, cluster), 120_000, 250);
+  for (const cluster of CLUSTERS) await waitFor(`${cluster} gap ledger drained`, () => caughtUp(fx.db, fx.sim, cluster), 120_000, 250);
 
   let inexact = 0;
   for (const cluster of CLUSTERS) {
-    const gt = sim.groundTruth(cluster);
-    const cmp = compareWithGroundTruth(await readEventLog(db, cluster), gt);
+    const gt = fx.sim.groundTruth(cluster);
+    const cmp = compareWithGroundTruth(await readEventLog(fx.db, cluster), gt);
     // Every fact is there exactly once, the gaps' own included.
     expect(cmp.mismatches.filter((m) => /^(missing|duplicate)|not in the ground truth|discovered/.test(m))).toEqual([]);
     expect(cmp.counts.SwapExecuted).toBe(gt.swaps.length);
@@ -102,8 +103,8 @@ it('transactions missing past every retry go to the gap ledger, the cursor moves
   expect(builtWithOpenGap).toBeGreaterThan(0);
   expect(inexact).toBeLessThanOrEqual(builtWithOpenGap);
   expect(gapsSeen).toBeGreaterThan(0);
-  const after = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_log');
+  const after = await fx.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_log');
   expect(after.rows[0].n).toBeGreaterThan(before.rows[0].n);
-  expect((await db.pool.query('SELECT count(*)::int AS n FROM indexer.gap')).rows[0].n).toBe(0);
-  expect((await indexer!.ready()).ready).toBe(true);
+  expect((await fx.db.pool.query('SELECT count(*)::int AS n FROM indexer.gap')).rows[0].n).toBe(0);
+  expect((await fx.indexer!.ready()).ready).toBe(true);
 }, 240_000);

@@ -12,7 +12,7 @@ import { shippedTokenList } from './tokens/token-list';
 
 export interface RunningIndexer extends Running {
   metrics: IndexerMetrics;
-  /** Ready = every cluster backfilled, within INDEXER_READY_MAX_SLOT_LAG of its head, with an empty gap ledger. */
+  /** Ready = every cluster backfilled, within INDEXER_READY_MAX_SLOT_LAG of its head, with an empty gap ledger and no held pool. */
   ready(): Promise<{ ready: boolean; detail: unknown }>;
   status(): ClusterStatus[];
 }

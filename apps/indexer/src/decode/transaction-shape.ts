@@ -46,6 +46,23 @@ export function shapeProblemOf(result: unknown): string | null {
   return null;
 }
 
+/**
+ * A transaction as the RPC serves it (source/): its shape, and, when it succeeded, everything
+ * decoding reads must be THERE — token balances, inner instructions, a v0 transaction's loaded
+ * addresses. The decoder alone reads an absent list as empty; from the RPC an absent one is a cut
+ * or rewritten answer, retried like any malformed one. `meta: null` passes (the caller treats it
+ * as a transaction not served yet). Returns null when the result can be trusted.
+ */
+export function servedTransactionProblem(result: unknown): string | null {
+  const shape = shapeProblemOf(result);
+  if (shape !== null) return shape;
+  const { meta, version } = result as { meta: Record<string, unknown> | null; version?: unknown };
+  if (meta === null || (meta.err !== null && meta.err !== undefined)) return null; // failed: nothing of it is decoded
+  for (const field of ['preTokenBalances', 'postTokenBalances', 'innerInstructions'] as const) if (!Array.isArray(meta[field])) return `meta.${field} is missing`;
+  if (version === 0 && (meta.loadedAddresses === undefined || meta.loadedAddresses === null)) return 'a v0 transaction without meta.loadedAddresses';
+  return null;
+}
+
 const U64_TEXT = /^(0|[1-9][0-9]{0,19})$/;
 
 function instructionsProblem(list: unknown, path: string): string | null {

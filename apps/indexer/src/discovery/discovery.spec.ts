@@ -1,7 +1,9 @@
 import { encodeFeeConfigAccount, encodeFeeSplit, encodeOracleAccount, FEE_CONFIG_SIZE, ORACLE_SIZE } from '@hadron/domain';
 import { accountVectors, bytesOf, pdaVectors } from '@hadron/domain/hadron/testing/golden-vectors';
+import type { SolanaRpc } from '../source/solana-rpc';
 import { TokenList } from '../tokens/token-list';
 import { accountStateOf, configFingerprint, poolFromConfigAccount, poolSnapshotOf, splitFingerprint } from './pool-accounts';
+import { PoolReader } from './pool-reader';
 import { decodeMetaplexMetadata, metaplexMetadataAddress, mintDecimals, tokenMetadataOf } from './token-metadata';
 
 const configCase = accountVectors.cases.find((c) => c.name === 'config_v1_wsol_usdc_seed_12345678901234')!;
@@ -117,5 +119,29 @@ describe('token metadata', () => {
     mint[44] = 8;
     expect(mintDecimals(mint)).toBe(8);
     expect(mintDecimals(new Uint8Array(10))).toBeNull();
+  });
+});
+
+describe('discovery', () => {
+  it('reads config accounts of both sizes on both programs at once, and finds the pools as of the newest read', async () => {
+    const asked: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const rpc = {
+      getProgramAccounts: async (program: string, size: number, minSlot?: number) => {
+        asked.push(`${program}:${size}:${minSlot}`);
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+        const accounts = program === configCase.owner && size === bytesOf(configCase).length ? [{ pubkey: configCase.address!, account: { owner: configCase.owner, lamports: 1, data: bytesOf(configCase) } }] : [];
+        return { slot: 100 + asked.length, accounts };
+      },
+    } as unknown as SolanaRpc;
+    const found = await new PoolReader(rpc, new TokenList([])).discover(90);
+    expect(asked).toHaveLength(4);
+    expect(new Set(asked.map((a) => a.split(':').slice(1).join(':')))).toEqual(new Set(['248:90', '724:90']));
+    expect(most).toBe(4);
+    expect(found.slot).toBe(104);
+    expect(found.pools.map((p) => p.config)).toEqual([configCase.address]);
   });
 });

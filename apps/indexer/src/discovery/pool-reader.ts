@@ -1,6 +1,5 @@
 import type { TokenMetadata } from '@hadron/contracts';
 import { CONFIG_SIZE, HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, type HadronProgramVersion } from '@hadron/domain';
-import { RpcFailure } from '../source/retry-policy';
 import type { AccountData, SolanaRpc } from '../source/solana-rpc';
 import type { TokenList } from '../tokens/token-list';
 import { accountStateOf, poolFromConfigAccount, snapshotAddresses, type AccountState, type PoolStatic } from './pool-accounts';
@@ -41,14 +40,13 @@ export class PoolReader {
   async discover(minSlot?: number): Promise<{ slot: number; pools: PoolStatic[] }> {
     const found = new Map<string, PoolStatic>();
     let slot = minSlot ?? 0;
-    for (const { programId } of HADRON_PROGRAMS) {
-      for (const size of CONFIG_SIZES) {
-        const read = await this.rpc.getProgramAccounts(programId, size, slot > 0 ? slot : undefined);
-        slot = Math.max(slot, read.slot);
-        for (const { pubkey, account } of read.accounts) {
-          const pool = account.owner === programId ? poolFromConfigAccount(programId, pubkey, account.data) : null;
-          if (pool) found.set(pubkey, pool.static);
-        }
+    // The four reads at once (the RPC client's rate limit and concurrency still apply); the discovery is as of the newest.
+    const reads = await Promise.all(HADRON_PROGRAMS.flatMap(({ programId }) => CONFIG_SIZES.map(async (size) => ({ programId, read: await this.rpc.getProgramAccounts(programId, size, minSlot || undefined) }))));
+    for (const { programId, read } of reads) {
+      slot = Math.max(slot, read.slot);
+      for (const { pubkey, account } of read.accounts) {
+        const pool = account.owner === programId ? poolFromConfigAccount(programId, pubkey, account.data) : null;
+        if (pool) found.set(pubkey, pool.static);
       }
     }
     const pools = [...found.values()];
@@ -76,22 +74,23 @@ export class PoolReader {
   /**
    * Decimals (mint), name/symbol (Metaplex, else the token list) and icon (token list) of each
    * mint, read at a slot ≥ minSlot. A mint the RPC does not return (or that does not read as a
-   * mint) fails the call, to be retried: decimals go into PoolDiscovered and every swap for good,
-   * so they are never guessed.
+   * mint) is in `unreadable`, with why: decimals go into PoolDiscovered and every swap for good,
+   * so they are never guessed — the caller holds that pool back and reads it again later.
    */
-  async tokenMetadata(mints: readonly string[], minSlot?: number): Promise<Map<string, TokenMetadata>> {
+  async tokenMetadata(mints: readonly string[], minSlot?: number): Promise<{ tokens: Map<string, TokenMetadata>; unreadable: Map<string, string> }> {
     const unique = [...new Set(mints)];
     const metadata = unique.map(metaplexMetadataAddress);
     const { accounts } = await this.rpc.getMultipleAccounts([...unique, ...metadata], minSlot);
-    const out = new Map<string, TokenMetadata>();
+    const tokens = new Map<string, TokenMetadata>();
+    const unreadable = new Map<string, string>();
     unique.forEach((mint, i) => {
       const mintAccount = accounts.get(mint);
       const decimals = mintAccount ? mintDecimals(mintAccount.data) : null;
-      if (decimals === null) throw new RpcFailure('missing', `mint ${mint}: ${mintAccount ? 'not a mint account' : 'not returned by the RPC'}; its decimals are needed before the pool is announced`, true);
+      if (decimals === null) return void unreadable.set(mint, `mint ${mint}: ${mintAccount ? 'not a mint account' : 'not returned by the RPC'}`);
       const meta = accounts.get(metadata[i]);
-      out.set(mint, tokenMetadataOf(mint, decimals, meta ? decodeMetaplexMetadata(meta.data) : null, this.tokens));
+      tokens.set(mint, tokenMetadataOf(mint, decimals, meta ? decodeMetaplexMetadata(meta.data) : null, this.tokens));
     });
-    return out;
+    return { tokens, unreadable };
   }
 }
 

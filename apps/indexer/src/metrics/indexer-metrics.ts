@@ -46,6 +46,12 @@ export class IndexerMetrics {
     buckets: [50, 100, 250, 500, 1000, 2500, 5000, 10_000],
     registers: [this.registry],
   });
+  readonly heldPools = new Gauge({
+    name: 'indexer_pools_held',
+    help: 'Pools discovered but held back because a mint does not read yet (their transactions wait in indexer.held_tx; every other pool goes on)',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+  });
   readonly pools = new Gauge({ name: 'indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
   readonly backfillRatio = new Gauge({ name: 'indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
   readonly cycleErrors = new Counter({ name: 'indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });

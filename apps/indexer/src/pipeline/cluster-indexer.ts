@@ -2,17 +2,18 @@ import type { Cluster, HadronEvent } from '@hadron/contracts';
 import type { Logger } from '@hadron/platform';
 import type { ClusterSettings } from '../config/indexer.config';
 import { decodeContextOf, decodeTransaction, type DecodeContext, type DecodeProblem, type KnownPool, type TransactionFacts } from '../decode';
-import type { AccountState } from '../discovery/pool-accounts';
+import type { AccountState, PoolStatic } from '../discovery/pool-accounts';
 import { HADRON_PROGRAMS, type AccountsSnapshot, type PoolReader } from '../discovery/pool-reader';
 import type { IndexerMetrics } from '../metrics/indexer-metrics';
 import type { EventSink } from '../publish/event-publisher';
-import type { ItemResult, SolanaRpc, WireTransaction } from '../source/solana-rpc';
-import type { ClusterProgress, CycleRecord, GapRow, IndexerStore, NewPool, ProgramCursor, RecordedProblem } from '../store/indexer-store';
+import type { ItemResult, SignatureInfo, SolanaRpc, WireTransaction } from '../source/solana-rpc';
+import type { ClusterProgress, CycleRecord, GapRow, HeldTx, IndexerStore, NewPool, ProgramCursor, RecordedProblem } from '../store/indexer-store';
 import { scanTransaction, type AdminScan } from './admin-scan';
 import { attribute, splitChanged, type At, type PoolAttribution } from './attribution';
 import { applyBlockPositions, mergeInChainOrder, slotAlignedChunks, slotsNeedingPositions, type ListedSignature, type TxRef } from './chain-order';
 import { EventBuilder, type ObservationPosition } from './event-builder';
-import { fieldsSetInRange, lookbackOracleState, startFromSnapshot, type OracleField } from './oracle-lookback';
+import { factsFor } from './held-pools';
+import { fieldsMaybeSetInRange, lookbackOracleState, startFromSnapshot, type OracleStart } from './oracle-lookback';
 import { adoptOracle, canonicalSplit, knownPoolOf, UNKNOWN_STATE, type PoolRecord, type TrackedState } from './pool-state';
 
 /**
@@ -33,6 +34,9 @@ import { adoptOracle, canonicalSplit, knownPoolOf, UNKNOWN_STATE, type PoolRecor
 const GAP_BATCH = 100;
 const MAX_GAP_DELAY_MS = 10 * 60_000;
 const MAX_CYCLE_BACKOFF_MS = 30_000;
+/** While a pool is held (its mint unreadable), its mints are read again at least this often. */
+const HELD_RETRY_MS = 5_000;
+const HELD_REPLAY_BATCH = 200;
 
 export interface ClusterIndexerDeps {
   settings: ClusterSettings;
@@ -60,6 +64,8 @@ export interface ClusterStatus {
   secondsSinceProgress: number;
   /** False while another process holds this cluster (standby). */
   active: boolean;
+  /** Pools discovered but held back: a mint did not read yet (indexer.problem `mint_unavailable`). */
+  heldPools: number;
 }
 
 interface Snapshot {
@@ -126,6 +132,10 @@ interface ChunkOutput {
   lastSignature: string | null;
   /** Events of pools whose program had a transaction in the gap ledger when they were built. */
   builtWithOpenGap: number;
+  /** Transactions naming a held pool (their part of it waits for the pool). */
+  held?: HeldTx[];
+  /** Held pools announced now, their held transactions replayed. */
+  released?: string[];
 }
 
 /** getBlock errors that do not pass with time: the node has no block for that slot. */
@@ -155,6 +165,8 @@ export class ClusterIndexer {
   /** When each not-yet-served transaction first failed every retry (the gap grace period). */
   private readonly firstFailure = new Map<string, number>();
   private readonly unreadableSplitsLogged = new Set<string>();
+  /** Pools discovered whose mint does not read yet: their transactions are held (held-pools.ts) until it does. */
+  private readonly held = new Map<string, PoolStatic>();
   /** Open gap-ledger transactions per program that listed them. */
   private openGapPrograms = new Map<string, number>();
   private readonly now: () => number;
@@ -200,6 +212,7 @@ export class ClusterIndexer {
       cycleFailures: this.cycleFailures,
       secondsSinceProgress: Math.round((this.now() - this.lastProgressAt) / 1000),
       active: this.active,
+      heldPools: this.held.size,
     };
   }
 
@@ -212,7 +225,7 @@ export class ClusterIndexer {
     const s = this.status();
     const { readyMaxSlotLag, readyMaxStallMs, readyMaxCycleErrors } = this.d.settings;
     const stalled = s.slotLag !== null && s.slotLag > 0 && this.now() - this.lastProgressAt > readyMaxStallMs;
-    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= readyMaxSlotLag && s.gaps === 0 && s.cycleFailures < readyMaxCycleErrors && !stalled;
+    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= readyMaxSlotLag && s.gaps === 0 && s.heldPools === 0 && s.cycleFailures < readyMaxCycleErrors && !stalled;
   }
 
   // ---- loop ----------------------------------------------------------------------------------
@@ -307,6 +320,7 @@ export class ClusterIndexer {
     const known = new Map<string, KnownPool>();
     for (const r of this.progress.pools.values()) known.set(r.static.config, knownPoolOf(r.static));
     for (const n of extra) known.set(n.static.config, knownPoolOf(n.static));
+    for (const p of this.held.values()) if (!known.has(p.config)) known.set(p.config, knownPoolOf(p)); // decoded, to be set aside
     this.ctx = decodeContextOf(known);
   }
 
@@ -317,11 +331,13 @@ export class ClusterIndexer {
     const resumed = this.progress.cycle;
     if (resumed) {
       this.log.info({ targetSlot: resumed.targetSlot, mode: resumed.mode }, 'resuming the cycle in progress');
+      for (const p of Object.values(resumed.heldPools ?? {})) if (!this.progress.pools.has(p.config)) this.held.set(p.config, p);
       await this.refreshHead(); // the target is the saved one: the head moves on without it
       // A lookahead cycle is one batch, whatever its size now (late listings may have grown it).
       const listing = await this.list(resumed.targetSlot, resumed, resumed.mode === 'lookahead' ? Number.POSITIVE_INFINITY : this.d.settings.chunkTxs);
       this.rebuildContext(Object.values(resumed.newPools));
       const fetched = listing.kind === 'full' && resumed.mode === 'lookahead' ? await this.fetch(listing.refs) : null;
+      if (fetched) this.holdForMissing(fetched);
       await this.run(resumed, listing, fetched);
       return true;
     }
@@ -330,7 +346,7 @@ export class ClusterIndexer {
     let snapshot: Snapshot | null = null;
     let target: number;
     if (first || this.now() >= this.snapshotDueAt) {
-      snapshot = await this.takeSnapshot(true);
+      snapshot = await this.takeSnapshot(this.now() - this.lastDiscoveryAt >= this.d.settings.refreshMs);
       target = snapshot.accounts.slot;
     } else {
       target = await this.d.rpc.getSlot();
@@ -373,6 +389,10 @@ export class ClusterIndexer {
       }
     }
 
+    // A lookahead batch holds for what the RPC does not serve yet BEFORE anything is derived from it and
+    // saved with the cycle: the oracle state at the range start (lookback) must see every transaction.
+    if (fetched) this.holdForMissing(fetched);
+
     if (!snapshot && listing.kind === 'full' && listing.refs.length === 0 && listing.late.length === 0) {
       this.observedThrough = target; // nothing new up to the head: the cursor is as good as there
       this.lastProgressAt = this.now();
@@ -389,6 +409,7 @@ export class ClusterIndexer {
       rangeStartSlot: bounds.rangeStartSlot,
       rangeStartTime: bounds.rangeStartTime,
       discoveryPublished: false,
+      heldPools: Object.fromEntries(this.held),
     };
     if (snapshot) {
       await this.lookback(cycle, fetched?.refs[0] ?? firstOf(listing), fetched);
@@ -428,26 +449,44 @@ export class ClusterIndexer {
   /** Account snapshot of every known pool (and, with `discover`, of new ones) at a slot ≥ minSlot. */
   private async takeSnapshot(discover: boolean, minSlot?: number): Promise<Snapshot> {
     const statics = [...this.progress.pools.values()].map((r) => r.static);
-    const newStatics = [];
+    // Held pools are read again at every snapshot, discovery or not.
+    const newStatics = new Map([...this.held].filter(([config]) => !this.progress.pools.has(config)));
     let min = minSlot;
     if (discover) {
       this.lastDiscoveryAt = this.now();
       const found = await this.d.reader.discover(minSlot);
       min = Math.max(min ?? 0, found.slot);
-      for (const p of found.pools) if (!this.progress.pools.has(p.config)) newStatics.push(p);
+      for (const p of found.pools) if (!this.progress.pools.has(p.config)) newStatics.set(p.config, p);
     }
-    const accounts = await this.d.reader.snapshot([...statics, ...newStatics], min);
+    const accounts = await this.d.reader.snapshot([...statics, ...newStatics.values()], min);
     await this.noteUnreadableSplits(accounts);
     const newPools: Record<string, NewPool> = {};
-    const present = newStatics.filter((p) => accounts.pools[p.config] !== undefined);
+    const present = [...newStatics.values()].filter((p) => accounts.pools[p.config] !== undefined);
     if (present.length > 0) {
-      const tokens = await this.d.reader.tokenMetadata(present.flatMap((p) => [p.mintX, p.mintY]), accounts.slot);
-      for (const p of present) newPools[p.config] = { static: p, tokens: { x: tokens.get(p.mintX)!, y: tokens.get(p.mintY)! }, tracked: { ...UNKNOWN_STATE } };
+      const { tokens, unreadable } = await this.d.reader.tokenMetadata(present.flatMap((p) => [p.mintX, p.mintY]), accounts.slot);
+      for (const p of present) {
+        const [x, y] = [tokens.get(p.mintX), tokens.get(p.mintY)];
+        if (x && y) newPools[p.config] = { static: p, tokens: { x, y }, tracked: { ...UNKNOWN_STATE } };
+        else await this.holdPool(p, [p.mintX, p.mintY].flatMap((m) => unreadable.get(m) ?? []).join('; '), accounts.slot);
+      }
     }
     const blockTime = await this.d.rpc.getBlockTime(accounts.slot);
-    this.snapshotDueAt = this.now() + this.d.settings.refreshMs;
-    if (present.length > 0) this.log.info({ slot: accounts.slot, newPools: present.map((p) => p.config) }, 'pools discovered');
+    this.snapshotDueAt = this.now() + (this.held.size > 0 ? Math.min(HELD_RETRY_MS, this.d.settings.refreshMs) : this.d.settings.refreshMs);
+    if (Object.keys(newPools).length > 0) this.log.info({ slot: accounts.slot, newPools: Object.keys(newPools) }, 'pools discovered');
     return { accounts, blockTime, newPools };
+  }
+
+  /**
+   * A pool whose mint does not read: held (not announced, its transactions set aside) while every
+   * other pool goes on; visible as a recorded problem, a gauge, the status and readiness.
+   */
+  private async holdPool(p: PoolStatic, why: string, slot: number): Promise<void> {
+    if (this.held.has(p.config)) return;
+    this.held.set(p.config, p);
+    this.d.metrics.heldPools.set({ cluster: this.cluster }, this.held.size);
+    const message = `${why}: decimals are needed before the pool is announced; its transactions are held until the mint reads`;
+    this.log.warn({ pool: p.config, why }, 'pool held: a mint does not read yet; indexing every other pool meanwhile');
+    await this.d.store.recordProblems(this.cluster, [{ code: 'mint_unavailable', message, event_id: `${p.config}:mints`, pool_config: p.config, slot }]);
   }
 
   /**
@@ -474,21 +513,23 @@ export class ClusterIndexer {
    */
   private async lookback(cycle: CycleRecord, first: TxRef | null, fetched: Fetched | null): Promise<void> {
     if (!first || !cycle.snapshot) return;
-    const snapshot = cycle.snapshot;
+    const txs = fetched ? fetched.refs.map((r) => fetched.txs.get(r.signature)).map((res) => (res?.ok ? res.value : null)) : null;
     for (const pool of Object.values(cycle.newPools)) {
-      const ctx = decodeContextOf(new Map([[pool.static.config, knownPoolOf(pool.static)]]));
-      const oracle = snapshot.pools[pool.static.config]?.oracle;
-      let setInRange: Set<OracleField>;
-      if (fetched) setInRange = fieldsSetInRange(okTransactions(fetched), pool.static, ctx);
-      else if (oracle?.lastUpdateSlot !== undefined && Number(oracle.lastUpdateSlot) < first.slot) setInRange = new Set();
-      else setInRange = new Set(['midprice', 'spread']); // not known without fetching the whole range
-      let found = startFromSnapshot(snapshot, pool.static, setInRange);
-      if (found.midpriceQ32 === null || found.spreadFactorQ32 === null) found = await lookbackOracleState(this.d.rpc, pool.static, first, ctx, found);
+      const found = await this.oracleAtStart(pool.static, cycle.snapshot, first, txs);
       pool.tracked = { ...pool.tracked, midpriceQ32: found.midpriceQ32, spreadFactorQ32: found.spreadFactorQ32 };
-      const unknown = (['midprice', 'spread'] as const).filter((f) => (f === 'midprice' ? found.midpriceQ32 : found.spreadFactorQ32) === null);
-      for (const field of unknown) this.d.metrics.oracleUnknownAtStart.inc({ cluster: this.cluster, field });
-      if (unknown.length > 0) this.log.warn({ pool: pool.static.config, oracle: pool.static.oracle, unknown, fromSlot: first.slot }, 'oracle value in effect before the range not found: swaps carry null until an update sets it');
     }
+  }
+
+  /** The pool's oracle state in effect before `first`, a range's first transaction (`txs`: the range, when fetched). */
+  private async oracleAtStart(pool: PoolStatic, snapshot: AccountsSnapshot, first: TxRef, txs: readonly (WireTransaction | null)[] | null): Promise<OracleStart> {
+    const ctx = decodeContextOf(new Map([[pool.config, knownPoolOf(pool)]]));
+    const setInRange = fieldsMaybeSetInRange({ firstSlot: first.slot, txs }, pool, ctx, snapshot.pools[pool.config]?.oracle);
+    let found = startFromSnapshot(snapshot, pool, setInRange);
+    if (found.midpriceQ32 === null || found.spreadFactorQ32 === null) found = await lookbackOracleState(this.d.rpc, pool, first, ctx, found);
+    const unknown = (['midprice', 'spread'] as const).filter((f) => (f === 'midprice' ? found.midpriceQ32 : found.spreadFactorQ32) === null);
+    for (const field of unknown) this.d.metrics.oracleUnknownAtStart.inc({ cluster: this.cluster, field });
+    if (unknown.length > 0) this.log.warn({ pool: pool.config, oracle: pool.oracle, unknown, fromSlot: first.slot }, 'oracle value in effect before the range not found: swaps carry null until an update sets it');
+    return found;
   }
 
   /**
@@ -519,10 +560,9 @@ export class ClusterIndexer {
       const list: ListedSignature[] = [];
       const all: ProgramCursor[] = [];
       const pages: ProgramCursor[] = [];
-      let before: string | undefined;
-      for (let done = false; !done && !this.stopping; ) {
-        // minContextSlot: a node that has not reached the target yet answers -32016 (retried) instead of listing less.
-        const page = await this.d.rpc.getSignaturesForAddress(programId, { before, until, limit: pageSize, minContextSlot: target });
+      // minContextSlot: a node that has not reached the target yet answers -32016 (retried) instead of listing less.
+      for await (const page of this.signaturePages(programId, { until, minContextSlot: target })) {
+        let done = false;
         for (const s of page) {
           if (s.slot > target) continue;
           const ok = s.err === null || s.err === undefined;
@@ -541,7 +581,7 @@ export class ClusterIndexer {
             }
             continue;
           }
-          if (afterSlot === null && ((bounds.rangeStartSlot !== null && s.slot < bounds.rangeStartSlot) || (bounds.rangeStartTime !== null && s.blockTime !== null && s.blockTime < bounds.rangeStartTime))) {
+          if (afterSlot === null && beforeRangeStart(s, bounds)) {
             done = true;
             break;
           }
@@ -556,11 +596,7 @@ export class ClusterIndexer {
             held++;
           }
         }
-        if (page.length < pageSize) done = true;
-        else {
-          before = page[page.length - 1].signature;
-          pages.push({ slot: page[page.length - 1].slot, signature: before });
-        }
+        if (page.length === pageSize) pages.push({ slot: page[page.length - 1].slot, signature: page[page.length - 1].signature });
         if (lists && held > keep) {
           // Too large to hold: from here on only page boundaries.
           lists = null;
@@ -568,6 +604,7 @@ export class ClusterIndexer {
           list.length = 0;
           all.length = 0;
         }
+        if (done) break;
       }
       boundaries.set(programId, pages);
       if (lists && listed) {
@@ -601,7 +638,6 @@ export class ClusterIndexer {
     }
     const ends = [...new Set([...[...listing.boundaries.values()].flat().map((b) => b.slot), listing.target])].filter((slot) => slot <= listing.target).sort((a, b) => a - b);
     let lo = listing.afterSlot ?? -1;
-    let late = listing.late;
     for (const hi of ends) {
       if (hi <= lo) continue;
       const lists: ListedSignature[][] = [];
@@ -612,40 +648,37 @@ export class ClusterIndexer {
         listed.set(programId, entries.map((e) => ({ slot: e.slot, signature: e.signature })));
       }
       this.d.metrics.listingWindow.observe({ cluster: this.cluster }, lists.reduce((n, l) => n + l.length, 0));
-      yield { kind: 'full', refs: mergeInChainOrder(lists), newest: new Map(), listed, late };
-      late = [];
+      yield { kind: 'full', refs: mergeInChainOrder(lists), newest: new Map(), listed, late: [] };
       lo = hi;
     }
   }
 
   /** One program's signatures with slot in (lo, hi], newest first, listed from its page boundary just above hi. */
   private async listWindow(listing: PagedListing, programId: string, lo: number, hi: number): Promise<ListedSignature[]> {
-    const pageSize = this.d.settings.signaturePage;
-    let before: string | undefined;
-    for (const b of listing.boundaries.get(programId) ?? []) {
-      if (b.slot > hi) before = b.signature;
-      else break;
-    }
+    // Boundaries are newest first: start from the oldest one still above the window.
+    const before = (listing.boundaries.get(programId) ?? []).filter((b) => b.slot > hi).pop()?.signature;
     const out: ListedSignature[] = [];
-    for (let done = false; !done && !this.stopping; ) {
-      const page = await this.d.rpc.getSignaturesForAddress(programId, { before, until: listing.until.get(programId), limit: pageSize, minContextSlot: listing.target });
+    pages: for await (const page of this.signaturePages(programId, { before, until: listing.until.get(programId), minContextSlot: listing.target })) {
       for (const s of page) {
         if (s.slot > hi) continue;
-        if (s.slot <= lo) {
-          done = true;
-          break;
-        }
-        if (listing.afterSlot === null && ((listing.rangeStartSlot !== null && s.slot < listing.rangeStartSlot) || (listing.rangeStartTime !== null && s.blockTime !== null && s.blockTime < listing.rangeStartTime))) {
-          done = true;
-          break;
-        }
+        if (s.slot <= lo || (listing.afterSlot === null && beforeRangeStart(s, listing))) break pages;
         out.push(s);
       }
-      if (page.length < pageSize) done = true;
-      else before = page[page.length - 1].signature;
     }
     if (this.stopping) throw new Error('stopping');
     return out;
+  }
+
+  /** A program's getSignaturesForAddress pages, newest first, until a short page (or the caller stops reading, or the indexer stops). */
+  private async *signaturePages(programId: string, opts: { before?: string; until?: string; minContextSlot: number }): AsyncGenerator<SignatureInfo[]> {
+    const limit = this.d.settings.signaturePage;
+    let before = opts.before;
+    while (!this.stopping) {
+      const page = await this.d.rpc.getSignaturesForAddress(programId, { before, until: opts.until, limit, minContextSlot: opts.minContextSlot });
+      yield page;
+      if (page.length < limit) return;
+      before = page[page.length - 1].signature;
+    }
   }
 
   /** Block positions (when needed) and the transactions, batched; failures stay in the map. */
@@ -677,6 +710,15 @@ export class ClusterIndexer {
     const snapshot = cycle.snapshot;
     const builder = (pools: ReadonlyMap<string, PoolRecord>) => new EventBuilder(this.cluster, pools);
     const at: ObservationPosition = { slot: cycle.targetSlot, blockTime: cycle.targetBlockTime, signature: null, txIndex: null };
+    // Listed late (their slot is indexed already): never dropped — the cycle's first commit puts them in the gap ledger.
+    let late = listing.late;
+    let released: { released: string[]; problems: RecordedProblem[] } | null = null;
+    const commit = async (throughSlot: number, out: ChunkOutput, window: Listing, last: boolean) => {
+      const withReleased = released ? { ...out, problems: [...out.problems, ...released.problems], released: released.released } : out;
+      await this.commitChunk(cycle, throughSlot, this.withLateListed(withReleased, late), pools, window, last);
+      late = [];
+      released = null;
+    };
 
     // Work on copies: the in-memory state changes only once the chunk is durable (commitChunk).
     const pools = new Map([...this.progress.pools].map(([k, v]) => [k, structuredClone(v)]));
@@ -694,6 +736,7 @@ export class ClusterIndexer {
         this.countEvents(events);
       }
       cycle.discoveryPublished = true;
+      released = await this.replayHeld(cycle, pools);
       const total = listing.kind === 'full' ? listing.refs.length : listing.count;
       const progress = new ProgressLine(this.log, total, this.d.settings.progressMs, this.now);
       let done = 0;
@@ -704,26 +747,26 @@ export class ClusterIndexer {
           this.holdForMissing(f);
           const out = this.processChunk(f, pools, null, snapshot, builder(pools), window);
           done += chunk.length;
-          await this.commitChunk(cycle, chunk[chunk.length - 1].slot, out, pools, window, false);
+          await commit(chunk[chunk.length - 1].slot, out, window, false);
           progress.update(done);
           this.d.metrics.backfillRatio.set({ cluster: this.cluster }, total === 0 ? 1 : Math.min(1, done / total));
         }
       }
       if (this.stopping) return;
       const end = snapshot ? this.applyAtEnd(snapshot, cycle, pools, builder(pools), at, new Set(newPools)) : [];
-      await this.commitChunk(cycle, cycle.targetSlot, { events: end, gaps: [], problems: [], lastSignature: null, builtWithOpenGap: 0 }, pools, endOf(listing), true);
+      await commit(cycle.targetSlot, { events: end, gaps: [], problems: [], lastSignature: null, builtWithOpenGap: 0 }, endOf(listing), true);
       progress.finish(done);
       return;
     }
 
-    // lookahead: one chunk, every transaction already fetched
-    if (listing.kind !== 'full') throw new Error('unreachable: a lookahead cycle is listed in full');
-    const f = fetched ?? (await this.fetch(listing.refs));
-    this.holdForMissing(f);
+    // lookahead: one chunk, every transaction already fetched (and held for: cycle())
+    if (listing.kind !== 'full' || !fetched) throw new Error('unreachable: a lookahead cycle is listed in full and fetched');
+    const f = fetched;
+    released = await this.replayHeld(cycle, pools);
     const plan = snapshot ? this.plan(snapshot, pools, f) : null;
     const out = this.processChunk(f, pools, plan, snapshot, builder(pools), listing);
     if (snapshot) out.events.push(...this.applyAtEnd(snapshot, cycle, pools, builder(pools), at, new Set(), plan!));
-    await this.commitChunk(cycle, cycle.targetSlot, out, pools, listing, true);
+    await commit(cycle.targetSlot, out, listing, true);
   }
 
   /**
@@ -745,6 +788,48 @@ export class ClusterIndexer {
     }
     if (young.length > 0) throw new HoldingForMissing(`waiting for ${young.length} transaction(s) the RPC listed but does not serve yet (e.g. ${young[0]}); gap ledger after ${this.d.settings.gapGraceMs / 1000} s`);
     for (const signature of f.txs.keys()) this.firstFailure.delete(signature);
+  }
+
+  /** Facts about `config` may be built now: it names no pool, or an announced one (in `pools`), or one not held. */
+  private notHeld(pools: ReadonlyMap<string, unknown>): (config: string | null) => boolean {
+    return (config) => config === null || pools.has(config) || !this.held.has(config);
+  }
+
+  /**
+   * Held pools this cycle announces: their held transactions, in chain order, replayed for that
+   * pool alone from the oracle state in effect before the first of them, and appended. Their rows
+   * go with the cycle's first commit; a crash before it replays the same events again (same ids).
+   */
+  private async replayHeld(cycle: CycleRecord, pools: Map<string, PoolRecord>): Promise<{ released: string[]; problems: RecordedProblem[] }> {
+    const released: string[] = [];
+    const problems: RecordedProblem[] = [];
+    for (const config of Object.keys(cycle.newPools)) {
+      const r = pools.get(config);
+      if (!r || !cycle.snapshot || !this.held.has(config)) continue;
+      released.push(config);
+      const rows = await this.d.store.heldTxs(this.cluster, config);
+      if (rows.length === 0) continue;
+      const start = await this.oracleAtStart(r.static, cycle.snapshot, rows[0], null);
+      const alone = new Map([[config, { ...structuredClone(r), tracked: { ...UNKNOWN_STATE, midpriceQ32: start.midpriceQ32, spreadFactorQ32: start.spreadFactorQ32 } }]]);
+      const builder = new EventBuilder(this.cluster, alone);
+      for (let i = 0; i < rows.length; i += HELD_REPLAY_BATCH) {
+        const batch = rows.slice(i, i + HELD_REPLAY_BATCH);
+        const results = await this.d.rpc.getTransactions(batch.map((h) => h.signature));
+        const events: HadronEvent[] = [];
+        batch.forEach((h, k) => {
+          const res = results[k];
+          if (!res.ok) throw res.failure; // a hole would misplace the pool's state: retry the cycle
+          const own = factsFor(decodeTransaction(res.value, this.ctx), scanTransaction(res.value).initializes, (c) => c === config);
+          const built = builder.transaction(own.facts, { signature: h.signature, slot: h.slot, blockTime: res.value.blockTime ?? h.blockTime, txIndex: h.txIndex }, own.initializes);
+          events.push(...built.events);
+          problems.push(...built.problems.map((p) => ({ ...p, slot: h.slot })));
+        });
+        await this.d.sink.append(events);
+        this.countEvents(events);
+      }
+      this.log.info({ pool: config, replayed: rows.length }, 'held pool announced: its held transactions indexed');
+    }
+    return { released, problems };
   }
 
   /** Lookahead attribution for every pool the snapshot read. */
@@ -774,21 +859,25 @@ export class ClusterIndexer {
     // Programs with a transaction in the gap ledger: their pools' events may miss its effect (README: gaps).
     const gapPrograms = new Set([...this.openGapPrograms].filter(([, n]) => n > 0).map(([p]) => p));
     let builtWithOpenGap = 0;
-    f.refs.forEach((ref, i) => {
+    const held: HeldTx[] = [];
+    const notHeld = this.notHeld(pools);
+    for (const [i, ref] of f.refs.entries()) {
       lastSignature = ref.signature;
       const res = f.txs.get(ref.signature);
-      if (!res || !res.ok) {
+      if (!res?.ok) {
         const error = res ? `${res.failure.message} (after ${res.attempts} attempts)` : 'not fetched';
         const programs = programsListing(listing, ref.signature);
         gaps.push({ signature: ref.signature, slot: ref.slot, txIndex: ref.txIndex, attempts: 0, lastError: error, state: trackedStates(pools), programs });
         for (const p of programs) gapPrograms.add(p);
-        return;
+        continue;
       }
       const before = events.length;
       const tx = res.value;
       const scan: AdminScan = scanTransaction(tx);
-      const facts: TransactionFacts = decodeTransaction(tx, this.ctx);
       const pos = { signature: ref.signature, slot: ref.slot, blockTime: tx.blockTime ?? ref.blockTime, txIndex: ref.txIndex };
+      const own = factsFor(decodeTransaction(tx, this.ctx), scan.initializes, notHeld);
+      const facts: TransactionFacts = own.facts;
+      for (const pool of own.refused) held.push({ pool, signature: ref.signature, slot: ref.slot, position: i, txIndex: ref.txIndex, blockTime: pos.blockTime });
       const obs: ObservationPosition = { slot: ref.slot, blockTime: pos.blockTime, signature: ref.signature, txIndex: ref.txIndex };
       // A new pool nothing in the batch wrote: what was read at C held before this transaction too.
       if (plan && snapshot) {
@@ -800,7 +889,7 @@ export class ClusterIndexer {
           r.tracked.split = state.fee ? canonicalSplit(state.fee.split) : null;
         }
       }
-      const built = builder.transaction(facts, pos, scan.initializes);
+      const built = builder.transaction(facts, pos, own.initializes);
       events.push(...built.events);
       problems.push(...built.problems.map((p) => ({ ...p, slot: ref.slot })));
       this.d.metrics.transactions.inc({ cluster: this.cluster });
@@ -809,24 +898,22 @@ export class ClusterIndexer {
         const observedFee = snapshot?.pools[r.static.config]?.feeConfig;
         if (scan.written.has(r.static.config) || scan.written.has(r.published.feeConfig) || (observedFee !== undefined && scan.written.has(observedFee))) r.tracked.split = null;
       }
-      if (!plan || !snapshot) {
-        if (gapPrograms.size > 0) builtWithOpenGap += events.slice(before).filter((e) => gapPrograms.has(pools.get(e.pool)?.static.programId ?? '')).length;
-        return;
-      }
       // …until the snapshot says what it is after the last such write (lookahead attribution).
-      for (const a of plan.values()) {
-        const r = pools.get(a.config)!;
-        const state = snapshot.pools[a.config];
-        if (a.discoverAt === i && !a.discoverBefore) events.push(...builder.discovered(r, state, obs, oracleOf(r.tracked)));
-        if (a.configChangeAt === i) events.push(builder.configChanged(r, state, obs, oracleOf(r.tracked)));
-        if (a.splitAt === i && !a.discoverBefore) {
-          if (a.discoverAt === null && splitChanged(state, r.published)) events.push(builder.feeSplit(r, state, obs));
-          r.tracked.split = state.fee ? canonicalSplit(state.fee.split) : null;
+      if (plan && snapshot) {
+        for (const a of plan.values()) {
+          const r = pools.get(a.config)!;
+          const state = snapshot.pools[a.config];
+          if (a.discoverAt === i && !a.discoverBefore) events.push(...builder.discovered(r, state, obs, oracleOf(r.tracked)));
+          if (a.configChangeAt === i) events.push(builder.configChanged(r, state, obs, oracleOf(r.tracked)));
+          if (a.splitAt === i && !a.discoverBefore) {
+            if (a.discoverAt === null && splitChanged(state, r.published)) events.push(builder.feeSplit(r, state, obs));
+            r.tracked.split = state.fee ? canonicalSplit(state.fee.split) : null;
+          }
         }
       }
       if (gapPrograms.size > 0) builtWithOpenGap += events.slice(before).filter((e) => gapPrograms.has(pools.get(e.pool)?.static.programId ?? '')).length;
-    });
-    return { events, gaps, problems, lastSignature, builtWithOpenGap };
+    }
+    return { events, gaps, problems, lastSignature, builtWithOpenGap, held };
   }
 
   /** What the snapshot at C says takes effect at C: remaining changes, the oracle state, the split. */
@@ -879,15 +966,6 @@ export class ClusterIndexer {
     }
     const startSlot = this.progress.startSlot ?? (listing.refs[0]?.slot ?? cycle.targetSlot);
     const backfillDone = this.progress.backfillDone || last;
-    // Listed late (their slot is indexed already): never dropped — the gap ledger indexes them with the state at the cursor.
-    const late = listing.late.splice(0);
-    if (late.length > 0) {
-      const state = trackedStates(this.progress.pools);
-      const lateGaps = late.map((r) => ({ signature: r.signature, slot: r.slot, txIndex: null, attempts: 0, lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)', state, programs: r.programs }));
-      out = { ...out, gaps: [...out.gaps, ...lateGaps] };
-      this.d.metrics.lateListed.inc({ cluster: this.cluster }, late.length);
-      this.log.warn({ late: late.map((r) => r.signature) }, 'the RPC listed transactions of slots already indexed (its signature index lagged): indexing them from the gap ledger');
-    }
     await this.d.store.commit(this.cluster, {
       throughSlot,
       lastSignature: out.lastSignature ?? this.progress.lastSignature,
@@ -898,11 +976,15 @@ export class ClusterIndexer {
       pools: [...pools.values()],
       gaps: out.gaps,
       problems: out.problems,
+      held: out.held,
+      released: out.released,
     });
     // Durable: make it the in-memory truth.
     this.progress = { ...this.progress, throughSlot, lastSignature: out.lastSignature ?? this.progress.lastSignature, startSlot, backfillDone, cycle: last ? null : cycle, programCursors, pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])) };
     this.observedThrough = throughSlot;
     this.lastProgressAt = this.now();
+    for (const config of this.progress.pools.keys()) this.held.delete(config);
+    this.d.metrics.heldPools.set({ cluster: this.cluster }, this.held.size);
     if (out.builtWithOpenGap > 0) this.d.metrics.builtWithOpenGap.inc({ cluster: this.cluster }, out.builtWithOpenGap);
     for (const g of out.gaps) for (const p of g.programs ?? []) this.openGapPrograms.set(p, (this.openGapPrograms.get(p) ?? 0) + 1);
     if (out.gaps.length > 0) {
@@ -916,6 +998,16 @@ export class ClusterIndexer {
     this.d.metrics.cursorSlot.set({ cluster: this.cluster }, throughSlot);
     if (last) this.d.metrics.backfillRatio.set({ cluster: this.cluster }, 1);
     this.updateLag();
+  }
+
+  /** Listed-late transactions join the chunk's gaps: the gap ledger indexes them with the state at the cursor. */
+  private withLateListed(out: ChunkOutput, late: readonly LateRef[]): ChunkOutput {
+    if (late.length === 0) return out;
+    const state = trackedStates(this.progress.pools);
+    const lateGaps = late.map((r) => ({ signature: r.signature, slot: r.slot, txIndex: null, attempts: 0, lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)', state, programs: r.programs }));
+    this.d.metrics.lateListed.inc({ cluster: this.cluster }, late.length);
+    this.log.warn({ late: late.map((r) => r.signature) }, 'the RPC listed transactions of slots already indexed (its signature index lagged): indexing them from the gap ledger');
+    return { ...out, gaps: [...out.gaps, ...lateGaps] };
   }
 
   // ---- the gap ledger ------------------------------------------------------------------------
@@ -937,10 +1029,16 @@ export class ClusterIndexer {
         await this.d.store.deferGap(this.cluster, gap.signature, res.failure.message, delay);
         continue;
       }
+      const tx = res.value;
+      const facts = decodeTransaction(tx, this.ctx);
+      const waitingFor = factsFor(facts, [], this.notHeld(this.progress.pools)).refused;
+      if (waitingFor.size > 0) {
+        await this.d.store.deferGap(this.cluster, gap.signature, `waiting for held pool ${[...waitingFor].join(', ')} (mint not readable yet)`, this.d.settings.gapRetryMs);
+        continue;
+      }
       const pools = new Map<string, PoolRecord>();
       for (const [config, r] of this.progress.pools) pools.set(config, { ...r, tracked: { ...(gap.state[config] ?? UNKNOWN_STATE) } });
-      const tx = res.value;
-      const built = new EventBuilder(this.cluster, pools).transaction(decodeTransaction(tx, this.ctx), { signature: gap.signature, slot: gap.slot, blockTime: tx.blockTime ?? null, txIndex: gap.txIndex }, scanTransaction(tx).initializes);
+      const built = new EventBuilder(this.cluster, pools).transaction(facts, { signature: gap.signature, slot: gap.slot, blockTime: tx.blockTime ?? null, txIndex: gap.txIndex }, scanTransaction(tx).initializes);
       events.push(...built.events);
       problems.push(...built.problems.map((p) => ({ ...p, slot: gap.slot })));
       resolved.push(gap.signature);
@@ -958,10 +1056,13 @@ export class ClusterIndexer {
 
   // ---- bookkeeping ---------------------------------------------------------------------------
 
-  /** The head, read on its own: a cycle that keeps failing must not freeze the lag readiness looks at. */
+  /**
+   * The head, read on its own: a cycle that keeps failing must not freeze the lag readiness looks at.
+   * One attempt: the next tick is its retry (a backoff here would only delay the cycle's own).
+   */
   private async refreshHead(): Promise<void> {
     try {
-      this.noteHead(await this.d.rpc.getSlot());
+      this.noteHead(await this.d.rpc.getSlot({ attempts: 1 }));
       this.updateLag();
     } catch {
       // the RPC is failing: the cycle errors say so
@@ -991,19 +1092,12 @@ function firstOf(listing: RangeListing): TxRef | null {
 /** What the end-of-range commit moves the program cursors to: each program's newest listed signature. */
 function endOf(listing: RangeListing): Listing {
   if (listing.kind === 'full') return listing;
-  return { kind: 'full', refs: [], newest: listing.newest, listed: new Map([...listing.newest].map(([program, c]) => [program, [c]])), late: listing.late };
+  return { kind: 'full', refs: [], newest: listing.newest, listed: new Map([...listing.newest].map(([program, c]) => [program, [c]])), late: [] };
 }
 
 /** The programs whose listing named `signature` (a gap belongs to those programs' pools). */
 function programsListing(listing: Listing, signature: string): string[] {
   return [...listing.listed].filter(([, all]) => all.some((c) => c.signature === signature)).map(([program]) => program);
-}
-
-function* okTransactions(f: Fetched): Iterable<WireTransaction> {
-  for (const ref of f.refs) {
-    const res = f.txs.get(ref.signature);
-    if (res?.ok) yield res.value;
-  }
 }
 
 /** The newest entry at or below `slot` of a newest-first list. */
@@ -1016,6 +1110,11 @@ function newestAtOrBelow(list: readonly ProgramCursor[], slot: number): ProgramC
     else hi = mid;
   }
   return lo < list.length ? list[lo] : null;
+}
+
+/** A signature older than the backfill's start (a slot, or a block time). */
+function beforeRangeStart(s: SignatureInfo, bounds: { rangeStartSlot: number | null; rangeStartTime: number | null }): boolean {
+  return (bounds.rangeStartSlot !== null && s.slot < bounds.rangeStartSlot) || (bounds.rangeStartTime !== null && s.blockTime !== null && s.blockTime < bounds.rangeStartTime);
 }
 
 function oracleOf(o: { midpriceQ32: string | null; spreadFactorQ32: string | null } | null): { midpriceQ32: string | null; spreadFactorQ32: string | null } {

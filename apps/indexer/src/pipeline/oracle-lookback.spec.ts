@@ -2,7 +2,7 @@ import type { AccountState } from '../discovery/pool-accounts';
 import type { AccountsSnapshot } from '../discovery/pool-reader';
 import { fixtureContext, vectorCase } from '../decode/testing/swap-transaction-vectors';
 import type { SolanaRpc, WireTransaction } from '../source/solana-rpc';
-import { fieldsSetInRange, lookbackOracleState, startFromSnapshot } from './oracle-lookback';
+import { fieldsMaybeSetInRange, fieldsSetInRange, lookbackOracleState, startFromSnapshot } from './oracle-lookback';
 
 /** The oracle state at the start of a range: the read at C for fields the range does not set, else the history before it. */
 
@@ -25,6 +25,27 @@ describe('fieldsSetInRange', () => {
     expect(fieldsSetInRange([tx(both)], poolOf(both), ctx)).toEqual(new Set(['midprice', 'spread']));
     expect(fieldsSetInRange([tx(midOnly)], poolOf(midOnly), ctx)).toEqual(new Set(['midprice']));
     expect(fieldsSetInRange([tx(midOnly)], poolOf(both), ctx)).toEqual(new Set()); // another oracle's update
+  });
+});
+
+describe('the fields a lookback looks for', () => {
+  const pool = poolOf(midOnly);
+  const slot = midOnly.result.slot;
+
+  it('given every transaction of the range fetched, then exactly the fields they set', () => {
+    expect(fieldsMaybeSetInRange({ firstSlot: slot, txs: [tx(midOnly)] }, pool, ctx, { lastUpdateSlot: String(slot) })).toEqual(new Set(['midprice']));
+    expect(fieldsMaybeSetInRange({ firstSlot: slot, txs: [] }, pool, ctx, { lastUpdateSlot: String(slot) })).toEqual(new Set());
+  });
+
+  it('given a transaction of the range not served (it may be an update), then both are looked for — not the read at C taken for the start', () => {
+    expect(fieldsMaybeSetInRange({ firstSlot: slot, txs: [tx(both), null] }, pool, ctx, { lastUpdateSlot: String(slot + 5) })).toEqual(new Set(['midprice', 'spread']));
+    // …unless the oracle's last update is older than the range: then nothing in it set either field.
+    expect(fieldsMaybeSetInRange({ firstSlot: slot, txs: [null] }, pool, ctx, { lastUpdateSlot: String(slot - 1) })).toEqual(new Set());
+  });
+
+  it('given a range not fetched (at-target), then the oracle update slot decides', () => {
+    expect(fieldsMaybeSetInRange({ firstSlot: slot, txs: null }, pool, ctx, { lastUpdateSlot: String(slot - 1) })).toEqual(new Set());
+    expect(fieldsMaybeSetInRange({ firstSlot: slot, txs: null }, pool, ctx, null)).toEqual(new Set(['midprice', 'spread']));
   });
 });
 

@@ -37,6 +37,24 @@ export function fieldsSetInRange(txs: Iterable<WireTransaction>, pool: { config:
   return set;
 }
 
+/**
+ * The fields a lookback must look for (the range may set them). Exactly those the range's
+ * transactions set when every one of them was fetched (`txs`; null = one not served). With one
+ * missing — it may be an update — or the range not fetched at all (at-target), only an oracle whose
+ * last update is older than the range's first slot says "none"; otherwise both.
+ */
+export function fieldsMaybeSetInRange(
+  range: { firstSlot: number; txs: readonly (WireTransaction | null)[] | null },
+  pool: { config: string; oracle: string },
+  ctx: DecodeContext,
+  oracleRead: { lastUpdateSlot?: string } | null | undefined,
+): Set<OracleField> {
+  const { txs } = range;
+  if (txs && txs.every((tx): tx is WireTransaction => tx !== null)) return fieldsSetInRange(txs, pool, ctx);
+  if (oracleRead?.lastUpdateSlot !== undefined && Number(oracleRead.lastUpdateSlot) < range.firstSlot) return new Set();
+  return new Set(['midprice', 'spread']);
+}
+
 /** The values the oracle read at C gives for the fields not set in the range (null = still to find). */
 export function startFromSnapshot(snapshot: AccountsSnapshot, pool: { config: string }, setInRange: ReadonlySet<OracleField>): OracleStart {
   const o = snapshot.pools[pool.config]?.oracle;

@@ -97,6 +97,16 @@ it('returns a permanent RPC error at once, without retrying', async () => {
   expect(observed.retries).toEqual([]);
 });
 
+it('getSlot with one attempt: one request, no backoff, the failure at once', async () => {
+  script = [(r, res) => r.method === 'getSlot' && (res.writeHead(503).end('down'), true)];
+  const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
+  await expect(rpc(observed).getSlot({ attempts: 1 })).rejects.toMatchObject({ kind: 'server_error' });
+  expect(requests).toBe(1);
+  expect(observed.retries).toEqual([]);
+  await expect(rpc(observed).getSlot()).rejects.toMatchObject({ kind: 'server_error' });
+  expect(requests).toBe(1 + 8); // the policy's attempts otherwise
+});
+
 it('gives up on a transaction that stays missing after every attempt, and says so', async () => {
   script = [(r, res) => (json(res, answer(r.ids, () => null)), true)];
   const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };

@@ -1,4 +1,4 @@
-import type { RpcTransactionResult } from '../decode';
+import { servedTransactionProblem, type RpcTransactionResult } from '../decode';
 import { JsonRpcTransport, type JsonRpcCall, type RpcObserver } from './json-rpc-transport';
 import { RetryPolicy, RpcFailure, type RetryPolicyOptions } from './retry-policy';
 
@@ -92,8 +92,9 @@ export class SolanaRpc {
     return this.options.commitment;
   }
 
-  async getSlot(): Promise<number> {
-    return this.call('getSlot', [{ commitment: this.options.commitment }], (r) => asInt(r, 'getSlot'));
+  /** `attempts`: fewer than the policy's, e.g. 1 for a periodic read whose next tick is its retry. */
+  async getSlot(opts: { attempts?: number } = {}): Promise<number> {
+    return this.call('getSlot', [{ commitment: this.options.commitment }], (r) => asInt(r, 'getSlot'), opts.attempts);
   }
 
   /**
@@ -198,9 +199,9 @@ export class SolanaRpc {
 
   // ---- retries -----------------------------------------------------------------------------
 
-  /** One call, retried by the policy; throws the last RpcFailure. */
-  async call<T>(method: string, params: readonly unknown[], parse: (result: unknown) => T): Promise<T> {
-    const [res] = await this.callMany(method, [params], (r) => parse(r));
+  /** One call, retried by the policy (at most `maxAttempts` when given); throws the last RpcFailure. */
+  async call<T>(method: string, params: readonly unknown[], parse: (result: unknown) => T, maxAttempts?: number): Promise<T> {
+    const [res] = await this.callMany(method, [params], (r) => parse(r), 1, maxAttempts);
     if (!res.ok) throw res.failure;
     return res.value;
   }
@@ -209,7 +210,7 @@ export class SolanaRpc {
    * Many calls of one method, `batchSize` per HTTP request. Each round sends what is still pending;
    * failed items wait the policy's backoff (the longest Retry-After hint among them) and go again.
    */
-  async callMany<T>(method: string, paramsList: readonly (readonly unknown[])[], parse: (result: unknown, index: number) => T, batchSize = 1): Promise<ItemResult<T>[]> {
+  async callMany<T>(method: string, paramsList: readonly (readonly unknown[])[], parse: (result: unknown, index: number) => T, batchSize = 1, maxAttempts = Number.POSITIVE_INFINITY): Promise<ItemResult<T>[]> {
     const out: ItemResult<T>[] = new Array(paramsList.length);
     let pending = paramsList.map((_, i) => i);
     for (let attempt = 1; pending.length > 0; attempt++) {
@@ -243,7 +244,7 @@ export class SolanaRpc {
       pending = [];
       let wait = 0;
       for (const { index, failure } of failed) {
-        if (this.policy.shouldRetry(attempt, failure)) {
+        if (attempt < maxAttempts && this.policy.shouldRetry(attempt, failure)) {
           pending.push(index);
           wait = Math.max(wait, this.policy.delayMs(attempt, failure));
           this.observer?.retry(method, failure.kind);
@@ -287,48 +288,12 @@ function asAccount(v: unknown, method: string): AccountData | null {
 
 function asTransaction(r: unknown, signature: string): WireTransaction {
   if (r === null || r === undefined) throw new RpcFailure('missing', `getTransaction: ${signature} not available (null)`, true);
+  // Everything decoding reads, checked before it is trusted: a body cut or rewritten by a proxy is retried, not decoded into unresolved amounts.
+  const why = servedTransactionProblem(r);
+  if (why) throw malformed('getTransaction', `${signature}: ${why}`);
   const tx = r as WireTransaction;
-  const message = tx?.transaction?.message;
-  if (typeof tx.slot !== 'number' || !Array.isArray(tx.transaction?.signatures) || !message || !Array.isArray(message.accountKeys) || !Array.isArray(message.instructions)) {
-    throw malformed('getTransaction', 'transaction of the wrong shape');
-  }
   if (tx.transaction.signatures[0] !== signature) throw malformed('getTransaction', `asked for ${signature}, got ${tx.transaction.signatures[0]}`);
   // A node without the status metadata yet: success and balances unknown. Retried, then the gap ledger — never decoded as if it had none.
   if (tx.meta === null) throw new RpcFailure('missing', `getTransaction: ${signature} served without its status metadata (meta: null)`, true);
-  const why = metaShapeProblem(tx);
-  if (why) throw malformed('getTransaction', `${signature}: ${why}`);
   return tx;
-}
-
-const isIndex = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-const isInstruction = (ix: unknown) => {
-  const i = ix as { programIdIndex?: unknown; accounts?: unknown; data?: unknown };
-  return !!i && isIndex(i.programIdIndex) && Array.isArray(i.accounts) && i.accounts.every(isIndex) && typeof i.data === 'string';
-};
-const isTokenBalance = (b: unknown) => {
-  const t = b as { accountIndex?: unknown; mint?: unknown; uiTokenAmount?: { amount?: unknown } };
-  return !!t && isIndex(t.accountIndex) && typeof t.mint === 'string' && typeof t.uiTokenAmount?.amount === 'string' && /^\d+$/.test(t.uiTokenAmount.amount);
-};
-
-/**
- * Everything decoding reads, checked before it is trusted: a body cut or rewritten by a proxy must
- * be retried like any malformed answer, not decoded into a swap with unresolved amounts.
- */
-function metaShapeProblem(tx: WireTransaction): string | null {
-  const meta = tx.meta as unknown as Record<string, unknown>;
-  if (typeof meta !== 'object' || !('err' in meta)) return 'meta of the wrong shape';
-  if (!tx.transaction.message.accountKeys.every((k) => typeof k === 'string')) return 'an account key is not a string';
-  if (!tx.transaction.message.instructions.every(isInstruction)) return 'an instruction of the wrong shape';
-  if (meta.err !== null && meta.err !== undefined) return null; // failed: nothing of it is decoded
-  for (const key of ['preTokenBalances', 'postTokenBalances'] as const) {
-    if (!Array.isArray(meta[key]) || !(meta[key] as unknown[]).every(isTokenBalance)) return `meta.${key} missing or of the wrong shape`;
-  }
-  const inner = meta.innerInstructions;
-  if (!Array.isArray(inner) || !inner.every((g: { index?: unknown; instructions?: unknown }) => !!g && isIndex(g.index) && Array.isArray(g.instructions) && g.instructions.every(isInstruction))) {
-    return 'meta.innerInstructions missing or of the wrong shape';
-  }
-  const loaded = meta.loadedAddresses as { writable?: unknown; readonly?: unknown } | null | undefined;
-  if (loaded !== undefined && loaded !== null && !(Array.isArray(loaded.writable) && Array.isArray(loaded.readonly))) return 'meta.loadedAddresses of the wrong shape';
-  if ((tx as { version?: unknown }).version === 0 && (loaded === undefined || loaded === null)) return 'a v0 transaction without meta.loadedAddresses';
-  return null;
 }

@@ -63,8 +63,11 @@ it('commits cursor, program cursors, pool state, gaps and problems together, and
   expect(gap).toMatchObject({ signature: 'missing', slot: 410, txIndex: 3, attempts: 0 });
   await store.deferGap('devnet', 'missing', 'still null', 60_000);
   expect(await store.dueGaps('devnet', 10)).toEqual([]);
-  await store.resolveGaps('devnet', ['missing'], []);
+  await store.resolveGaps('devnet', ['missing'], [{ code: 'unresolved_amounts', message: 'm', event_id: 'sig:2', pool_config: 'Z', slot: 410 }]);
   expect(await store.gapCount('devnet')).toBe(0);
+  // Problems from a chunk, a resolved gap or an account read land in one table, once per (event_id, code).
+  await store.recordProblems('devnet', [{ code: 'unknown_pool', message: 'again', event_id: 'sig:1', pool_config: 'Z', slot: 411 }]);
+  expect(await store.problemCount('devnet')).toBe(2);
   expect(await store.load('mainnet-beta')).toMatchObject({ throughSlot: null }); // clusters are separate
 });
 

@@ -33,6 +33,8 @@ export interface CycleRecord {
   rangeStartTime: number | null;
   /** at-target: PoolDiscovered of the new pools already appended. */
   discoveryPublished: boolean;
+  /** Pools held when the cycle began (mint not readable): a resumed cycle sets their part aside too. */
+  heldPools?: Record<string, PoolStatic>;
 }
 
 export interface ProgramCursor {
@@ -64,6 +66,17 @@ export interface GapRow {
   blockTime?: number | null;
 }
 
+/** A transaction of a held pool (mint not readable yet), replayed once the pool is announced. */
+export interface HeldTx {
+  pool: string;
+  signature: string;
+  slot: number;
+  /** Chain order within the slot. */
+  position: number;
+  txIndex: number | null;
+  blockTime: number | null;
+}
+
 /** A row of indexer.problem: something that yielded no event (or less than one), and why. */
 export interface RecordedProblem {
   code: string;
@@ -84,6 +97,10 @@ export interface Commit {
   pools: readonly PoolRecord[];
   gaps: readonly GapRow[];
   problems: readonly RecordedProblem[];
+  /** Transactions of held pools in this chunk. */
+  held?: readonly HeldTx[];
+  /** Held pools announced (their held transactions replayed): their rows go. */
+  released?: readonly string[];
 }
 
 export class IndexerStore {
@@ -153,26 +170,32 @@ export class IndexerStore {
           [cluster, JSON.stringify(c.gaps.map((g) => ({ signature: g.signature, slot: g.slot, tx_index: g.txIndex, attempts: g.attempts, last_error: g.lastError, state: g.state, programs: g.programs ?? [] })))],
         );
       }
-      if (c.problems.length > 0) {
+      await insertProblems(db, cluster, c.problems);
+      if (c.held && c.held.length > 0) {
         await db.query(
-          `INSERT INTO indexer.problem (cluster, event_id, code, pool, slot, message)
-           SELECT $1, event_id, code, pool, slot, message FROM jsonb_to_recordset($2::jsonb) AS x(event_id text, code text, pool text, slot bigint, message text)
-           ON CONFLICT (cluster, event_id, code) DO NOTHING`,
-          [cluster, JSON.stringify(c.problems.map((p) => ({ event_id: p.event_id, code: p.code, pool: p.pool_config, slot: p.slot, message: p.message })))],
+          `INSERT INTO indexer.held_tx (cluster, pool, signature, slot, position, tx_index, block_time)
+           SELECT $1, pool, signature, slot, position, tx_index, block_time
+             FROM jsonb_to_recordset($2::jsonb) AS x(pool text, signature text, slot bigint, position integer, tx_index integer, block_time bigint)
+           ON CONFLICT (cluster, pool, signature) DO NOTHING`,
+          [cluster, JSON.stringify(c.held.map((h) => ({ pool: h.pool, signature: h.signature, slot: h.slot, position: h.position, tx_index: h.txIndex, block_time: h.blockTime })))],
         );
       }
+      if (c.released && c.released.length > 0) await db.query('DELETE FROM indexer.held_tx WHERE cluster = $1 AND pool = ANY($2::text[])', [cluster, c.released]);
     });
+  }
+
+  /** A held pool's transactions, in chain order. */
+  async heldTxs(cluster: string, pool: string): Promise<HeldTx[]> {
+    const { rows } = await this.pool.query<{ signature: string; slot: string; position: number; tx_index: number | null; block_time: string | null }>(
+      'SELECT signature, slot, position, tx_index, block_time FROM indexer.held_tx WHERE cluster = $1 AND pool = $2 ORDER BY slot, position',
+      [cluster, pool],
+    );
+    return rows.map((r) => ({ pool, signature: r.signature, slot: Number(r.slot), position: r.position, txIndex: r.tx_index, blockTime: r.block_time === null ? null : Number(r.block_time) }));
   }
 
   /** Problems found outside a chunk (e.g. an account that does not read as assumed); one row per (event_id, code). */
   async recordProblems(cluster: string, problems: readonly RecordedProblem[]): Promise<void> {
-    if (problems.length === 0) return;
-    await this.pool.query(
-      `INSERT INTO indexer.problem (cluster, event_id, code, pool, slot, message)
-       SELECT $1, event_id, code, pool, slot, message FROM jsonb_to_recordset($2::jsonb) AS x(event_id text, code text, pool text, slot bigint, message text)
-       ON CONFLICT (cluster, event_id, code) DO NOTHING`,
-      [cluster, JSON.stringify(problems.map((p) => ({ event_id: p.event_id, code: p.code, pool: p.pool_config, slot: p.slot, message: p.message })))],
-    );
+    await insertProblems(this.pool, cluster, problems);
   }
 
   async dueGaps(cluster: string, limit: number): Promise<GapRow[]> {
@@ -207,14 +230,7 @@ export class IndexerStore {
   async resolveGaps(cluster: string, signatures: readonly string[], problems: readonly RecordedProblem[]): Promise<void> {
     await this.tx(async (db) => {
       await db.query('DELETE FROM indexer.gap WHERE cluster = $1 AND signature = ANY($2::text[])', [cluster, signatures]);
-      if (problems.length > 0) {
-        await db.query(
-          `INSERT INTO indexer.problem (cluster, event_id, code, pool, slot, message)
-           SELECT $1, event_id, code, pool, slot, message FROM jsonb_to_recordset($2::jsonb) AS x(event_id text, code text, pool text, slot bigint, message text)
-           ON CONFLICT (cluster, event_id, code) DO NOTHING`,
-          [cluster, JSON.stringify(problems.map((p) => ({ event_id: p.event_id, code: p.code, pool: p.pool_config, slot: p.slot, message: p.message })))],
-        );
-      }
+      await insertProblems(db, cluster, problems);
     });
   }
 
@@ -262,4 +278,15 @@ export class IndexerStore {
       client.release();
     }
   }
+}
+
+/** Problem rows, one per (event_id, code): a problem seen again (a chunk retried, a gap re-fetched) is kept once. */
+async function insertProblems(db: Pool | PoolClient, cluster: string, problems: readonly RecordedProblem[]): Promise<void> {
+  if (problems.length === 0) return;
+  await db.query(
+    `INSERT INTO indexer.problem (cluster, event_id, code, pool, slot, message)
+     SELECT $1, event_id, code, pool, slot, message FROM jsonb_to_recordset($2::jsonb) AS x(event_id text, code text, pool text, slot bigint, message text)
+     ON CONFLICT (cluster, event_id, code) DO NOTHING`,
+    [cluster, JSON.stringify(problems.map((p) => ({ event_id: p.event_id, code: p.code, pool: p.pool_config, slot: p.slot, message: p.message })))],
+  );
 }

@@ -117,6 +117,39 @@ export class IndexerGapEntity {
   nextAttemptAt: Date;
 }
 
+/**
+ * Transactions of a pool HELD back: discovery found it but its mint did not read yet, so it cannot
+ * be announced (decimals are never guessed). The cursor moves on for every other pool; these are
+ * replayed in chain order (slot, then position in the chunk) once the pool is announced.
+ */
+@Entity({ schema: 'indexer', name: 'held_tx' })
+export class IndexerHeldTxEntity {
+  @PrimaryColumn({ type: 'text' })
+  cluster: string;
+
+  @PrimaryColumn({ type: 'text' })
+  pool: string;
+
+  @PrimaryColumn({ type: 'text' })
+  signature: string;
+
+  @Column({ type: 'bigint' })
+  slot: string;
+
+  /** Chain order within the slot (a slot is never split across chunks). */
+  @Column({ type: 'integer' })
+  position: number;
+
+  @Column({ type: 'integer', name: 'tx_index', nullable: true })
+  txIndex: number | null;
+
+  @Column({ type: 'bigint', name: 'block_time', nullable: true })
+  blockTime: string | null;
+
+  @Column({ type: 'timestamptz', name: 'held_at', default: () => 'now()' })
+  heldAt: Date;
+}
+
 /** Instructions that decoded to no event, and why (never silently dropped). */
 @Entity({ schema: 'indexer', name: 'problem' })
 export class IndexerProblemEntity {
@@ -142,4 +175,4 @@ export class IndexerProblemEntity {
   firstSeenAt: Date;
 }
 
-export const indexerEntities = [IndexerClusterCursorEntity, IndexerProgramCursorEntity, IndexerPoolEntity, IndexerGapEntity, IndexerProblemEntity];
+export const indexerEntities = [IndexerClusterCursorEntity, IndexerProgramCursorEntity, IndexerPoolEntity, IndexerGapEntity, IndexerHeldTxEntity, IndexerProblemEntity];
