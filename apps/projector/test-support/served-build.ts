@@ -1,8 +1,9 @@
 import type { Pool } from 'pg';
 import { createBuildTables, pointReadViews } from '../src/builds/build-objects';
 import type { ProjectionSchemaVersion } from '../src/projection';
+import { quoteIdent } from '../src/sql/identifiers';
 
-/** An empty build of `shape` in schema `schemaName`, with the `read` views pointing at it (as a switch leaves it). */
+/** An empty build of `shape` in schema `schemaName`, with the `read` views pointing at it (as a switch leaves it); returns the schema quoted for SQL. */
 export async function createServedBuild(pool: Pool, shape: ProjectionSchemaVersion, schemaName: string): Promise<string> {
   const c = await pool.connect();
   try {
@@ -16,5 +17,5 @@ export async function createServedBuild(pool: Pool, shape: ProjectionSchemaVersi
   } finally {
     c.release();
   }
-  return `"${schemaName}"`;
+  return quoteIdent(schemaName);
 }

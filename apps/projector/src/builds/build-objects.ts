@@ -1,9 +1,9 @@
 import type { ProjectionSchemaVersion } from '../projection';
 import { quoteIdent } from '../sql/identifiers';
 
-/** Anything that runs SQL: a pg client/pool, a TypeORM QueryRunner (migrations), a consumer tx. */
+/** Anything that runs SQL and answers pg's way (`{ rows }`): a pg client, a consumer tx; the migration adapts its QueryRunner. */
 export interface SqlExec {
-  query(sql: string, params?: unknown[]): Promise<unknown>;
+  query(sql: string, params?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
 
 export const READ_SCHEMA = 'read';
@@ -32,19 +32,13 @@ export async function createBuildTables(db: SqlExec, shape: ProjectionSchemaVers
  */
 export async function pointReadViews(db: SqlExec, shape: ProjectionSchemaVersion, schemaName: string): Promise<void> {
   const s = quoteIdent(schemaName);
-  const rows = (await db.query(`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = '${READ_SCHEMA}' AND c.relkind = 'v' AND c.relname = ANY($1::text[]) ORDER BY c.relname`, [shape.views.map((v) => v.name)])) as
-    | { rows: Array<{ name: string }> }
-    | Array<{ name: string }>;
-  const existing = (Array.isArray(rows) ? rows : rows.rows).map((r) => `${READ_SCHEMA}.${quoteIdent(r.name)}`);
+  const { rows } = await db.query(`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = '${READ_SCHEMA}' AND c.relkind = 'v' AND c.relname = ANY($1::text[]) ORDER BY c.relname`, [shape.views.map((v) => v.name)]);
+  const existing = rows.map((r) => `${READ_SCHEMA}.${quoteIdent(r.name as string)}`);
   if (existing.length > 0) await db.query(`LOCK TABLE ${existing.join(', ')} IN ACCESS EXCLUSIVE MODE`);
   for (const view of shape.views) {
     const name = `${READ_SCHEMA}.${quoteIdent(view.name)}`;
     await db.query(`DROP VIEW IF EXISTS ${name}`);
     await db.query(`CREATE VIEW ${name} AS ${view.select(s)}`);
   }
-}
-
-export async function dropReadViews(db: SqlExec, shape: ProjectionSchemaVersion): Promise<void> {
-  for (const view of shape.views) await db.query(`DROP VIEW IF EXISTS ${READ_SCHEMA}.${quoteIdent(view.name)}`);
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SessionLock } from '@hadron/platform/database/session-lock';
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { Pool, PoolClient } from 'pg';
 import type { ProjectionDefinition } from '../projection';
@@ -211,24 +212,18 @@ export function guardBuild(build: BuildRecord, handler: BatchHandler): BatchHand
 
 /** One rebuild per projection at a time, across processes: a session advisory lock on a held connection. */
 export class ProjectionLock {
-  private constructor(private readonly client: PoolClient, readonly projection: string) {}
+  private constructor(
+    private readonly lock: SessionLock,
+    readonly projection: string,
+  ) {}
 
   static async tryAcquire(pool: Pool, projection: string): Promise<ProjectionLock | null> {
-    const client = await pool.connect();
-    try {
-      const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('hadron:projector:rebuild:' || $1)) AS ok", [projection]);
-      if (rows[0].ok) return new ProjectionLock(client, projection);
-    } catch (e) {
-      client.release();
-      throw e;
-    }
-    client.release();
-    return null;
+    const lock = await SessionLock.tryAcquire(pool, `hadron:projector:rebuild:${projection}`);
+    return lock && new ProjectionLock(lock, projection);
   }
 
-  async release(): Promise<void> {
-    await this.client.query("SELECT pg_advisory_unlock(hashtext('hadron:projector:rebuild:' || $1))", [this.projection]).catch(() => undefined);
-    this.client.release();
+  release(): Promise<void> {
+    return this.lock.release();
   }
 }
 

@@ -1,61 +1,30 @@
 import type { HadronEvent } from '@hadron/contracts';
-import { createLogger, eventLogMigrations, PostgresEventLogConsumer, PostgresEventLogProducer } from '@hadron/platform';
-import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { DataSource } from 'typeorm';
 import { generateEvents } from '../../test-support/event-generator';
 import { checksumBuild } from '../../test-support/read-checksum';
-import { projectorMigrations } from '../migrations';
+import { testLog as log, until, useRunnerHarness } from '../../test-support/runner-harness';
 import type { ProjectionDefinition } from '../projection';
 import { ALL_PROJECTIONS, projectionByName } from '../projections';
 import { readModelEntities } from '../read-model/read-model.entities';
 import { rebuildProjection } from '../replay/rebuild';
-import { ProjectorRunner } from '../runner/projector-runner';
-import { BuildRegistry } from './build-registry';
+import type { ProjectorRunner } from '../runner/projector-runner';
 import { ProjectionBuildEntity } from './projection-build.entity';
 
-const log = createLogger('test', 'silent');
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('projection builds: registry, replay, atomic switch', () => {
-  let db: TestDatabase;
-  let registry: BuildRegistry;
-  const runners: ProjectorRunner[] = [];
-  const consumerFactory = () => new PostgresEventLogConsumer(db.pool, db.url, log, 200);
-  const startRunner = async (projections: readonly ProjectionDefinition[] = ALL_PROJECTIONS) => {
-    const r = new ProjectorRunner({ pool: db.pool, log, projections, registryPollMs: 200, maxBatchSize: 500 });
-    runners.push(r);
-    await r.start(consumerFactory);
-    return r;
-  };
+  const h = useRunnerHarness({ registryPollMs: 200, maxBatchSize: 500, idlePollMs: 200 });
+  const consumerFactory = h.newConsumer;
+  const startRunner = h.startRunner;
   const caughtUp = (r: ProjectorRunner) =>
     until('runner caught up', async () => {
       const lag = await r.lag();
       return lag.projections.length === 3 && lag.total === 0n && lag.projections.every((p) => p.status === 'active');
     });
-  const count = async (view: string) => Number((await db.pool.query(`SELECT count(*) AS n FROM read.${view}`)).rows[0].n);
+  const count = async (view: string) => Number((await h.db.pool.query(`SELECT count(*) AS n FROM read.${view}`)).rows[0].n);
   const events: HadronEvent[] = [...generateEvents({ events: 6000, poolsPerCluster: 4, seed: 11 })];
   const swapCount = (es: readonly HadronEvent[]) => es.filter((e) => e.type === 'SwapExecuted').length;
 
-  beforeAll(async () => {
-    db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
-    registry = new BuildRegistry(db.pool);
-  });
-  afterEach(async () => {
-    await Promise.all(runners.splice(0).map((r) => r.stop()));
-  });
-  afterAll(() => db.drop());
-
   it('starts with an empty, active v1 build of every projection behind the read views', async () => {
-    expect((await registry.list()).map((b) => [b.projection, b.consumerGroup, b.status, b.schemaName])).toEqual([
+    expect((await h.registry.list()).map((b) => [b.projection, b.consumerGroup, b.status, b.schemaName])).toEqual([
       ['midprice', 'midprice.v1.initial', 'active', 'proj_midprice_v1_initial'],
       ['pools', 'pools.v1.initial', 'active', 'proj_pools_v1_initial'],
       ['swaps', 'swaps.v1.initial', 'active', 'proj_swaps_v1_initial'],
@@ -69,14 +38,14 @@ describe('projection builds: registry, replay, atomic switch', () => {
     const runner = await startRunner();
     await caughtUp(runner);
     await runner.stop();
-    expect((await registry.list()).filter((b) => b.status === 'active').map((b) => [b.projection, b.version])).toEqual(ALL_PROJECTIONS.map((d) => [d.name, d.schema.version]).sort());
-    const ds = new DataSource({ type: 'postgres', url: db.url, entities: [ProjectionBuildEntity, ...readModelEntities], logging: false });
+    expect((await h.registry.list()).filter((b) => b.status === 'active').map((b) => [b.projection, b.version])).toEqual(ALL_PROJECTIONS.map((d) => [d.name, d.schema.version]).sort());
+    const ds = new DataSource({ type: 'postgres', url: h.db.url, entities: [ProjectionBuildEntity, ...readModelEntities], logging: false });
     await ds.initialize();
     try {
       expect((await ds.driver.createSchemaBuilder().log()).upQueries.map((q) => q.query)).toEqual([]);
       for (const entity of readModelEntities) {
         const meta = ds.getMetadata(entity);
-        const { rows } = await db.pool.query<{ column_name: string }>(
+        const { rows } = await h.db.pool.query<{ column_name: string }>(
           `SELECT column_name FROM information_schema.columns WHERE table_schema = 'read' AND table_name = $1 ORDER BY column_name`,
           [meta.tableName],
         );
@@ -89,50 +58,50 @@ describe('projection builds: registry, replay, atomic switch', () => {
   });
 
   it('projects the log, rebuilds a projection into a new build with identical tables, and switches the views atomically', async () => {
-    await new PostgresEventLogProducer(db.pool).append(events);
+    await h.append(events);
     const runner = await startRunner();
     await caughtUp(runner);
     expect(await count('swaps')).toBe(swapCount(events));
     const swaps = projectionByName('swaps');
-    const served = (await registry.active('swaps'))!;
-    const before = await checksumBuild(db.pool, swaps, served.schemaName);
+    const served = (await h.registry.active('swaps'))!;
+    const before = await checksumBuild(h.db.pool, swaps, served.schemaName);
 
     const progress: number[] = [];
-    const result = await rebuildProjection(swaps, { pool: db.pool, consumerFactory, log, maxBatchSize: 700, keepRetiredBuilds: 1, progressEveryMs: 50, onProgress: (p) => progress.push(p.done) });
+    const result = await rebuildProjection(swaps, { pool: h.db.pool, consumerFactory, log, maxBatchSize: 700, keepRetiredBuilds: 1, progressEveryMs: 50, onProgress: (p) => progress.push(p.done) });
     expect(result.events).toBe(events.length);
     expect(progress.at(-1)).toBe(events.length);
     expect(result.build.consumerGroup).toMatch(new RegExp(`^swaps\\.v${swaps.schema.version}\\.b[0-9a-z]+$`));
     expect(result.previous?.schemaName).toBe(served.schemaName);
-    expect(await checksumBuild(db.pool, swaps, result.build.schemaName)).toEqual(before);
-    const { rows } = await db.pool.query(`SELECT pg_get_viewdef('read.swaps'::regclass) AS def`);
+    expect(await checksumBuild(h.db.pool, swaps, result.build.schemaName)).toEqual(before);
+    const { rows } = await h.db.pool.query(`SELECT pg_get_viewdef('read.swaps'::regclass) AS def`);
     expect(rows[0].def).toContain(result.build.schemaName);
 
     // The running projector follows the switch: new events land in the new build.
     await until('runner follows the new build', async () => (await runner.lag()).projections.some((p) => p.buildId === result.build.buildId));
     const more = [...generateEvents({ events: 6300, poolsPerCluster: 4, seed: 11 })].slice(6000);
-    await new PostgresEventLogProducer(db.pool).append(more);
+    await h.append(more);
     await caughtUp(runner);
     expect(await count('swaps')).toBe(swapCount(events) + swapCount(more));
 
     // Another replay drops the retired build beyond keepRetiredBuilds.
-    const again = await rebuildProjection(swaps, { pool: db.pool, consumerFactory, log, keepRetiredBuilds: 0 });
+    const again = await rebuildProjection(swaps, { pool: h.db.pool, consumerFactory, log, keepRetiredBuilds: 0 });
     expect(again.dropped.map((b) => b.schemaName).sort()).toEqual([served.schemaName, result.build.schemaName].sort());
-    const schemas = (await db.pool.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'proj_swaps_%'`)).rows.map((r) => r.nspname);
+    const schemas = (await h.db.pool.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'proj_swaps_%'`)).rows.map((r) => r.nspname);
     expect(schemas).toEqual([again.build.schemaName]);
     await until('runner follows again', async () => (await runner.lag()).projections.some((p) => p.buildId === again.build.buildId));
   });
 
   it('resumes the active build and its consumer group after a restart', async () => {
-    const activeBefore = (await registry.list()).filter((b) => b.status === 'active').map((b) => b.consumerGroup);
+    const activeBefore = (await h.registry.list()).filter((b) => b.status === 'active').map((b) => b.consumerGroup);
     const first = await startRunner();
     await caughtUp(first);
     await first.stop();
     const total = await count('midprice_points');
     const later = [...generateEvents({ events: 6600, poolsPerCluster: 4, seed: 11 })].slice(6300);
-    await new PostgresEventLogProducer(db.pool).append(later);
+    await h.append(later);
     const second = await startRunner();
     await caughtUp(second);
-    expect((await registry.list()).filter((b) => b.status === 'active').map((b) => b.consumerGroup)).toEqual(activeBefore);
+    expect((await h.registry.list()).filter((b) => b.status === 'active').map((b) => b.consumerGroup)).toEqual(activeBefore);
     // Points are the updates that set the midprice (midprice v2).
     expect(await count('midprice_points')).toBe(total + later.filter((e) => e.type === 'MidpriceUpdated' && e.data.instruction !== 'UpdateBaseSpread').length);
   });
@@ -141,34 +110,38 @@ describe('projection builds: registry, replay, atomic switch', () => {
     const [good, bad] = [...generateEvents({ events: 20_000, poolsPerCluster: 1, seed: 99 })].filter((e) => e.type === 'SwapExecuted').slice(0, 2);
     const poison = { ...bad, id: `${bad.id}:poison`, data: { ...(bad as Extract<HadronEvent, { type: 'SwapExecuted' }>).data, amountInToVault: '1' } } as HadronEvent;
     const runner = await startRunner();
-    await new PostgresEventLogProducer(db.pool).append([good, poison]);
+    await h.append([good, poison]);
     await caughtUp(runner);
-    const { rows } = await db.pool.query(`SELECT group_id, reason FROM event_dead_letter WHERE event_id = $1 ORDER BY group_id`, [poison.id]);
-    const active = (await registry.list()).filter((b) => b.status === 'active');
+    const { rows } = await h.db.pool.query(`SELECT group_id, reason FROM event_dead_letter WHERE event_id = $1 ORDER BY group_id`, [poison.id]);
+    const active = (await h.registry.list()).filter((b) => b.status === 'active');
     // pools reads every type, swaps reads swaps; midprice skips SwapExecuted records unparsed, so never sees it.
     const readers = active.filter((b) => b.projection !== 'midprice').map((b) => b.consumerGroup).sort();
     expect(rows.map((r) => r.group_id)).toEqual(readers);
     expect((await runner.lag()).projections.find((p) => p.projection === 'midprice')).toMatchObject({ status: 'active', lag: 0n, stalled: false });
     for (const r of rows) expect(r.reason).toContain(`projection failed: event ${poison.id}: amounts are inconsistent`);
-    expect((await db.pool.query('SELECT count(*)::int AS n FROM read.swaps WHERE id = $1', [good.id])).rows[0].n).toBe(1);
+    expect((await h.db.pool.query('SELECT count(*)::int AS n FROM read.swaps WHERE id = $1', [good.id])).rows[0].n).toBe(1);
   });
   it.each([
     ['read.swaps', 'a view the switch used to take before the one the reader holds (deadlock)'],
     ['read.fee_recipient_hourly', 'a view the switch takes first (it gives way and retries)'],
   ])('switches while a reader holding read.fee_rollup_hourly then reads %s (%s): no reader fails, the switch completes', async (second) => {
     const swaps = projectionByName('swaps');
-    const build = await registry.create(swaps);
-    const reader = await db.pool.connect();
+    const build = await h.registry.create(swaps);
+    const reader = await h.db.pool.connect();
     try {
       await reader.query('BEGIN');
       await reader.query('SELECT count(*) FROM read.fee_rollup_hourly');
-      const switching = registry.activate(swaps, build);
+      const switching = h.registry.activate(swaps, build);
       switching.catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 300)); // the switch is now waiting for the reader's view
+      // The switch is now queued behind the reader's view (it may give way and queue again).
+      await until('the switch waiting for the reader\'s view', async () => {
+        const { rows } = await h.db.pool.query(`SELECT 1 FROM pg_locks WHERE relation = 'read.fee_rollup_hourly'::regclass AND NOT granted`);
+        return rows.length > 0;
+      }, 30_000, 5);
       await expect(reader.query(`SELECT count(*) FROM ${second}`)).resolves.toBeDefined();
       await reader.query('COMMIT');
       await expect(switching).resolves.toBeDefined();
-      expect((await registry.active('swaps'))?.buildId).toBe(build.buildId);
+      expect((await h.registry.active('swaps'))?.buildId).toBe(build.buildId);
     } finally {
       reader.release();
     }
@@ -178,17 +151,17 @@ describe('projection builds: registry, replay, atomic switch', () => {
     const midprice = projectionByName('midprice');
     const next = midprice.schema.version + 1;
     const newer: ProjectionDefinition = { ...midprice, schema: { ...midprice.schema, version: next }, previousVersions: [midprice] };
-    const old = (await registry.active('midprice'))!;
-    const expected = await checksumBuild(db.pool, midprice, old.schemaName);
+    const old = (await h.registry.active('midprice'))!;
+    const expected = await checksumBuild(h.db.pool, midprice, old.schemaName);
     const runner = await startRunner([projectionByName('pools'), projectionByName('swaps'), newer]);
     const active = await until('the newer version active', async () => {
-      const a = await registry.active('midprice');
+      const a = await h.registry.active('midprice');
       return a && a.version === next ? a : undefined;
     });
     expect(active.consumerGroup).toMatch(new RegExp(`^midprice\\.v${next}\\.b`));
     await caughtUp(runner);
-    expect(await checksumBuild(db.pool, midprice, active.schemaName)).toEqual(expected);
-    expect((await registry.list('midprice')).filter((b) => b.status !== 'dropped').map((b) => b.version)).toEqual([next]);
+    expect(await checksumBuild(h.db.pool, midprice, active.schemaName)).toEqual(expected);
+    expect((await h.registry.list('midprice')).filter((b) => b.status !== 'dropped').map((b) => b.version)).toEqual([next]);
   });
 
 });

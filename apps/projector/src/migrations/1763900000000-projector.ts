@@ -1,9 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { createBuildTables, pointReadViews } from '../builds/build-objects';
+import { createBuildTables, pointReadViews, type SqlExec } from '../builds/build-objects';
 import type { ProjectionSchemaVersion } from '../projection';
 import { midpriceSchemaV1 } from '../projections/midprice/midprice.schema';
 import { poolsSchemaV1 } from '../projections/pools/pools.schema';
 import { swapsSchemaV1 } from '../projections/swaps/swaps.schema';
+import { quoteIdent } from '../sql/identifiers';
 
 /**
  * The projector's registry of builds, the `read` schema, and an initial (empty) v1 build of every
@@ -36,22 +37,24 @@ export class Projector1763900000000 implements MigrationInterface {
     await q.query(`CREATE UNIQUE INDEX "projection_builds_schema_name_key" ON "projector"."projection_builds" ("schema_name")`);
     await q.query(`CREATE UNIQUE INDEX "projection_builds_consumer_group_key" ON "projector"."projection_builds" ("consumer_group")`);
     await q.query(`CREATE SCHEMA IF NOT EXISTS "read"`);
+    // A QueryRunner answers with the rows themselves; the build helpers expect pg's `{ rows }`.
+    const db: SqlExec = { query: async (sql, params) => ({ rows: await q.query(sql, params) }) };
     for (const [projection, shape] of INITIAL) {
       const schemaName = `proj_${projection}_v${shape.version}_initial`;
-      await createBuildTables(q, shape, schemaName);
+      await createBuildTables(db, shape, schemaName);
       await q.query(
         `INSERT INTO "projector"."projection_builds" (projection, build_id, version, schema_name, consumer_group, status, activated_at)
          VALUES ($1, 'initial', $2, $3, $4, 'active', now())`,
         [projection, shape.version, schemaName, `${projection}.v${shape.version}.initial`],
       );
-      await pointReadViews(q, shape, schemaName);
+      await pointReadViews(db, shape, schemaName);
     }
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP SCHEMA IF EXISTS "read" CASCADE`);
     const builds: Array<{ schema_name: string }> = await q.query(`SELECT schema_name FROM "projector"."projection_builds"`);
-    for (const b of builds) await q.query(`DROP SCHEMA IF EXISTS "${b.schema_name.replace(/"/g, '""')}" CASCADE`);
+    for (const b of builds) await q.query(`DROP SCHEMA IF EXISTS ${quoteIdent(b.schema_name)} CASCADE`);
     await q.query(`DROP TABLE "projector"."projection_builds"`);
     await q.query(`DROP SCHEMA IF EXISTS "projector"`);
   }

@@ -65,8 +65,8 @@ abstract class Positioned {
   @ViewColumn({ name: 'inner_index' }) innerIndex: number;
 }
 
-@ViewEntity({ schema: 'read', name: 'swaps', synchronize: false })
-export class ReadSwap extends Positioned {
+/** What every fact row starts with: its pool, time, event id and chain position (FactColumns in SQL). */
+abstract class Fact extends Positioned {
   @ViewColumn() cluster: string;
   @ViewColumn() pool: string;
   /** Block time, or 0 when unknown. */
@@ -74,6 +74,10 @@ export class ReadSwap extends Positioned {
   @ViewColumn() id: string;
   @ViewColumn({ name: 'block_time' }) blockTime: string | null;
   @ViewColumn() signature: string | null;
+}
+
+@ViewEntity({ schema: 'read', name: 'swaps', synchronize: false })
+export class ReadSwap extends Fact {
   @ViewColumn() side: 'buy' | 'sell';
   @ViewColumn() trader: string;
   @ViewColumn({ name: 'amount_in' }) amountIn: string;
@@ -129,11 +133,10 @@ export class ReadFeeRollupMinute extends PoolTotals {
   @ViewColumn({ name: 'minute_start' }) minuteStart: string;
 }
 
-@ViewEntity({ schema: 'read', name: 'fee_recipient_hourly', synchronize: false })
-export class ReadFeeRecipientHourly {
+/** A recipient's fee shares in one bucket; `last_*`: its latest split swap in the bucket, by chain position. */
+abstract class RecipientTotals {
   @ViewColumn() cluster: string;
   @ViewColumn() pool: string;
-  @ViewColumn({ name: 'hour_start' }) hourStart: string;
   @ViewColumn() recipient: string;
   @ViewColumn({ name: 'fee_x_raw_x1e6' }) feeXRawX1e6: string;
   @ViewColumn({ name: 'fee_y_raw_x1e6' }) feeYRawX1e6: string;
@@ -146,22 +149,15 @@ export class ReadFeeRecipientHourly {
   @ViewColumn({ name: 'last_inner_index' }) lastInnerIndex: number;
 }
 
+@ViewEntity({ schema: 'read', name: 'fee_recipient_hourly', synchronize: false })
+export class ReadFeeRecipientHourly extends RecipientTotals {
+  @ViewColumn({ name: 'hour_start' }) hourStart: string;
+}
+
 /** Swaps v2: the same per recipient and minute (a split over any window reads hours + minutes + ≤ 2 raw minutes). */
 @ViewEntity({ schema: 'read', name: 'fee_recipient_minute', synchronize: false })
-export class ReadFeeRecipientMinute {
-  @ViewColumn() cluster: string;
-  @ViewColumn() pool: string;
+export class ReadFeeRecipientMinute extends RecipientTotals {
   @ViewColumn({ name: 'minute_start' }) minuteStart: string;
-  @ViewColumn() recipient: string;
-  @ViewColumn({ name: 'fee_x_raw_x1e6' }) feeXRawX1e6: string;
-  @ViewColumn({ name: 'fee_y_raw_x1e6' }) feeYRawX1e6: string;
-  @ViewColumn({ name: 'fee_value_q32_x1e6' }) feeValueQ32X1e6: string;
-  @ViewColumn({ name: 'swap_count' }) swapCount: string;
-  @ViewColumn({ name: 'last_ppm' }) lastPpm: number;
-  @ViewColumn({ name: 'last_slot' }) lastSlot: string;
-  @ViewColumn({ name: 'last_tx_index' }) lastTxIndex: number;
-  @ViewColumn({ name: 'last_ix_index' }) lastIxIndex: number;
-  @ViewColumn({ name: 'last_inner_index' }) lastInnerIndex: number;
 }
 
 @ViewEntity({ schema: 'read', name: 'volume_daily', synchronize: false })
@@ -177,13 +173,7 @@ export class ReadVolumeDaily {
 }
 
 @ViewEntity({ schema: 'read', name: 'midprice_points', synchronize: false })
-export class ReadMidpricePoint extends Positioned {
-  @ViewColumn() cluster: string;
-  @ViewColumn() pool: string;
-  @ViewColumn() ts: string;
-  @ViewColumn() id: string;
-  @ViewColumn({ name: 'block_time' }) blockTime: string | null;
-  @ViewColumn() signature: string | null;
+export class ReadMidpricePoint extends Fact {
   @ViewColumn() instruction: string;
   @ViewColumn() sequence: string;
   @ViewColumn({ name: 'midprice_q32' }) midpriceQ32: string | null;

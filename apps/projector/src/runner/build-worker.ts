@@ -44,7 +44,10 @@ export class BuildWorker {
   private readonly consumer: EventLogConsumer;
   private timer?: NodeJS.Timeout;
   private checking?: Promise<void>;
+  /** The lag query of a caught-up check in flight: stop() waits for it, never for onCaughtUp. */
+  private lagQuery?: Promise<unknown>;
   private caughtUp = false;
+  private stopped = false;
   private lastCommitAt = Date.now();
   private lastCheckAt = 0;
   private readonly failing = new Map<string, ConsumeFailure & { sinceMs: number }>();
@@ -105,22 +108,33 @@ export class BuildWorker {
     return { stalled: failing.some((f) => !f.transient || now - f.sinceMs > TRANSIENT_STALL_MS), failing };
   }
 
+  /**
+   * Stops consuming. It does not wait for an onCaughtUp in flight: that callback (the runner's
+   * switch) may be queued behind the very caller stopping this worker, and it re-checks that the
+   * worker is still the one to switch to.
+   */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
-    await this.checking;
+    await this.lagQuery?.catch(() => undefined);
     await this.consumer.stop();
   }
 
   private checkCaughtUp(minIntervalMs: number): void {
-    if (!this.opts.onCaughtUp || this.caughtUp || this.checking || Date.now() - this.lastCheckAt < minIntervalMs) return;
+    if (!this.opts.onCaughtUp || this.caughtUp || this.stopped || this.checking || Date.now() - this.lastCheckAt < minIntervalMs) return;
     this.lastCheckAt = Date.now();
     this.checking = (async () => {
-      if ((await this.consumer.lag()) !== 0n) return;
+      const lag = this.consumer.lag();
+      this.lagQuery = lag;
+      if ((await lag) !== 0n || this.stopped) return;
       await this.opts.onCaughtUp!();
       this.caughtUp = true;
       clearInterval(this.timer);
     })()
       .catch((e) => this.opts.log.error({ err: (e as Error).message, group: this.build.consumerGroup }, 'could not complete the switch to a caught-up build; will retry'))
-      .finally(() => (this.checking = undefined));
+      .finally(() => {
+        this.checking = undefined;
+        this.lagQuery = undefined;
+      });
   }
 }

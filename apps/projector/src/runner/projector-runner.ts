@@ -221,8 +221,16 @@ export class ProjectorRunner {
     const slot = this.slots.get(def.name)!;
     if (this.stopped || slot.rebuilding?.build.buildId !== build.buildId) return;
     // Stopped first, so none of its batches races the switch; served data pauses only for the switch.
+    const old = slot.serving;
     await this.stopWorker(slot, 'serving');
-    const previous = await this.registry.activate(def, build, { nowSec: this.nowSec() });
+    let previous: BuildRecord | null;
+    try {
+      previous = await this.registry.activate(def, build, { nowSec: this.nowSec() });
+    } catch (e) {
+      // The old build still serves: keep it consumed until the switch is retried.
+      if (old && !this.stopped) slot.serving = await this.run(old.def, old.build);
+      throw e;
+    }
     slot.serving = slot.rebuilding;
     slot.rebuilding = undefined;
     this.metrics.activeBuild(def.name, build.version, build.buildId);

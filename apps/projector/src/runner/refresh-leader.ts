@@ -1,6 +1,7 @@
+import { SessionLock } from '@hadron/platform/database/session-lock';
 import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { READ_VIEWS_LOCK } from '../builds/build-objects';
 
 /**
@@ -10,7 +11,7 @@ import { READ_VIEWS_LOCK } from '../builds/build-objects';
  * holds the read-views lock shared, so a build switch (exclusive) never interleaves with it.
  */
 export class RefreshLeader {
-  private client?: PoolClient;
+  private lock?: SessionLock;
   private readonly onError = (e: Error) => this.drop(e);
 
   constructor(
@@ -20,13 +21,14 @@ export class RefreshLeader {
   ) {}
 
   get leading(): boolean {
-    return this.client !== undefined;
+    return this.lock !== undefined;
   }
 
   /** Runs `work` in a transaction if this instance is (or now becomes) the leader; false otherwise. */
   async run(work: (tx: SqlTx) => Promise<void>): Promise<boolean> {
-    const c = this.client ?? (await this.lead());
-    if (!c) return false;
+    const lock = this.lock ?? (await this.lead());
+    if (!lock) return false;
+    const c = lock.client;
     try {
       await c.query('BEGIN');
       await c.query(`SELECT pg_advisory_xact_lock_shared(${READ_VIEWS_LOCK})`);
@@ -40,42 +42,28 @@ export class RefreshLeader {
   }
 
   async release(): Promise<void> {
-    const c = this.client;
-    this.client = undefined;
-    if (!c) return;
-    c.off('error', this.onError);
-    await c.query('SELECT pg_advisory_unlock(hashtext($1))', [this.key()]).catch(() => undefined);
-    c.release();
+    const lock = this.lock;
+    this.lock = undefined;
+    if (!lock) return;
+    lock.client.off('error', this.onError);
+    await lock.release();
   }
 
-  private async lead(): Promise<PoolClient | undefined> {
-    const c = await this.pool.connect();
-    try {
-      const { rows } = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [this.key()]);
-      if (rows[0].ok) {
-        c.on('error', this.onError);
-        this.client = c;
-        this.log.info({ projection: this.projection }, 'this instance runs the wall-clock refresh');
-        return c;
-      }
-    } catch (e) {
-      c.release(e as Error);
-      throw e;
-    }
-    c.release();
-    return undefined;
+  private async lead(): Promise<SessionLock | undefined> {
+    const lock = await SessionLock.tryAcquire(this.pool, `hadron:projector:refresh:${this.projection}`);
+    if (!lock) return undefined;
+    lock.client.on('error', this.onError);
+    this.lock = lock;
+    this.log.info({ projection: this.projection }, 'this instance runs the wall-clock refresh');
+    return lock;
   }
 
   /** The connection broke: the lock went with it; lead again later. */
   private drop(e: Error): void {
-    const c = this.client;
-    this.client = undefined;
-    if (!c) return;
-    c.off('error', this.onError);
-    c.release(e);
-  }
-
-  private key(): string {
-    return `hadron:projector:refresh:${this.projection}`;
+    const lock = this.lock;
+    this.lock = undefined;
+    if (!lock) return;
+    lock.client.off('error', this.onError);
+    lock.discard(e);
   }
 }

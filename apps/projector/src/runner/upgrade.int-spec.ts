@@ -1,8 +1,9 @@
 import type { HadronEvent } from '@hadron/contracts';
-import { createLogger, eventLogMigrations, PostgresEventLogConsumer, PostgresEventLogProducer } from '@hadron/platform';
+import { eventLogMigrations, PostgresEventLogConsumer, PostgresEventLogProducer } from '@hadron/platform';
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { addr, midpriceUpdated, MID_1_5, poolDiscovered, Q, swapExecuted } from '../../test-support/events';
+import { testLog as log, until, useRunnerHarness } from '../../test-support/runner-harness';
 import { BuildRegistry } from '../builds/build-registry';
 import { projectorMigrations } from '../migrations';
 import type { ProjectionDefinition } from '../projection';
@@ -12,21 +13,10 @@ import { poolsProjection } from '../projections/pools/pools.projection';
 import { swapsProjection, swapsProjectionV1 } from '../projections/swaps/swaps.projection';
 import { ProjectorRunner } from './projector-runner';
 
-const log = createLogger('test', 'silent');
 const T = 1_763_798_400;
 const S2 = Q - 2000n;
 const S_NOW = Q - 9000n;
 const MID_NOW = 9n * Q;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A definition whose handler waits for `open` before each batch: holds a rebuild at a known point. */
 function gated(def: ProjectionDefinition, gate: { open: Promise<void> }): ProjectionDefinition {
@@ -43,18 +33,11 @@ function gated(def: ProjectionDefinition, gate: { open: Promise<void> }): Projec
 }
 
 describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)', () => {
-  let db: TestDatabase;
-  let registry: BuildRegistry;
-  const runners: ProjectorRunner[] = [];
-  const start = async (projections: readonly ProjectionDefinition[], nowSec?: () => number) => {
-    const r = new ProjectorRunner({ pool: db.pool, log, projections, registryPollMs: 100, maxBatchSize: 50, nowSec });
-    runners.push(r);
-    await r.start(() => new PostgresEventLogConsumer(db.pool, db.url, log, 100));
-    return r;
-  };
-  const append = (events: readonly HadronEvent[]) => new PostgresEventLogProducer(db.pool).append(events);
+  const h = useRunnerHarness({ registryPollMs: 100, maxBatchSize: 50, idlePollMs: 100 });
+  const start = h.startRunner;
+  const append = h.append;
   const points = async (pool: string) =>
-    (await db.pool.query('SELECT slot::int, instruction, midprice_q32, spread_factor_q32 FROM read.midprice_points WHERE pool = $1 ORDER BY slot', [pool])).rows;
+    (await h.db.pool.query('SELECT slot::int, instruction, midprice_q32, spread_factor_q32 FROM read.midprice_points WHERE pool = $1 ORDER BY slot', [pool])).rows;
 
   const P = addr('upgrade:pool');
   const R1 = addr('upgrade:recipient');
@@ -65,15 +48,6 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
     midpriceUpdated({ pool: P, slot: 11, blockTime: T + 11 }, 2n * Q, null), // tag 5, no After fields
     swapExecuted({ pool: P, slot: 12, blockTime: T + 12 }, { side: 'buy', amountIn: 1000n, fee: 10n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: R1, ppm: 1_000_000 }] }),
   ];
-
-  beforeAll(async () => {
-    db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
-    registry = new BuildRegistry(db.pool);
-  });
-  afterEach(async () => {
-    await Promise.all(runners.splice(0).map((r) => r.stop()));
-  });
-  afterAll(() => db.drop());
 
   it('v1 (released) gave historical points the snapshot’s later values', async () => {
     const v1 = await start([poolsProjection, swapsProjectionV1, midpriceProjectionV1]);
@@ -93,7 +67,7 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
       const lag = await runner.lag();
       return ['swaps', 'midprice'].every((p) => lag.projections.some((l) => l.projection === p && l.status === 'building' && l.version === 2));
     });
-    expect((await registry.active('midprice'))!.version).toBe(1);
+    expect((await h.registry.active('midprice'))!.version).toBe(1);
 
     // While v2 is held, new events still reach readers through the v1 builds.
     const live = [
@@ -101,7 +75,7 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
       swapExecuted({ pool: P, slot: 201, blockTime: T + 201 }, { side: 'buy', amountIn: 500n, fee: 5n, amountOut: 300n, mid: MID_1_5, split: null }),
     ];
     await append(live);
-    await until('v1 builds applied the live events', async () => (await points(P)).some((p) => p.slot === 200) && Number((await db.pool.query('SELECT count(*) AS n FROM read.swaps WHERE pool = $1', [P])).rows[0].n) === 2);
+    await until('v1 builds applied the live events', async () => (await points(P)).some((p) => p.slot === 200) && Number((await h.db.pool.query('SELECT count(*) AS n FROM read.swaps WHERE pool = $1', [P])).rows[0].n) === 2);
     expect((await runner.lag()).projections.filter((l) => l.status === 'active').map((l) => [l.projection, l.version]).sort()).toEqual([
       ['midprice', 1],
       ['pools', 1],
@@ -109,26 +83,26 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
     ]);
 
     openGate();
-    await until('v2 active', async () => (await registry.active('midprice'))?.version === 2 && (await registry.active('swaps'))?.version === 2);
+    await until('v2 active', async () => (await h.registry.active('midprice'))?.version === 2 && (await h.registry.active('swaps'))?.version === 2);
     await until('v2 caught up', async () => (await runner.lag()).total === 0n);
     expect(await points(P)).toEqual([
       { slot: 11, instruction: 'UpdateMidprice', midprice_q32: (2n * Q).toString(), spread_factor_q32: S2.toString() }, // from the tag-9 before it
       { slot: 200, instruction: 'UpdateMidprice', midprice_q32: (3n * Q).toString(), spread_factor_q32: S_NOW.toString() }, // the snapshot (100) is before it
     ]);
-    const minute = await db.pool.query('SELECT minute_start::int, recipient, fee_y_raw_x1e6 FROM read.fee_recipient_minute WHERE pool = $1', [P]);
+    const minute = await h.db.pool.query('SELECT minute_start::int, recipient, fee_y_raw_x1e6 FROM read.fee_recipient_minute WHERE pool = $1', [P]);
     expect(minute.rows).toEqual([{ minute_start: T, recipient: R1, fee_y_raw_x1e6: '10000000' }]);
     // The v1 builds are retired and dropped; their schemas are gone.
-    expect((await registry.list()).filter((b) => b.projection !== 'pools').map((b) => [b.projection, b.version, b.status]).sort()).toEqual([
+    expect((await h.registry.list()).filter((b) => b.projection !== 'pools').map((b) => [b.projection, b.version, b.status]).sort()).toEqual([
       ['midprice', 1, 'dropped'],
       ['midprice', 2, 'active'],
       ['swaps', 1, 'dropped'],
       ['swaps', 2, 'active'],
     ]);
-    expect((await db.pool.query(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname IN ('proj_swaps_v1_initial', 'proj_midprice_v1_initial')`)).rows[0].n).toBe(0);
+    expect((await h.db.pool.query(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname IN ('proj_swaps_v1_initial', 'proj_midprice_v1_initial')`)).rows[0].n).toBe(0);
   });
 
   it('runs the 24 h refresh in one instance only; a standby takes over when it stops', async () => {
-    const windowEnd = async () => (await db.pool.query<{ w: string | null }>('SELECT max(stats_24h_window_end)::text AS w FROM read.pools')).rows[0].w;
+    const windowEnd = async () => (await h.db.pool.query<{ w: string | null }>('SELECT max(stats_24h_window_end)::text AS w FROM read.pools')).rows[0].w;
     const first = await start([poolsProjection], () => T + 1000);
     const second = await start([poolsProjection], () => T + 2000);
     await until('both serving', async () => (await first.lag()).projections.length === 1 && (await second.lag()).projections.length === 1);

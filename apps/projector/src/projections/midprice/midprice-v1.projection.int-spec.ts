@@ -2,15 +2,17 @@ import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { addr, applyBatch, dump, MID_1_5, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted, vaultBalancesChanged } from '../../../test-support/events';
 import { projectorMigrations } from '../../migrations';
+import { quoteIdent } from '../../sql/identifiers';
 import { createMidpriceHandlerV1 } from './midprice-v1.projection';
 
 const T = 1_763_798_400; // a minute and hour start
 const S1 = Q - 1000n;
 const S2 = Q - 2000n;
+const SCHEMA = quoteIdent('proj_midprice_v1_initial');
 
 describe('midprice projection v1 (released; still consumes an active v1 build during the upgrade)', () => {
   let db: TestDatabase;
-  const handler = createMidpriceHandlerV1('"proj_midprice_v1_initial"');
+  const handler = createMidpriceHandlerV1(SCHEMA);
   const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
   const points = async (pool: string, cluster = 'mainnet-beta') =>
     (await db.pool.query('SELECT ts, slot, signature, midprice_q32, spread_factor_q32, instruction FROM read.midprice_points WHERE cluster = $1 AND pool = $2 ORDER BY ts, slot', [cluster, pool])).rows;
@@ -65,10 +67,10 @@ describe('midprice projection v1 (released; still consumes an active v1 build du
 
     it('writes nothing new when batches are delivered again', async () => {
       const tables = ['midprice_points', 'midprice_minute', 'midprice_hourly', 'midprice_state'];
-      const before = await Promise.all(tables.map((t) => dump(db.pool, `"proj_midprice_v1_initial".${t}`, 't')));
+      const before = await Promise.all(tables.map((t) => dump(db.pool, `${SCHEMA}.${t}`, 't')));
       await apply([u1, u2, u3, u4, u4]);
       await apply([u5, late]);
-      expect(await Promise.all(tables.map((t) => dump(db.pool, `"proj_midprice_v1_initial".${t}`, 't')))).toEqual(before);
+      expect(await Promise.all(tables.map((t) => dump(db.pool, `${SCHEMA}.${t}`, 't')))).toEqual(before);
     });
   });
 

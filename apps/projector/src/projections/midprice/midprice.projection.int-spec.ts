@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/
 import { addr, applyBatch, dump, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted } from '../../../test-support/events';
 import { createServedBuild } from '../../../test-support/served-build';
 import { projectorMigrations } from '../../migrations';
+import { quoteIdent } from '../../sql/identifiers';
 import { createMidpriceHandler } from './midprice.projection';
 import { midpriceSchemaV2 } from './midprice.schema';
 
@@ -17,7 +18,7 @@ const SCHEMA = 'proj_midprice_v2_test';
 
 describe('midprice projection v2', () => {
   let db: TestDatabase;
-  const handler = createMidpriceHandler(`"${SCHEMA}"`);
+  const handler = createMidpriceHandler(quoteIdent(SCHEMA));
   const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
   const points = async (pool: string, cluster = 'mainnet-beta') =>
     (
@@ -88,10 +89,10 @@ describe('midprice projection v2', () => {
 
     it('writes nothing new when batches are delivered again', async () => {
       const tables = ['midprice_points', 'midprice_minute', 'midprice_hourly', 'midprice_state'];
-      const before = await Promise.all(tables.map((t) => dump(db.pool, `"${SCHEMA}".${t}`, 't')));
+      const before = await Promise.all(tables.map((t) => dump(db.pool, `${quoteIdent(SCHEMA)}.${t}`, 't')));
       await apply([discovered, u1, u2, u3, u3]);
       await apply([u4, u5, u6, live]);
-      expect(await Promise.all(tables.map((t) => dump(db.pool, `"${SCHEMA}".${t}`, 't')))).toEqual(before);
+      expect(await Promise.all(tables.map((t) => dump(db.pool, `${quoteIdent(SCHEMA)}.${t}`, 't')))).toEqual(before);
     });
   });
 
@@ -147,12 +148,12 @@ describe('midprice projection v2', () => {
 
     it('applies an event id once, even when a copy comes with another block time; that copy is refused as a poison event', async () => {
       await apply([u]);
-      const before = await dump(db.pool, `"${SCHEMA}".midprice_points`, 't');
+      const before = await dump(db.pool, `${quoteIdent(SCHEMA)}.midprice_points`, 't');
       await apply([u]); // an identical copy in a later batch: nothing
       const moved = { ...u, blockTime: T + 3600 + 70 }; // same id, another block time (another ts, another primary key)
       await expect(apply([moved])).rejects.toThrow(new RegExp(`^event ${u.id}: duplicate event id with a different payload: already applied with \\(block_time, .*\\) = \\(${T + 70},.*this copy has \\(${T + 3670},`));
       await expect(apply([u, moved])).rejects.toThrow(`event ${u.id}: duplicate event id with a different payload in one batch`);
-      expect(await dump(db.pool, `"${SCHEMA}".midprice_points`, 't')).toEqual(before);
+      expect(await dump(db.pool, `${quoteIdent(SCHEMA)}.midprice_points`, 't')).toEqual(before);
       expect((await db.pool.query('SELECT count(*)::int AS n FROM read.midprice_hourly WHERE pool = $1', [P])).rows[0].n).toBe(1);
     });
   });

@@ -2,6 +2,23 @@ import type { ProjectionSchemaVersion } from '../../projection';
 
 const Q32 = '4294967296';
 
+const pointsTable = (s: string) => `CREATE TABLE ${s}.midprice_points (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      ts bigint NOT NULL,
+      id text NOT NULL,
+      block_time bigint,
+      slot bigint NOT NULL,
+      tx_index integer NOT NULL,
+      ix_index integer NOT NULL,
+      inner_index integer NOT NULL,
+      signature text,
+      instruction text NOT NULL,
+      sequence numeric(20,0) NOT NULL,
+      midprice_q32 numeric(20,0),
+      spread_factor_q32 numeric(20,0),
+      PRIMARY KEY (cluster, pool, ts, id))`;
+
 const lastPointTable = (s: string, table: string, bucketCol: string) => `CREATE TABLE ${s}.${table} (
       cluster text NOT NULL,
       pool text NOT NULL,
@@ -39,22 +56,7 @@ export const midpriceSchemaV1: ProjectionSchemaVersion = {
     { name: 'midprice_state', key: ['cluster', 'pool'] },
   ],
   ddl: (s) => [
-    `CREATE TABLE ${s}.midprice_points (
-      cluster text NOT NULL,
-      pool text NOT NULL,
-      ts bigint NOT NULL,
-      id text NOT NULL,
-      block_time bigint,
-      slot bigint NOT NULL,
-      tx_index integer NOT NULL,
-      ix_index integer NOT NULL,
-      inner_index integer NOT NULL,
-      signature text,
-      instruction text NOT NULL,
-      sequence numeric(20,0) NOT NULL,
-      midprice_q32 numeric(20,0),
-      spread_factor_q32 numeric(20,0),
-      PRIMARY KEY (cluster, pool, ts, id))`,
+    pointsTable(s),
     lastPointTable(s, 'midprice_minute', 'minute_start'),
     lastPointTable(s, 'midprice_hourly', 'hour_start'),
     // Carry-forward state per pool (last known value of each field, with its chain position).
@@ -93,29 +95,9 @@ export const midpriceSchemaV1: ProjectionSchemaVersion = {
  */
 export const midpriceSchemaV2: ProjectionSchemaVersion = {
   version: 2,
-  tables: [
-    { name: 'midprice_points', key: ['cluster', 'pool', 'ts', 'id'] },
-    { name: 'midprice_minute', key: ['cluster', 'pool', 'minute_start'] },
-    { name: 'midprice_hourly', key: ['cluster', 'pool', 'hour_start'] },
-    { name: 'midprice_state', key: ['cluster', 'pool'] },
-  ],
+  tables: midpriceSchemaV1.tables,
   ddl: (s) => [
-    `CREATE TABLE ${s}.midprice_points (
-      cluster text NOT NULL,
-      pool text NOT NULL,
-      ts bigint NOT NULL,
-      id text NOT NULL,
-      block_time bigint,
-      slot bigint NOT NULL,
-      tx_index integer NOT NULL,
-      ix_index integer NOT NULL,
-      inner_index integer NOT NULL,
-      signature text,
-      instruction text NOT NULL,
-      sequence numeric(20,0) NOT NULL,
-      midprice_q32 numeric(20,0),
-      spread_factor_q32 numeric(20,0),
-      PRIMARY KEY (cluster, pool, ts, id))`,
+    pointsTable(s),
     // Idempotency by event id whatever the block time of a copy (the primary key holds ts).
     `CREATE UNIQUE INDEX ON ${s}.midprice_points (cluster, id)`,
     lastPointTable(s, 'midprice_minute', 'minute_start'),

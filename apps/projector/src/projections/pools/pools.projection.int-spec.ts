@@ -4,13 +4,14 @@ import {
   addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted, vaultBalancesChanged,
 } from '../../../test-support/events';
 import { projectorMigrations } from '../../migrations';
+import { quoteIdent } from '../../sql/identifiers';
 import { createServedBuild } from '../../../test-support/served-build';
 import { createSwapsHandler } from '../swaps/swaps.projection';
 import { swapsSchemaV2 } from '../swaps/swaps.schema';
 import { refreshPoolStats24h } from './pool-stats-24h.refresher';
 import { createPoolsHandler } from './pools.projection';
 
-const SCHEMA = '"proj_pools_v1_initial"';
+const SCHEMA = quoteIdent('proj_pools_v1_initial');
 const SPREAD = Q - (1n << 20n); // base spread 2.44140625 bps
 
 describe('pools projection (snapshot per pool)', () => {
@@ -115,6 +116,11 @@ describe('pools projection (snapshot per pool)', () => {
         swapAt(NOW, 100_000n, 7), // now, in the current hour
       ]);
     });
+    // Each test starts without 24 h stats and leaves none: a refresh never goes back in time, so
+    // one test's later `now` would otherwise decide another's result (and the other tests expect none).
+    afterEach(async () => {
+      await db.pool.query(`DELETE FROM ${SCHEMA}.pool_stats_24h`);
+    });
 
     it('sums [now − 24 h, now] exactly from hourly and minute rollups plus the partial minute of raw swaps', async () => {
       await refreshPoolStats24h(db.pool as never, SCHEMA, NOW);
@@ -124,12 +130,15 @@ describe('pools projection (snapshot per pool)', () => {
     });
 
     it('lets swaps age out of the window', async () => {
+      await refreshPoolStats24h(db.pool as never, SCHEMA, NOW);
       await refreshPoolStats24h(db.pool as never, SCHEMA, NOW + 3 * 86_400);
       expect(await row(P)).toMatchObject({ volume_24h_q32: '0', fees_24h_q32: '0', swap_count_24h: '0' });
     });
 
     it('never lets a refresh computed for an earlier now (a slower one finishing late) overwrite a newer one', async () => {
       await refreshPoolStats24h(db.pool as never, SCHEMA, NOW);
+      await refreshPoolStats24h(db.pool as never, SCHEMA, NOW + 3 * 86_400); // the swaps aged out
+      await refreshPoolStats24h(db.pool as never, SCHEMA, NOW); // late
       expect(await row(P)).toMatchObject({ volume_24h_q32: '0', swap_count_24h: '0', stats_24h_window_end: String(NOW + 3 * 86_400) });
     });
   });

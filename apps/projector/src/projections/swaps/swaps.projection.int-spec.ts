@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/
 import { addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, poolDiscovered, Q, swapExecuted, vaultBalancesChanged } from '../../../test-support/events';
 import { createServedBuild } from '../../../test-support/served-build';
 import { projectorMigrations } from '../../migrations';
+import { quoteIdent } from '../../sql/identifiers';
 import { createSwapsHandler } from './swaps.projection';
 import { swapsSchemaV2 } from './swaps.schema';
 
@@ -14,7 +15,7 @@ const SCHEMA = 'proj_swaps_v2_test';
 
 describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
   let db: TestDatabase;
-  const handler = createSwapsHandler(`"${SCHEMA}"`);
+  const handler = createSwapsHandler(quoteIdent(SCHEMA));
   const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
   const rollup = async (table: string, bucket: string, pool: string, cluster = 'mainnet-beta') =>
     (await db.pool.query(`SELECT * FROM read.${table} WHERE cluster = $1 AND pool = $2 ORDER BY ${bucket}`, [cluster, pool])).rows;

@@ -13,6 +13,29 @@ const POOL_TOTALS = `volume_q32 numeric NOT NULL,
       swap_count bigint NOT NULL,
       unpriced_count bigint NOT NULL`;
 
+/** Per-recipient fee rollup of one bucket size; `last_*`: the recipient's latest split swap in it, by chain position. */
+const recipientRollupTable = (s: string, table: string, bucketCol: string) => `CREATE TABLE ${s}.${table} (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      ${bucketCol} bigint NOT NULL,
+      recipient text NOT NULL,
+      fee_x_raw_x1e6 numeric NOT NULL,
+      fee_y_raw_x1e6 numeric NOT NULL,
+      fee_value_q32_x1e6 numeric NOT NULL,
+      swap_count bigint NOT NULL,
+      last_ppm integer NOT NULL,
+      last_slot bigint NOT NULL,
+      last_tx_index integer NOT NULL,
+      last_ix_index integer NOT NULL,
+      last_inner_index integer NOT NULL,
+      PRIMARY KEY (cluster, pool, ${bucketCol}, recipient))`;
+
+const recipientRollupView = (table: string, bucketCol: string) => ({
+  name: table,
+  select: (s: string) => `SELECT cluster, pool, ${bucketCol}, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6,
+        swap_count, last_ppm, last_slot, last_tx_index, last_ix_index, last_inner_index FROM ${s}.${table}`,
+});
+
 /**
  * v1 of the `swaps` read model: swap facts (with the fee split each carried), and the rollups every
  * fee and volume query is answered from (hour, minute, UTC day; per pool and per fee recipient).
@@ -74,21 +97,7 @@ export const swapsSchemaV1: ProjectionSchemaVersion = {
       minute_start bigint NOT NULL,
       ${POOL_TOTALS},
       PRIMARY KEY (cluster, pool, minute_start))`,
-    `CREATE TABLE ${s}.fee_recipient_hourly (
-      cluster text NOT NULL,
-      pool text NOT NULL,
-      hour_start bigint NOT NULL,
-      recipient text NOT NULL,
-      fee_x_raw_x1e6 numeric NOT NULL,
-      fee_y_raw_x1e6 numeric NOT NULL,
-      fee_value_q32_x1e6 numeric NOT NULL,
-      swap_count bigint NOT NULL,
-      last_ppm integer NOT NULL,
-      last_slot bigint NOT NULL,
-      last_tx_index integer NOT NULL,
-      last_ix_index integer NOT NULL,
-      last_inner_index integer NOT NULL,
-      PRIMARY KEY (cluster, pool, hour_start, recipient))`,
+    recipientRollupTable(s, 'fee_recipient_hourly', 'hour_start'),
     `CREATE TABLE ${s}.volume_daily (
       cluster text NOT NULL,
       pool text NOT NULL,
@@ -126,11 +135,7 @@ export const swapsSchemaV1: ProjectionSchemaVersion = {
       select: (s) => `SELECT cluster, pool, minute_start, volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw,
         swap_count, unpriced_count FROM ${s}.fee_rollup_minute`,
     },
-    {
-      name: 'fee_recipient_hourly',
-      select: (s) => `SELECT cluster, pool, hour_start, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6,
-        swap_count, last_ppm, last_slot, last_tx_index, last_ix_index, last_inner_index FROM ${s}.fee_recipient_hourly`,
-    },
+    recipientRollupView('fee_recipient_hourly', 'hour_start'),
     {
       name: 'volume_daily',
       select: (s) => `SELECT cluster, pool, day_start, volume_q32, spread_q32, protocol_fee_q32, fees_q32, swap_count
@@ -154,28 +159,10 @@ export const swapsSchemaV2: ProjectionSchemaVersion = {
   ddl: (s) => [
     ...swapsSchemaV1.ddl(s),
     `CREATE UNIQUE INDEX ON ${s}.swaps (cluster, id)`,
-    `CREATE TABLE ${s}.fee_recipient_minute (
-      cluster text NOT NULL,
-      pool text NOT NULL,
-      minute_start bigint NOT NULL,
-      recipient text NOT NULL,
-      fee_x_raw_x1e6 numeric NOT NULL,
-      fee_y_raw_x1e6 numeric NOT NULL,
-      fee_value_q32_x1e6 numeric NOT NULL,
-      swap_count bigint NOT NULL,
-      last_ppm integer NOT NULL,
-      last_slot bigint NOT NULL,
-      last_tx_index integer NOT NULL,
-      last_ix_index integer NOT NULL,
-      last_inner_index integer NOT NULL,
-      PRIMARY KEY (cluster, pool, minute_start, recipient))`,
+    recipientRollupTable(s, 'fee_recipient_minute', 'minute_start'),
   ],
   views: [
     ...swapsSchemaV1.views,
-    {
-      name: 'fee_recipient_minute',
-      select: (s) => `SELECT cluster, pool, minute_start, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6,
-        swap_count, last_ppm, last_slot, last_tx_index, last_ix_index, last_inner_index FROM ${s}.fee_recipient_minute`,
-    },
+    recipientRollupView('fee_recipient_minute', 'minute_start'),
   ],
 };

@@ -1,0 +1,47 @@
+import type { ConsumeOptions, EventLogConsumer } from '@hadron/platform/event-log/event-log.port';
+import { createLogger } from '@hadron/platform/logging/logger';
+import { noMetrics } from '../metrics/projector-metrics';
+import { midpriceProjection } from '../projections/midprice/midprice.projection';
+import { BuildWorker } from './build-worker';
+
+/** A log consumer already at the tail: lag 0, no batches. */
+class CaughtUpConsumer implements EventLogConsumer {
+  stopped = false;
+  async start(_: ConsumeOptions): Promise<void> {}
+  async stop(): Promise<void> {
+    this.stopped = true;
+  }
+  async lag(): Promise<bigint> {
+    return 0n;
+  }
+}
+
+const build = { projection: 'midprice', version: 2, buildId: 'b1', schemaName: 'proj_midprice_v2_b1', consumerGroup: 'g', status: 'building' as const };
+
+describe('BuildWorker', () => {
+  it('stops while its caught-up callback is still waiting (the runner switch queued behind whoever stops it)', async () => {
+    const consumer = new CaughtUpConsumer();
+    let calledBack!: () => void;
+    const called = new Promise<void>((r) => (calledBack = r));
+    const never = new Promise<void>(() => undefined);
+    const worker = new BuildWorker({
+      def: midpriceProjection,
+      build,
+      consumer,
+      maxBatchSize: 10,
+      metrics: noMetrics,
+      log: createLogger('test', 'silent'),
+      onCaughtUp: () => {
+        calledBack();
+        return never; // the runner's queue is busy with the caller of stop()
+      },
+    });
+    await worker.start();
+    await called;
+    let timer!: NodeJS.Timeout;
+    const outcome = await Promise.race([worker.stop().then(() => 'stopped'), new Promise((r) => (timer = setTimeout(() => r('deadlocked'), 3000)))]);
+    clearTimeout(timer);
+    expect(outcome).toBe('stopped');
+    expect(consumer.stopped).toBe(true);
+  });
+});
