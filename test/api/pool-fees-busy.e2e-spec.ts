@@ -1,5 +1,5 @@
-import type { FeeSplitRecipient, HadronEvent } from '@hadron/contracts';
-import { datasetEvents, FEES_A, NOW as DATASET_NOW, POOL_A, SPLIT_A_1H, SPLIT_A_24H } from './support/dataset';
+import type { HadronEvent } from '@hadron/contracts';
+import { buyA, datasetEvents, FEES_A, H0, MID_A, NOW, POOL_A, R1, R2, SOL, SPLIT_50_50, SPLIT_60_40, SPLIT_A_1H, SPLIT_A_24H, USDC } from './support/dataset';
 import { addr, poolDiscovered, Q32, swapExecuted } from './support/events';
 import { inject, startApiHarness, type ApiHarness } from './support/harness';
 import { ALL_PROJECTIONS, midpriceProjectionV1, swapsProjectionV1 } from '../../apps/projector/src';
@@ -9,10 +9,10 @@ import { ALL_PROJECTIONS, midpriceProjectionV1, swapsProjectionV1 } from '../../
  * O(buckets). Whole hours and minutes come from rollups, only the ≤ 2 partial minutes at the edges
  * from raw swaps, and the swap cap applies to those alone: a busy edge hour is never truncated.
  *
- * NOW = 17:02:05 UTC; interval 1h = [16:02:05, 17:02:05]. Every swap is the same buy at mid 0.25:
- * 1 USDC in (1_000_000 atoms), fee 1000 Y atoms, out 3_990_000 X atoms → volume 1, protocol fee
- * 0.001, spread 999_000 − 3_990_000 × 0.25 = 1500 atoms = 0.0015; split 60/40 (R1 600, R2 400
- * atoms) except the last one, at NOW, 50/50 (500 + 500).
+ * The dataset's NOW = 17:02:05 UTC (H0 = 17:00); interval 1h = [16:02:05, 17:02:05]. Every swap is
+ * pool A's buy (support/dataset.ts) on a pool of its own: volume 1, protocol fee 0.001 (1000 Y
+ * atoms), spread 0.0015; split 60/40 (R1 600, R2 400 atoms) except the last one, at NOW, 50/50
+ * (500 + 500).
  *   16:02:04               1 swap   outside 1h (one second early), inside 24h
  *   16:02:05 … 16:02:59    3 swaps  left partial minute (raw)
  *   16:03 … 16:59         57 swaps  whole minutes, one each at :30
@@ -21,32 +21,16 @@ import { ALL_PROJECTIONS, midpriceProjectionV1, swapsProjectionV1 } from '../../
  *   17:02:06               1 swap   after the request time: in no window
  * 1h: 3 + 57 + 20 + 2 = 82 swaps, 5 of them raw. 24h and all: 83, 2 raw.
  */
-const NOW = 1_764_003_725;
-const H0 = 1_764_003_600; // 17:00
 const BUSY = addr('pool:busy');
-const R1 = addr('busy:recipient:1');
-const R2 = addr('busy:recipient:2');
-const SOL = { mint: addr('mint:busy-sol'), symbol: 'SOL', name: 'Wrapped SOL', decimals: 9, icon: '' };
-const USDC = { mint: addr('mint:busy-usdc'), symbol: 'USDC', name: 'USD Coin', decimals: 6, icon: '' };
-const MID = 1n << 30n; // 0.25 quote atoms per base atom
-const split6040: FeeSplitRecipient[] = [
-  { recipient: R1, ppm: 600_000 },
-  { recipient: R2, ppm: 400_000 },
-];
-const split5050: FeeSplitRecipient[] = [
-  { recipient: R1, ppm: 500_000 },
-  { recipient: R2, ppm: 500_000 },
-];
 
 function busyEvents(): HadronEvent[] {
-  const buy = (at: number, split = split6040, bump = 0) =>
-    swapExecuted({ pool: BUSY, blockTime: at, bump }, { side: 'buy', mintX: SOL.mint, mintY: USDC.mint, decimalsX: 9, decimalsY: 6, amountIn: 1_000_000n, fee: 1000n, amountOut: 3_990_000n, midQ32: MID, split });
-  const events: HadronEvent[] = [poolDiscovered({ pool: BUSY, blockTime: NOW - 10 * 86_400 }, { tokenX: SOL, tokenY: USDC, authority: addr('busy:auth'), quotingAuthority: addr('busy:quoter'), midpriceQ32: MID, spreadFactorQ32: Q32 })];
+  const buy = (at: number, split = SPLIT_60_40, bump = 0) => swapExecuted({ pool: BUSY, blockTime: at, bump }, buyA(split));
+  const events: HadronEvent[] = [poolDiscovered({ pool: BUSY, blockTime: NOW - 10 * 86_400 }, { tokenX: SOL, tokenY: USDC, authority: addr('busy:auth'), quotingAuthority: addr('busy:quoter'), midpriceQ32: MID_A, spreadFactorQ32: Q32 })];
   events.push(buy(H0 - 3600 + 124)); // 16:02:04
   for (const s of [125, 150, 179]) events.push(buy(H0 - 3600 + s)); // 16:02:05, :30, :59
   for (let m = 3; m < 60; m++) events.push(buy(H0 - 3600 + m * 60 + 30));
-  for (let m = 0; m < 2; m++) for (let i = 0; i < 10; i++) events.push(buy(H0 + m * 60 + i * 5, split6040, i));
-  events.push(buy(H0 + 120), buy(NOW, split5050, 1), buy(NOW + 1));
+  for (let m = 0; m < 2; m++) for (let i = 0; i < 10; i++) events.push(buy(H0 + m * 60 + i * 5, SPLIT_60_40, i));
+  events.push(buy(H0 + 120), buy(NOW, SPLIT_50_50, 1), buy(NOW + 1));
   return events;
 }
 
@@ -96,7 +80,7 @@ describe('GET /pools/:address/fees while the served swaps build is still v1 (in-
   let h: ApiHarness;
   beforeAll(async () => {
     const [pools] = ALL_PROJECTIONS;
-    h = await startApiHarness({ now: DATASET_NOW, events: datasetEvents(), projections: [pools, swapsProjectionV1, midpriceProjectionV1] });
+    h = await startApiHarness({ now: NOW, events: datasetEvents(), projections: [pools, swapsProjectionV1, midpriceProjectionV1] });
   });
   afterAll(async () => h?.close());
 

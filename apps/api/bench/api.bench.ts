@@ -18,7 +18,8 @@ import { runMigrations } from '@hadron/platform/database/migrate';
 import { createPool } from '@hadron/platform/database/pool';
 import { withClient, withDatabase } from '@hadron/platform/database/admin';
 import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
-import { ALL_PROJECTIONS, projectorMigrations } from '../../projector/src';
+import { ALL_PROJECTIONS, BuildRegistry, projectorMigrations } from '../../projector/src';
+import { measureCpu, type CpuSplit } from './cpu-time';
 import { BIG, BIG_POOL, DEVNET_POOLS, generateDataset, type DatasetStats, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
 import { serveApi, serveBare } from './bench-servers';
 
@@ -34,6 +35,7 @@ interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  cpu: CpuSplit;
 }
 
 async function main(): Promise<void> {
@@ -59,6 +61,10 @@ async function main(): Promise<void> {
     } else {
       await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${dbName}`));
       await runMigrations(url, [eventLogMigrations, projectorMigrations]);
+      // Builds of the code's versions, as the projector activates them on a fresh install (the
+      // migration's initial builds are of the first versions).
+      const registry = new BuildRegistry(pool);
+      for (const def of ALL_PROJECTIONS) await registry.activate(def, await registry.create(def), { nowSec: now });
       log(`generating dataset in ${dbName} …`);
       stats = await generateDataset(pool, await activeSchemas(pool), now, log);
     }
@@ -67,39 +73,39 @@ async function main(): Promise<void> {
     await pool.end();
 
     const api = await child(['--serve-api', url], children);
-    const apiUrl = `http://127.0.0.1:${api}`;
+    const apiUrl = api.url;
     const listJson = await (await fetch(`${apiUrl}/pools`)).text();
     const jsonFile = resolve(ROOT, 'bench-results/pool-list.json');
     mkdirSync(resolve(ROOT, 'bench-results'), { recursive: true });
     writeFileSync(jsonFile, listJson);
     const bare = await child(['--serve-bare', jsonFile], children);
-    const bareUrl = `http://127.0.0.1:${bare}`;
 
     const rnd = (n: number) => Math.floor(Math.random() * n);
     const anyPool = () => poolAddress(1 + rnd(MAINNET_POOLS));
     const pick = <T>(xs: readonly T[]) => xs[rnd(xs.length)];
     const load: LoadResult[] = [];
-    const run = async (name: string, base: string, path: () => string) => {
-      await hammer(base, path, 2); // warm-up (JIT, prepared statements, caches)
-      const r = await hammer(base, path, DURATION_S);
+    const run = async (name: string, server: Server, path: () => string) => {
+      await hammer(server.url, path, 2); // warm-up (JIT, prepared statements, caches)
+      const r = await measureCpu(server.pid, () => hammer(server.url, path, DURATION_S));
       load.push({ name, ...r });
-      log(`  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`);
+      const cpu = r.cpu.server || r.cpu.postgres ? `  CPU/req: server ${r.cpu.server.toFixed(2)} ms, postgres ${r.cpu.postgres.toFixed(2)} ms, load gen ${r.cpu.loadGenerator.toFixed(2)} ms` : '';
+      log(`  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}${cpu}`);
     };
     log(`\nthroughput: ${CONNECTIONS} connections, ${DURATION_S} s per endpoint, loopback`);
-    await run('bare Fastify: pool list object', bareUrl, () => '/pools');
-    await run('bare Fastify: pool list pre-serialized', bareUrl, () => '/pools-text');
-    await run('API GET /pools (default page)', apiUrl, () => '/pools');
-    await run('API GET /pools (random filters/sort/page)', apiUrl, () =>
+    await run('bare Fastify: pool list object', bare, () => '/pools');
+    await run('bare Fastify: pool list pre-serialized', bare, () => '/pools-text');
+    await run('API GET /pools (default page)', api, () => '/pools');
+    await run('API GET /pools (random filters/sort/page)', api, () =>
       pick(['/pools?sort_by=tvl:desc&page=' + (1 + rnd(50)), '/pools?query=tk1' + rnd(100), '/pools?token_y=So11111111111111111111111111111111111111112&sort_by=fees_24h:asc', '/pools?pool_state=paused&page_size=50', '/pools?cluster=devnet&page=' + (1 + rnd(10))]),
     );
-    await run('API GET /pools/:a/fees (random pool, interval)', apiUrl, () => `/pools/${anyPool()}/fees?interval=${pick(['1h', '24h', '7d', '30d', 'all'])}`);
-    await run('API GET /pools/:a/midprice/history (sampled)', apiUrl, () => `/pools/${anyPool()}/midprice/history?timeframe=${pick(['5m', '30m', '1h', '4h'])}`);
-    await run('API GET /pools/:a/midprice/history (raw)', apiUrl, () => `/pools/${anyPool()}/midprice/history?timeframe=raw&limit=${pick([50, 200])}`);
-    await run('API GET /pools/:a/volume/history', apiUrl, () => `/pools/${anyPool()}/volume/history`);
+    await run('API GET /pools/:a/fees (random pool, interval)', api, () => `/pools/${anyPool()}/fees?interval=${pick(['1h', '24h', '7d', '30d', 'all'])}`);
+    await run('API GET /pools/:a/midprice/history (sampled)', api, () => `/pools/${anyPool()}/midprice/history?timeframe=${pick(['5m', '30m', '1h', '4h'])}`);
+    await run('API GET /pools/:a/midprice/history (raw)', api, () => `/pools/${anyPool()}/midprice/history?timeframe=raw&limit=${pick([50, 200])}`);
+    await run('API GET /pools/:a/volume/history', api, () => `/pools/${anyPool()}/volume/history`);
 
-    log(`\nlatency vs rows (sequential, 1 connection): SMALL = ${SMALL.count.toLocaleString('en')} swaps+points, BIG = ${BIG.count.toLocaleString('en')}, same density`);
+    log(`\nlatency vs rows (sequential, 1 connection): SMALL = ${SMALL.count.toLocaleString('en')} swaps+points, BIG = ${BIG.count.toLocaleString('en')}, same ~35 days (same buckets, 100× the rows)`);
     const scaling: Array<{ query: string; small: Lat; big: Lat }> = [];
-    for (const q of ['fees?interval=1h', 'fees?interval=24h', 'fees?interval=7d', 'fees?interval=all', 'midprice/history?timeframe=1h', 'midprice/history?timeframe=1m', 'midprice/history?timeframe=4h&start_time=0', 'midprice/history?timeframe=raw&limit=200', 'volume/history']) {
+    for (const q of ['fees?interval=1h', 'fees?interval=24h', 'fees?interval=7d', 'fees?interval=30d', 'fees?interval=all', 'midprice/history?timeframe=1h', 'midprice/history?timeframe=1m', 'midprice/history?timeframe=4h&start_time=0', 'midprice/history?timeframe=raw&limit=200', 'volume/history']) {
       const small = await sequential(`${apiUrl}/pools/${SMALL_POOL}/${q}`, 300);
       const big = await sequential(`${apiUrl}/pools/${BIG_POOL}/${q}`, 300);
       scaling.push({ query: q, small, big });
@@ -108,9 +114,12 @@ async function main(): Promise<void> {
 
     const bareObj = load[0].rps;
     log('\nsummary');
-    log('| endpoint | req/s | p50 ms | p99 ms | vs bare (object) |');
-    log('|---|---:|---:|---:|---:|');
-    for (const r of load) log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${((r.rps / bareObj) * 100).toFixed(0)} % |`);
+    log('| endpoint | req/s | p50 ms | p99 ms | vs bare (object) | CPU ms/req server | postgres | load gen |');
+    log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of load) {
+      const c = r.cpu;
+      log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${((r.rps / bareObj) * 100).toFixed(0)} % | ${c.server.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.loadGenerator.toFixed(2)} |`);
+    }
     log('\n| query | SMALL p50 | SMALL p99 | BIG p50 | BIG p99 |');
     log('|---|---:|---:|---:|---:|');
     for (const s of scaling) log(`| ${s.query} | ${s.small.p50.toFixed(2)} | ${s.small.p99.toFixed(2)} | ${s.big.p50.toFixed(2)} | ${s.big.p99.toFixed(2)} |`);
@@ -131,14 +140,14 @@ async function activeSchemas(pool: Pool): Promise<{ pools: string; swaps: string
   return Object.fromEntries(rows.map((r) => [r.projection, `"${r.schema_name}"`])) as { pools: string; swaps: string; midprice: string };
 }
 
-async function hammer(base: string, path: () => string, seconds: number): Promise<Omit<LoadResult, 'name'>> {
+async function hammer(base: string, path: () => string, seconds: number): Promise<Omit<LoadResult, 'name' | 'cpu'> & { requests: number }> {
   const r = await autocannon({
     url: base,
     connections: CONNECTIONS,
     duration: seconds,
     requests: [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: path() }) }],
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  return { rps: r.requests.average, requests: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
 interface Lat {
@@ -160,11 +169,17 @@ async function sequential(url: string, n: number): Promise<Lat> {
   return { p50: ms[Math.floor(n * 0.5)], p99: ms[Math.min(n - 1, Math.floor(n * 0.99))] };
 }
 
-function child(args: string[], children: ChildProcess[]): Promise<number> {
+/** A server under test in its own process: where it listens, and its pid (for its CPU time). */
+interface Server {
+  url: string;
+  pid: number;
+}
+
+function child(args: string[], children: ChildProcess[]): Promise<Server> {
   const c = fork(__filename, args, { execArgv: ['-r', resolve(ROOT, 'scripts/register-ts.js')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   children.push(c);
   return new Promise((res, rej) => {
-    c.once('message', (m: { port: number }) => res(m.port));
+    c.once('message', (m: { port: number }) => res({ url: `http://127.0.0.1:${m.port}`, pid: c.pid! }));
     c.once('exit', (code) => rej(new Error(`bench server ${args[0]} exited with ${code}`)));
   });
 }

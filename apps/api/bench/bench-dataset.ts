@@ -4,16 +4,18 @@ import type { Pool } from 'pg';
  * A generated read-model dataset, written set-based (generate_series) straight into the active
  * projector builds (the bench measures the API, not the projector). Shape:
  * - 1000 mainnet-beta + 200 devnet pools;
- * - BIG (mainnet pool 1): 1,000,000 swaps and 1,000,000 midprice points, one every 10 s (~116 days);
- * - SMALL (mainnet pool 2): 10,000 of each, same density (~28 h): fees / sampled-midprice latency
- *   on SMALL vs BIG shows whether cost grows with rows or with buckets;
+ * - BIG (mainnet pool 1): 1,000,000 swaps and 1,000,000 midprice points, one every 3 s (~35 days);
+ * - SMALL (mainnet pool 2): 10,000 of each over the same ~35 days (one every 300 s): the same
+ *   buckets with 100× fewer rows, so fees / sampled-midprice latency on SMALL vs BIG shows
+ *   whether cost grows with rows or with buckets;
  * - every other pool: 500 swaps over the last 7 days and 200 points over the last day.
  * A third of the swaps carry a two-recipient fee split. Rollups are derived from the rows.
- * It follows the physical tables of the projector's v1 builds (the only place outside the
- * projector that writes them): a change of those tables needs a change here.
+ * It follows the physical tables of the projector's current versions (swaps v2 with its minute
+ * recipient rollups, midprice v2, pools v1) — the only place outside the projector that writes
+ * them: a change of those tables needs a change here.
  */
-export const BIG = { count: 1_000_000, step: 10 };
-export const SMALL = { count: 10_000, step: 10 };
+export const BIG = { count: 1_000_000, step: 3 };
+export const SMALL = { count: 10_000, step: 300 };
 export const MAINNET_POOLS = 1000;
 export const DEVNET_POOLS = 200;
 
@@ -62,9 +64,9 @@ export async function generateDataset(pool: Pool, schemas: { pools: string; swap
   );
   // Per-pool series: (pool number, swaps, step between swaps, points, step between points).
   const series = `(SELECT i, CASE WHEN i = 1 THEN ${BIG.count} WHEN i = 2 THEN ${SMALL.count} ELSE 500 END AS swaps,
-                          CASE WHEN i IN (1, 2) THEN ${BIG.step} ELSE 1209 END AS swap_step,
+                          CASE WHEN i = 1 THEN ${BIG.step} WHEN i = 2 THEN ${SMALL.step} ELSE 1209 END AS swap_step,
                           CASE WHEN i = 1 THEN ${BIG.count} WHEN i = 2 THEN ${SMALL.count} ELSE 200 END AS points,
-                          CASE WHEN i IN (1, 2) THEN ${BIG.step} ELSE 432 END AS point_step
+                          CASE WHEN i = 1 THEN ${BIG.step} WHEN i = 2 THEN ${SMALL.step} ELSE 432 END AS point_step
                      FROM generate_series(1, ${total}) i)`;
   await step(
     'swaps',
@@ -99,14 +101,17 @@ export async function generateDataset(pool: Pool, schemas: { pools: string; swap
      SELECT cluster, pool, ts - ts % 86400, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32), sum(spread_q32) + sum(protocol_fee_q32), count(*)
        FROM ${S}.swaps GROUP BY 1, 2, 3`,
   );
-  await step(
-    'fee_recipient_hourly',
-    `INSERT INTO ${S}.fee_recipient_hourly (cluster, pool, hour_start, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6,
-        swap_count, last_ppm, last_slot, last_tx_index, last_ix_index, last_inner_index)
-     SELECT cluster, pool, ts - ts % 3600, recipient, sum(fee_x_raw_x1e6), sum(fee_y_raw_x1e6), sum(fee_value_q32_x1e6), count(*),
-            max(ppm), max(slot), 0, 1, -1
-       FROM read.swap_fee_splits GROUP BY 1, 2, 3, 4`,
-  );
+  const recipientRollup = (table: string, col: string, size: number) =>
+    step(
+      table,
+      `INSERT INTO ${S}.${table} (cluster, pool, ${col}, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6,
+          swap_count, last_ppm, last_slot, last_tx_index, last_ix_index, last_inner_index)
+       SELECT cluster, pool, ts - ts % ${size}, recipient, sum(fee_x_raw_x1e6), sum(fee_y_raw_x1e6), sum(fee_value_q32_x1e6), count(*),
+              max(ppm), max(slot), 0, 1, -1
+         FROM read.swap_fee_splits GROUP BY 1, 2, 3, 4`,
+    );
+  await recipientRollup('fee_recipient_hourly', 'hour_start', 3600);
+  await recipientRollup('fee_recipient_minute', 'minute_start', 60);
   await step(
     'midprice_points',
     `INSERT INTO ${M}.midprice_points (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction,

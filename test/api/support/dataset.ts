@@ -46,11 +46,11 @@ export const SPREAD_FACTOR = Q32 - (1n << 18n); // base_spread_bps = 2^18 / 2^32
 export const MID_B = 858_993n; // ≈ 0.0002 USDC atoms per BONK atom
 export const MID_C = Q32; // 1 SOL atom per JUP atom
 
-const split6040: FeeSplitRecipient[] = [
+export const SPLIT_60_40: FeeSplitRecipient[] = [
   { recipient: R1, ppm: 600_000 },
   { recipient: R2, ppm: 400_000 },
 ];
-const split5050: FeeSplitRecipient[] = [
+export const SPLIT_50_50: FeeSplitRecipient[] = [
   { recipient: R1, ppm: 500_000 },
   { recipient: R2, ppm: 500_000 },
 ];
@@ -63,7 +63,7 @@ const split5050: FeeSplitRecipient[] = [
  *   volume 4e6 × 0.25 = 1 USDC, fee 1000 atoms = 0.001, spread (3_996_000 × 0.25 − 997_000) = 2000 → 0.002
  */
 const A = { mintX: SOL.mint, mintY: USDC.mint, decimalsX: 9, decimalsY: 6, midQ32: MID_A };
-const buyA = (split: FeeSplitRecipient[] | null = null): SwapSpec => ({ ...A, side: 'buy', amountIn: 1_000_000n, fee: 1000n, amountOut: 3_990_000n, split });
+export const buyA = (split: FeeSplitRecipient[] | null = null): SwapSpec => ({ ...A, side: 'buy', amountIn: 1_000_000n, fee: 1000n, amountOut: 3_990_000n, split });
 const sellA = (): SwapSpec => ({ ...A, side: 'sell', amountIn: 4_000_000n, fee: 4000n, amountOut: 997_000n, split: null });
 
 /**
@@ -79,9 +79,9 @@ const sellA = (): SwapSpec => ({ ...A, side: 'sell', amountIn: 4_000_000n, fee: 
  * s10 no block time     buy           all (ts 0)
  */
 export const SWAPS_A = {
-  s1: { at: NOW - 10, spec: buyA(split6040) },
-  s2: { at: NOW, spec: buyA(split6040) },
-  s3: { at: H0 - 3535, spec: buyA(split5050) },
+  s1: { at: NOW - 10, spec: buyA(SPLIT_60_40) },
+  s2: { at: NOW, spec: buyA(SPLIT_60_40) },
+  s3: { at: H0 - 3535, spec: buyA(SPLIT_50_50) },
   s4: { at: NOW - 3595, spec: sellA() },
   s5: { at: NOW - DAY, spec: buyA([{ recipient: R1, ppm: 1_000_000 }]) },
   s6: { at: NOW - DAY - 1, spec: buyA() },

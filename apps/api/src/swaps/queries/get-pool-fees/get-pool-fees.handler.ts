@@ -14,8 +14,8 @@ import { GetPoolFeesQuery } from './get-pool-fees.query';
 const EDGE_ORDER = 'ts DESC, id DESC';
 const EDGE_COLUMNS = 'id, ts, volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw';
 const TOTALS = 'sum(volume_q32) AS v, sum(spread_q32) AS s, sum(protocol_fee_q32) AS f, sum(fee_x_raw) AS fx, sum(fee_y_raw) AS fy';
-const RECIPIENT_ROLLUP = `recipient, fee_x_raw_x1e6 AS x, fee_y_raw_x1e6 AS y, fee_value_q32_x1e6 AS v, last_ppm AS ppm,
-           ARRAY[last_slot, last_tx_index, last_ix_index, last_inner_index]::int8[] AS pos`;
+const RECIPIENT_ROLLUP = `recipient, fee_x_raw_x1e6 AS x, fee_y_raw_x1e6 AS y, fee_value_q32_x1e6 AS v,
+           ARRAY[last_slot, last_tx_index, last_ix_index, last_inner_index, last_ppm]::int8[] AS last`;
 
 /**
  * Per-recipient rows of the two minute runs ($5..$8): from read.fee_recipient_minute (swaps v2);
@@ -27,7 +27,7 @@ const RECIPIENT_MINUTES = `
     UNION ALL
     SELECT ${RECIPIENT_ROLLUP} FROM read.fee_recipient_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $7 AND minute_start < $8`;
 const RECIPIENT_MINUTES_V1 = `
-    SELECT recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6, ppm, ARRAY[slot, tx_index, ix_index, inner_index]::int8[]
+    SELECT recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6, ARRAY[slot, tx_index, ix_index, inner_index, ppm]::int8[]
       FROM read.swap_fee_splits WHERE cluster = $1 AND pool = $2 AND ((ts >= $5 AND ts < $6) OR (ts >= $7 AND ts < $8))`;
 
 /**
@@ -63,8 +63,8 @@ const feesSql = (recipientMinutes: string) => `WITH edge_raw AS (
     SELECT ${RECIPIENT_ROLLUP} FROM read.fee_recipient_hourly WHERE cluster = $1 AND pool = $2 AND hour_start >= $3 AND hour_start < $4
     UNION ALL ${recipientMinutes}
     UNION ALL
-    SELECT s.recipient, s.fee_x_raw_x1e6, s.fee_y_raw_x1e6, s.fee_value_q32_x1e6, s.ppm,
-           ARRAY[s.slot, s.tx_index, s.ix_index, s.inner_index]::int8[]
+    SELECT s.recipient, s.fee_x_raw_x1e6, s.fee_y_raw_x1e6, s.fee_value_q32_x1e6,
+           ARRAY[s.slot, s.tx_index, s.ix_index, s.inner_index, s.ppm]::int8[]
       FROM kept k JOIN read.swap_fee_splits s ON s.cluster = $1 AND s.pool = $2 AND s.ts = k.ts AND s.swap_id = k.id
   )
   SELECT 0 AS kind, NULL::text AS recipient, NULL::int AS ppm,
@@ -74,7 +74,7 @@ const feesSql = (recipientMinutes: string) => `WITH edge_raw AS (
          (SELECT count(*) FROM edge_raw) > $13 AS truncated
     FROM rollups h, raw r
   UNION ALL
-  SELECT 1, recipient, (array_agg(ppm ORDER BY pos DESC))[1], NULL, NULL, sum(v)::text, sum(x)::text, sum(y)::text, NULL, NULL
+  SELECT 1, recipient, (max(last))[5]::int, NULL, NULL, sum(v)::text, sum(x)::text, sum(y)::text, NULL, NULL
     FROM shares GROUP BY recipient`;
 const FEES_SQL = feesSql(RECIPIENT_MINUTES);
 const FEES_SQL_V1 = feesSql(RECIPIENT_MINUTES_V1);
