@@ -10,6 +10,8 @@ const base = {
 module.exports = {
   // Integration tests start real servers and child processes; pure unit tests finish in ms anyway.
   testTimeout: 60_000,
+  // Skipped tests are listed by name (with their reason) before jest's own summary.
+  reporters: ['<rootDir>/scripts/jest-skip-reporter.js', 'default'],
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
     {

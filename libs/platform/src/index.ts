@@ -3,6 +3,7 @@ export * from './database/admin';
 export * from './database/embedded-postgres';
 export * from './database/migrate';
 export * from './database/pool';
+export * from './database/session-lock';
 export * from './event-log/event-log.port';
 export * from './event-log/event-log.factory';
 export * from './event-log/checkpointed-batch';

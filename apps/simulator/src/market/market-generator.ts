@@ -1,4 +1,5 @@
 import {
+  ASSOCIATED_TOKEN_PROGRAM,
   associatedTokenAddress,
   derivePoolAddresses,
   encodeConfigAccount,
@@ -13,7 +14,9 @@ import {
   HADRON_PROGRAM_V2,
   ORACLE_SIZE,
   poolStateName,
+  SYSTEM_PROGRAM,
   SYSVAR_CLOCK,
+  SYSVAR_INSTRUCTIONS,
   utf8Seed,
   type DecodedHadronInstruction,
   type HadronProgramVersion,
@@ -104,9 +107,6 @@ const BPF_UPGRADEABLE_LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
 const BPF_LOADER_2 = 'BPFLoader2111111111111111111111111111111111';
 const NATIVE_LOADER = 'NativeLoader1111111111111111111111111111111';
 const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
-const SYSTEM_PROGRAM = '11111111111111111111111111111111';
-const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
-const SYSVAR_INSTRUCTIONS = 'Sysvar1nstructions1111111111111111111111111';
 const SOL = 1_000_000_000;
 const I64_MAX = (1n << 63n) - 1n;
 const Q32 = 2 ** 32;

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from './listen';
 import { FAULT_KINDS, type FaultKind, type FaultOptions } from './faults';
 import { INVALID_REQUEST, PARSE_ERROR, RpcError } from './rpc-errors';
 import { dispatch, RawJson, type ClusterContext } from './rpc-methods';
@@ -28,17 +28,10 @@ export async function startRpcServer(clusters: ReadonlyMap<string, ClusterContex
     });
   });
   server.keepAliveTimeout = 20_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const actual = (server.address() as AddressInfo).port;
+  const { port: actual, url } = await listenOn(server, host, port, 'http');
   return {
     port: actual,
-    url: (cluster) => `http://${host.includes(':') ? `[${host}]` : host}:${actual}/${cluster}`,
+    url,
     close: async () => {
       for (const t of hanging) clearTimeout(t);
       hanging.clear();

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { Commitment, Ledger, StoredTx } from '../ledger/ledger';
+import { listenOn } from './listen';
 import type { ClusterContext } from './rpc-methods';
 
 /**
@@ -94,17 +95,10 @@ export async function startWsServer(clusters: ReadonlyMap<string, ClusterContext
     ws.on('error', () => ws.terminate());
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const actual = (server.address() as AddressInfo).port;
+  const { port: actual, url } = await listenOn(server, host, port, 'ws');
   return {
     port: actual,
-    url: (cluster) => `ws://${host.includes(':') ? `[${host}]` : host}:${actual}/${cluster}`,
+    url,
     flush: () => {
       for (const [cluster, mine] of subs) if (mine.size > 0) flushCluster(clusters.get(cluster)!.market.ledger, mine);
     },

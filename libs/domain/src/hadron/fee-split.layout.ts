@@ -2,6 +2,7 @@ import { PPM_ONE, type SplitWeight } from '../valuation/fee-split';
 import { readPubkey, viewOf, writePubkey, writeU32, writeU8 } from './byte-io';
 import { HadronDecodeError } from './decode-error';
 import { encodeFeeConfigAccount, feeConfigVersionOf, type FeeConfigAccount } from './fee-config-account.layout';
+import { ZERO_PUBKEY } from './program-ids';
 
 /*
  * ASSUMED LAYOUT — the only place it lives. The v2 fee config (686 bytes) can name several fee
@@ -21,8 +22,6 @@ const ENTRIES_AT = 73;
 const ENTRY_LEN = 36;
 /** Entries that fit a 686-byte account under the assumed layout. */
 export const MAX_SPLIT_RECIPIENTS = Math.floor((686 - ENTRIES_AT) / ENTRY_LEN);
-/** The all-zero public key: an unset slot, never a fee recipient. */
-const ZERO_PUBKEY = '11111111111111111111111111111111';
 
 /** The recipients and weights of a fee config; [] for the default single recipient. */
 export function decodeFeeSplit(data: Uint8Array): SplitWeight[] {
@@ -61,7 +60,7 @@ function implausibility(split: readonly SplitWeight[]): string | null {
   const seen = new Set<string>();
   let total = 0;
   for (const { recipient, ppm } of split) {
-    if (recipient === ZERO_PUBKEY) return 'a fee recipient is the all-zero key';
+    if (recipient === ZERO_PUBKEY) return 'a fee recipient is the all-zero key'; // an unset slot, never a recipient
     if (seen.has(recipient)) return `fee recipient ${recipient} is named twice`;
     if (ppm > PPM_ONE) return `a fee weight of ${ppm} ppm is over ${PPM_ONE}`;
     seen.add(recipient);

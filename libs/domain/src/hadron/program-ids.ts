@@ -6,7 +6,9 @@ export const HADRON_PROGRAM_V2 = 'HADRoNbLovyqhCsocfYQYB7QdfCAAinN9HTePvBCVDQ8';
 export const SPL_TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 export const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
-export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+/** The all-zero public key: an unset key field — and the System Program's id. */
+export const ZERO_PUBKEY = '11111111111111111111111111111111';
+export const SYSTEM_PROGRAM = ZERO_PUBKEY;
 
 export const SYSVAR_CLOCK = 'SysvarC1ock11111111111111111111111111111111';
 export const SYSVAR_INSTRUCTIONS = 'Sysvar1nstructions1111111111111111111111111';

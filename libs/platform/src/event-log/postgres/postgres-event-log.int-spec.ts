@@ -107,4 +107,32 @@ describe('postgres event log', () => {
       await own.drop();
     }
   });
+
+  it('a group of one cluster that reads some types: applies exactly its records, and its progress counts only its cluster', async () => {
+    const own = await createTestDatabase([eventLogMigrations]);
+    const devnet = sampleEventStream('devnet', [fakeAddress('subset-d')], 40);
+    const mainnet = sampleEventStream('mainnet-beta', [fakeAddress('subset-m')], 40);
+    const producer = new PostgresEventLogProducer(own.pool);
+    for (let i = 0; i < 40; i += 10) await producer.append([...devnet.slice(i, i + 10), ...mainnet.slice(i, i + 10)]);
+    const applied: string[] = [];
+    let counted = 0;
+    const consumer = new PostgresEventLogConsumer(own.pool, own.url, log, 200);
+    try {
+      await consumer.start({
+        group: 'subset',
+        clusters: ['devnet'],
+        types: ['SwapExecuted'],
+        maxBatchSize: 3,
+        handler: async (batch) => void applied.push(...batch.map((d) => d.event.id)),
+        onCommitted: ({ count }) => void (counted += count),
+      });
+      for (let i = 0; i < 200 && (await consumer.lag()) > 0n; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await consumer.lag()).toBe(0n);
+      expect(applied).toEqual(devnet.filter((e) => e.type === 'SwapExecuted').map((e) => e.id));
+      expect(counted).toBe(devnet.length);
+    } finally {
+      await consumer.stop();
+      await own.drop();
+    }
+  });
 });

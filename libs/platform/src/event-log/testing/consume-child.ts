@@ -25,7 +25,16 @@ async function main(): Promise<void> {
     log,
   );
   const consumer = eventLog.consumer(pool, url);
-  await consumer.start({
+  // Installed before the consumer starts and kept (on, not once): a SIGTERM at any moment drains.
+  let draining: Promise<void> | undefined;
+  process.on('SIGTERM', () => {
+    draining ??= started
+      .then(() => consumer.stop())
+      .then(() => eventLog.close())
+      .then(() => pool.end())
+      .then(() => process.exit(0));
+  });
+  const started = consumer.start({
     group: process.env.GROUP!,
     clusters: ['mainnet-beta', 'devnet'],
     maxBatchSize: Number(process.env.BATCH ?? '50'),
@@ -40,14 +49,8 @@ async function main(): Promise<void> {
       if (slow) await tx.query('SELECT pg_sleep($1)', [slow / 1000]);
     },
   });
+  await started;
   process.stdout.write('ready\n');
-  process.once('SIGTERM', () => {
-    void consumer
-      .stop()
-      .then(() => eventLog.close())
-      .then(() => pool.end())
-      .then(() => process.exit(0));
-  });
 }
 
 main().catch((e) => {

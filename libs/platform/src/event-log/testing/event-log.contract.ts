@@ -248,7 +248,7 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       const events = sampleEventStream('mainnet-beta', [pool], 12);
       await h.db.pool.query('CREATE TABLE contract_positions (stream text, part int, log_offset bigint, event_id text, pool text)');
       await h.producer.append(events.slice(0, 8));
-      await consume(
+      const c = await consume(
         'lost-commits',
         async (batch, tx) => {
           await tx.query('INSERT INTO contract_positions SELECT $1, $2, unnest($3::bigint[]), unnest($4::text[]), unnest($5::text[])', [
@@ -272,7 +272,8 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       await h.db.pool.query("UPDATE event_log_checkpoint SET next_offset = $3 WHERE group_id = 'lost-commits' AND stream = $1 AND partition = $2", [stream, part, cut]);
       await h.producer.append(events.slice(8));
       await until('every event again', async () => (await mine()).length >= events.length);
-      await new Promise((r) => setTimeout(r, 300));
+      // Nothing left to re-apply once the group is at the end of the log: every batch is committed.
+      await until('the group at the end of the log', async () => (await c.lag()) === 0n);
       expect((await mine()).map((r) => r.event_id)).toEqual(events.map((e) => e.id)); // the lost ones re-applied, none twice
     });
 
@@ -349,7 +350,8 @@ async function startChild(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   return child;
 }
 
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((r) => child.once('exit', (code) => r(code)));
+/** How the child ended: its exit code, or the signal that killed it (named, so a failure says which). */
+function exited(child: ChildProcess): Promise<number | NodeJS.Signals> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode ?? child.signalCode!);
+  return new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal!)));
 }
