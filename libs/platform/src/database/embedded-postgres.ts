@@ -82,13 +82,21 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     reused: running,
     stop,
     release: async () => {
-      const others = await otherClients(adminUrl).catch((e: Error) => {
-        // Unknown is not "nobody": never stop a server that someone else may be using.
-        opts.log.warn({ dataDir, err: e.message }, 'embedded postgres: could not tell who else uses it; leaving it running');
-        return -1;
-      });
-      if (others !== 0) {
-        if (others > 0) opts.log.info({ dataDir, others }, 'embedded postgres: left running for the other processes connected to it');
+      let others: string[] | undefined;
+      // A user that has just disconnected can linger in pg_stat_activity for a moment: look again
+      // briefly before deciding that somebody else is still using the server.
+      for (const deadline = Date.now() + RELEASE_RECHECK_MS; ; ) {
+        others = await otherClients(adminUrl).catch((e: Error) => {
+          // Unknown is not "nobody": never stop a server that someone else may be using.
+          opts.log.warn({ dataDir, err: e.message }, 'embedded postgres: could not tell who else uses it; leaving it running');
+          return undefined;
+        });
+        if (!others?.length || Date.now() >= deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      if (!others) return 'left running';
+      if (others.length) {
+        opts.log.info({ dataDir, others: others.length, applications: [...new Set(others)] }, 'embedded postgres: left running for the other processes connected to it');
         return 'left running';
       }
       await stop();
@@ -97,16 +105,18 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   };
 }
 
-/** Client connections to the server other than the one asking. */
-async function otherClients(adminUrl: string): Promise<number> {
+const RELEASE_RECHECK_MS = 2_000;
+
+/** The application names of the client connections to the server, other than the one asking. */
+async function otherClients(adminUrl: string): Promise<string[]> {
   const { Client } = await import('pg');
   const client = new Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ n: string }>(
-      `SELECT count(*) AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    const { rows } = await client.query<{ app: string }>(
+      `SELECT application_name AS app FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
     );
-    return Number(rows[0].n);
+    return rows.map((r) => r.app || '(unnamed)');
   } finally {
     await client.end();
   }

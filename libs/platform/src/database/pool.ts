@@ -1,14 +1,37 @@
-import { Pool, types } from 'pg';
+import { Pool, types, type PoolClient } from 'pg';
 
 // int8 and numeric stay strings (u64 and exact sums must not pass through JS numbers).
 types.setTypeParser(types.builtins.INT8, (v) => v);
 types.setTypeParser(types.builtins.NUMERIC, (v) => v);
 
+/** The connections of each pool made here that have not closed yet (see endPool). */
+const openConnections = new WeakMap<Pool, Set<PoolClient>>();
+
 export function createPool(url: string, opts: { max?: number; application?: string } = {}): Pool {
   const pool = new Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.application ?? 'hadron' });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  const open = new Set<PoolClient>();
+  openConnections.set(pool, open);
+  pool.on('connect', (client) => {
+    open.add(client);
+    client.once('end', () => open.delete(client));
+  });
   return pool;
+}
+
+/**
+ * Ends the pool and waits until every one of its connections has closed. pg-pool's end() resolves
+ * once it has asked its clients to end, before their connections have closed: the server still
+ * counts those backends, so a check made right after it ("is anyone else connected?") would see
+ * this process's own closing connections.
+ */
+export async function endPool(pool: Pool, timeoutMs = 10_000): Promise<void> {
+  await pool.end();
+  const open = openConnections.get(pool);
+  for (const deadline = Date.now() + timeoutMs; open?.size && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Connection-level failures: retry later, never dead-letter an event because of them. */

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { StorageConfig } from '../config/env';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../database/embedded-postgres';
 import { runMigrations, type MigrationSet } from '../database/migrate';
-import { createPool } from '../database/pool';
+import { createPool, endPool } from '../database/pool';
 import { openEventLog, type EventLog } from '../event-log/event-log.factory';
 import { eventLogMigrations } from '../event-log/migrations';
 import type { Logger } from '../logging/logger';
@@ -48,7 +48,7 @@ export async function openStorage(config: StorageConfig, log: Logger, extra: rea
     embedded,
     close: async () => {
       await eventLog.close();
-      await pool.end();
+      await endPool(pool);
       // The last process using the embedded server stops it (also one adopted after a kill -9).
       if (embedded) await embedded.release();
     },
