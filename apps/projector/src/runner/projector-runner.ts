@@ -66,6 +66,7 @@ export class ProjectorRunner {
   private readonly slots = new Map<string, Slot>();
   private readonly leaders = new Map<string, RefreshLeader>();
   private readonly timers: NodeJS.Timeout[] = [];
+  private readonly background = new Set<Promise<void>>();
   private factory?: ConsumerFactory;
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -92,6 +93,9 @@ export class ProjectorRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers.splice(0)) clearInterval(t);
+    // A refresh or lag read already running finishes first: a refresh may be taking the refresh
+    // lock, which must not be taken after release() below (it would hold a connection forever).
+    await Promise.all([...this.background]);
     await this.queue;
     const workers = [...this.slots.values()].flatMap((s) => [s.serving, s.rebuilding]).filter((w): w is BuildWorker => !!w);
     await Promise.all(workers.map((w) => w.stop()));
@@ -277,9 +281,13 @@ export class ProjectorRunner {
     const t = setInterval(() => {
       if (busy || this.stopped) return;
       busy = true;
-      fn()
+      const task = fn()
         .catch((e) => this.opts.log.warn({ err: (e as Error).message }, 'projector background task failed'))
-        .finally(() => (busy = false));
+        .finally(() => {
+          busy = false;
+          this.background.delete(task);
+        });
+      this.background.add(task);
     }, ms);
     t.unref();
     this.timers.push(t);
