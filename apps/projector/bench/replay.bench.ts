@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseHadronEvent, type HadronEvent } from '@hadron/contracts';
-import { createLogger, createPool, eventLogMigrations, PostgresEventLogConsumer, runMigrations, withClient, withDatabase } from '@hadron/platform';
+import { createLogger, createPool, endPool, eventLogMigrations, PostgresEventLogConsumer, runMigrations, withClient, withDatabase } from '@hadron/platform';
 import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
 import type { DeliveredEvent, SqlTx } from '@hadron/platform';
 import { projectorMigrations } from '../src/migrations';
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
     writeFileSync(resolve(__dirname, '../../../bench-results/projector-replay.json'), JSON.stringify(results, null, 2));
     console.log(JSON.stringify(results, null, 2));
   } finally {
-    await pool.end();
+    await endPool(pool);
     await sql(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await stop();
   }

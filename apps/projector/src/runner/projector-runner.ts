@@ -277,16 +277,16 @@ export class ProjectorRunner {
   }
 
   private every(ms: number, fn: () => Promise<void>): void {
-    let busy = false;
+    let running: Promise<void> | undefined;
     const t = setInterval(() => {
-      if (busy || this.stopped) return;
-      busy = true;
-      const task = fn()
+      if (running || this.stopped) return;
+      const task: Promise<void> = fn()
         .catch((e) => this.opts.log.warn({ err: (e as Error).message }, 'projector background task failed'))
         .finally(() => {
-          busy = false;
+          running = undefined;
           this.background.delete(task);
         });
+      running = task;
       this.background.add(task);
     }, ms);
     t.unref();

@@ -6,6 +6,9 @@ import type { Logger } from '../logging/logger';
 
 const run = promisify(execFile);
 
+/** How long release() looks again for a user that has just disconnected before deciding it stays. */
+const RELEASE_RECHECK_MS = 2_000;
+
 export interface EmbeddedPostgres {
   url: string;
   /** True when a server left running by an earlier (possibly killed) process was reused. */
@@ -104,8 +107,6 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     },
   };
 }
-
-const RELEASE_RECHECK_MS = 2_000;
 
 /** The application names of the client connections to the server, other than the one asking. */
 async function otherClients(adminUrl: string): Promise<string[]> {

@@ -1,37 +1,36 @@
-import { Pool, types, type PoolClient } from 'pg';
+import { Pool, types } from 'pg';
 
 // int8 and numeric stay strings (u64 and exact sums must not pass through JS numbers).
 types.setTypeParser(types.builtins.INT8, (v) => v);
 types.setTypeParser(types.builtins.NUMERIC, (v) => v);
 
-/** The connections of each pool made here that have not closed yet (see endPool). */
-const openConnections = new WeakMap<Pool, Set<PoolClient>>();
+/** Per pool made here, a promise for each of its connections that has not closed yet (see endPool). */
+const closings = new WeakMap<Pool, Set<Promise<void>>>();
 
 export function createPool(url: string, opts: { max?: number; application?: string } = {}): Pool {
   const pool = new Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.application ?? 'hadron' });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const open = new Set<PoolClient>();
-  openConnections.set(pool, open);
+  const open = new Set<Promise<void>>();
+  closings.set(pool, open);
   pool.on('connect', (client) => {
-    open.add(client);
-    client.once('end', () => open.delete(client));
+    const closed: Promise<void> = new Promise<void>((resolve) => client.once('end', resolve)).then(() => void open.delete(closed));
+    open.add(closed);
   });
   return pool;
 }
 
 /**
- * Ends the pool and waits until every one of its connections has closed. pg-pool's end() resolves
- * once it has asked its clients to end, before their connections have closed: the server still
- * counts those backends, so a check made right after it ("is anyone else connected?") would see
- * this process's own closing connections.
+ * Ends the pool and waits (at most `timeoutMs`) until every one of its connections has closed.
+ * pg-pool's end() resolves once it has asked its clients to end, before their connections have
+ * closed: the server still counts those backends, so a check made right after it ("is anyone else
+ * connected?") would see this process's own closing connections.
  */
 export async function endPool(pool: Pool, timeoutMs = 10_000): Promise<void> {
   await pool.end();
-  const open = openConnections.get(pool);
-  for (const deadline = Date.now() + timeoutMs; open?.size && Date.now() < deadline; ) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(closings.get(pool) ?? []), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
 }
 
 /** Connection-level failures: retry later, never dead-letter an event because of them. */

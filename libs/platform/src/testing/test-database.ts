@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import { withClient, withDatabase } from '../database/admin';
 import { runMigrations, type MigrationSet } from '../database/migrate';
-import { createPool } from '../database/pool';
+import { createPool, endPool } from '../database/pool';
 
 export interface TestDatabase {
   url: string;
@@ -23,7 +23,7 @@ export async function createTestDatabase(sets: readonly MigrationSet[] = []): Pr
     url,
     pool,
     drop: async () => {
-      await pool.end();
+      await endPool(pool);
       await withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
