@@ -41,6 +41,7 @@ function eventProblem(e: HadronEvent): string | null {
       });
     }
     case 'VaultBalancesChanged':
+    case 'TokenMetadataChanged':
       return null;
     case 'FeeSplitChanged':
       return splitProblem(normaliseSplit(e.data.recipients));

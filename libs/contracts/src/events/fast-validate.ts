@@ -221,6 +221,7 @@ const checks = {
   ),
   VaultBalancesChanged: event('VaultBalancesChanged', object({ vaultX: key, vaultY: key, amountX: u64, amountY: u64 })),
   FeeSplitChanged: event('FeeSplitChanged', object({ feeConfig: key, feePpm: ppm, recipients: array(recipient) })),
+  TokenMetadataChanged: event('TokenMetadataChanged', token),
 } satisfies { [T in HadronEvent['type']]: Check<Extract<HadronEvent, { type: T }>> };
 
 // Both directions: the checks produce exactly the contract's types, no more and no less.

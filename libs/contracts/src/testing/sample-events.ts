@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Cluster, FeeSplitChangedV1, HadronEvent, MidpriceUpdatedV1, PoolDiscoveredV1, SwapExecutedV1, VaultBalancesChangedV1 } from '../events';
+import type { Cluster, FeeSplitChangedV1, HadronEvent, MidpriceUpdatedV1, PoolDiscoveredV1, SwapExecutedV1, TokenMetadataChangedV1, VaultBalancesChangedV1 } from '../events';
 
 /** Deterministic, contract-valid events for tests of the log and projections. Not chain-accurate. */
 
@@ -147,6 +147,12 @@ export function sampleFeeSplitChanged(cluster: Cluster, pool: string, n: number)
       ],
     },
   };
+}
+
+export function sampleTokenMetadataChanged(cluster: Cluster, pool: string, n: number): TokenMetadataChangedV1 {
+  const b = { ...base(cluster, pool, n), signature: null, txIndex: null, ixIndex: null };
+  const mint = fakeAddress('mint-x');
+  return { ...b, id: `${pool}:metadata:${mint}:${b.slot}`, type: 'TokenMetadataChanged', data: { mint, symbol: `X${n}`, name: `Token x, renamed ${n}`, decimals: 9, icon: '' } };
 }
 
 /** `count` events round-robin over `pools`, kinds rotating: midprice, swap, vault balances. */

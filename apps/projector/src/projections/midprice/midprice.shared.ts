@@ -29,6 +29,7 @@ export function oracleFacts(events: readonly DeliveredEvent[]): OracleFact[] {
       case 'SwapExecuted':
       case 'VaultBalancesChanged':
       case 'FeeSplitChanged':
+      case 'TokenMetadataChanged':
         break;
       default:
         assertNever(event);

@@ -1,7 +1,8 @@
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import { poolName, shortMint } from '@hadron/domain';
 import {
-  addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted, vaultBalancesChanged,
+  addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, MINT_X, MINT_Y, poolConfigChanged, poolDiscovered, Q, snapshot, swapExecuted, tokenMetadataChanged, vaultBalancesChanged,
 } from '../../../test-support/events';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
@@ -86,6 +87,59 @@ describe('pools projection (snapshot per pool)', () => {
     expect(await row(P)).toBeUndefined();
     await apply([poolDiscovered({ pool: P, slot: 5 }, { midpriceQ32: MID_1_5.toString() })]); // snapshot older than the update
     expect(await row(P)).toMatchObject({ token_x_amount: '11', token_y_amount: '22', midprice_q32: (3n * Q).toString() });
+  });
+
+  describe('token renames (TokenMetadataChanged)', () => {
+    const blank = (mint: string) => ({ mint, symbol: '', name: '', decimals: 6, icon: '' });
+    const tokens = async (pool: string) => {
+      const r = await row(pool);
+      return { name: r.name, x: [r.token_x_symbol, r.token_x_name, r.token_x_icon], y: [r.token_y_symbol, r.token_y_name, r.token_y_icon] };
+    };
+
+    it('names a token on the side that holds its mint, and the pool name follows', async () => {
+      const P = addr('pools:rename-x');
+      await apply([poolDiscovered({ pool: P, slot: 10 }, { tokenX: blank(MINT_X) })]);
+      expect((await tokens(P)).name).toBe(`${shortMint(MINT_X)}/USDC`);
+      await apply([tokenMetadataChanged({ pool: P, slot: 12 }, { mint: MINT_X, symbol: 'BONQ', name: 'Bonq Inu', icon: 'https://i/bonq.png' })]);
+      expect(await tokens(P)).toEqual({ name: 'BONQ/USDC', x: ['BONQ', 'Bonq Inu', 'https://i/bonq.png'], y: ['USDC', 'USD Coin', ''] });
+      await apply([tokenMetadataChanged({ pool: P, slot: 13 }, { mint: MINT_Y, symbol: 'USDC2', name: 'USD Coin (new)' })]);
+      expect(await tokens(P)).toEqual({ name: 'BONQ/USDC2', x: ['BONQ', 'Bonq Inu', 'https://i/bonq.png'], y: ['USDC2', 'USD Coin (new)', ''] });
+    });
+
+    it('a rename read at a lower slot than the last snapshot still wins: the log order decides', async () => {
+      const P = addr('pools:rename-order');
+      await apply([poolDiscovered({ pool: P, slot: 10 }, { tokenX: blank(MINT_X) }), poolConfigChanged({ pool: P, slot: 50 }, { tokenX: blank(MINT_X) })]);
+      await apply([tokenMetadataChanged({ pool: P, slot: 20 }, { mint: MINT_X, symbol: 'HDRN', name: 'Hadron' })]);
+      expect((await tokens(P)).x).toEqual(['HDRN', 'Hadron', '']);
+      // The same batch: snapshot (old names) then rename, and rename then snapshot (new names).
+      await apply([poolConfigChanged({ pool: P, slot: 60 }, { tokenX: { ...blank(MINT_X), symbol: 'HDRN', name: 'Hadron' } }), tokenMetadataChanged({ pool: P, slot: 61 }, { mint: MINT_X, symbol: 'HDRN2', name: 'Hadron Two' })]);
+      expect((await tokens(P)).x).toEqual(['HDRN2', 'Hadron Two', '']);
+      await apply([tokenMetadataChanged({ pool: P, slot: 70 }, { mint: MINT_X, symbol: 'HDRN3', name: 'Hadron Three' }), poolConfigChanged({ pool: P, slot: 71 }, { tokenX: { ...blank(MINT_X), symbol: 'HDRN3', name: 'Hadron Three' } })]);
+      expect((await tokens(P)).x).toEqual(['HDRN3', 'Hadron Three', '']);
+      // Two renames of one mint in a batch: the later one.
+      await apply([tokenMetadataChanged({ pool: P, slot: 80 }, { mint: MINT_X, symbol: 'A', name: 'A' }), tokenMetadataChanged({ pool: P, slot: 79 }, { mint: MINT_X, symbol: 'B', name: 'B' })]);
+      expect((await tokens(P)).x).toEqual(['B', 'B', '']);
+    });
+
+    it('touches no other pool, no other mint, and changes nothing when delivered again', async () => {
+      const P = addr('pools:rename-scope');
+      const Q2 = addr('pools:rename-other');
+      await apply([poolDiscovered({ pool: P, slot: 10 }), poolDiscovered({ pool: Q2, slot: 10 })]);
+      const rename = [tokenMetadataChanged({ pool: P, slot: 11 }, { mint: MINT_X, symbol: 'NEW', name: 'New name' }), tokenMetadataChanged({ pool: P, slot: 11 }, { mint: addr('not-in-pool'), symbol: 'ZZZ', name: 'Z' })];
+      await apply(rename);
+      expect((await tokens(Q2)).x).toEqual(['SOL', 'Wrapped SOL', 'https://icons/sol.png']);
+      expect(await tokens(P)).toEqual({ name: 'NEW/USDC', x: ['NEW', 'New name', ''], y: ['USDC', 'USD Coin', ''] });
+      const before = await dump(db.pool, `${SCHEMA}.pools`, 'cluster, pool');
+      await apply(rename);
+      expect(await dump(db.pool, `${SCHEMA}.pools`, 'cluster, pool')).toEqual(before);
+    });
+
+    it('read.pools names a token without metadata exactly as @hadron/domain poolName does (the one fallback)', async () => {
+      const P = addr('pools:fallback');
+      const t = snapshot({ tokenX: blank(MINT_X), tokenY: blank(MINT_Y) });
+      await apply([poolDiscovered({ pool: P, slot: 10 }, { tokenX: t.tokenX, tokenY: t.tokenY })]);
+      expect((await tokens(P)).name).toBe(poolName(t.tokenX, t.tokenY));
+    });
   });
 
   it('keeps the clusters apart', async () => {

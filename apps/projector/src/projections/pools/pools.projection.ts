@@ -34,26 +34,61 @@ const COLUMN_TYPES: Record<string, string> = {
  */
 export function createPoolsHandler(schema: string): BatchHandler {
   const sql = upsertSql(schema);
+  const renameSql = tokenRenameSql(schema);
   return async (events, tx) => {
     const patches = new Map<string, PoolPatch>();
+    const renames = new Map<string, TokenRename>();
     for (const { event } of events) {
       assertApplicable(event);
+      if (event.type === 'TokenMetadataChanged') {
+        const { mint, symbol, name, icon } = event.data;
+        const key = `${event.cluster} ${event.pool} ${mint}`;
+        renames.delete(key); // keep log order: the last rename of a (pool, mint) in the batch wins
+        renames.set(key, { cluster: event.cluster, pool: event.pool, mint, symbol, name, icon });
+        continue;
+      }
       const key = `${event.cluster} ${event.pool}`;
       let patch = patches.get(key);
       if (!patch) patches.set(key, (patch = { cluster: event.cluster, pool: event.pool, groups: {} }));
       apply(patch, event);
     }
-    if (patches.size === 0) return;
-    const rows = [...patches.values()].map(({ cluster, pool, groups }) => {
-      const row: Values = { cluster, pool };
-      for (const [group, g] of Object.entries(groups)) {
-        Object.assign(row, g.values);
-        row[`${group}_pos`] = [g.pos.slot, g.pos.txIndex, g.pos.ixIndex, g.pos.innerIndex];
-      }
-      return row;
-    });
-    await tx.query(sql, [JSON.stringify(rows)]);
+    if (patches.size > 0) {
+      const rows = [...patches.values()].map(({ cluster, pool, groups }) => {
+        const row: Values = { cluster, pool };
+        for (const [group, g] of Object.entries(groups)) {
+          Object.assign(row, g.values);
+          row[`${group}_pos`] = [g.pos.slot, g.pos.txIndex, g.pos.ixIndex, g.pos.innerIndex];
+        }
+        return row;
+      });
+      await tx.query(sql, [JSON.stringify(rows)]);
+    }
+    // After the snapshots: a rename is newer than every snapshot before it in the log (see tokenRenameSql).
+    if (renames.size > 0) await tx.query(renameSql, [JSON.stringify([...renames.values()])]);
   };
+}
+
+interface TokenRename {
+  cluster: string;
+  pool: string;
+  mint: string;
+  symbol: string;
+  name: string;
+  icon: string;
+}
+
+/**
+ * TokenMetadataChanged: the token's name, symbol and icon on the pool's side(s) holding the mint.
+ * Log order decides, not chain position: the indexer reads metadata at the head, apart from the
+ * cursor, and every snapshot it builds after a rename already carries the new names, so the last
+ * word in the log is always the newest. Re-applying a batch writes the same values again.
+ */
+function tokenRenameSql(s: string): string {
+  const side = (x: 'x' | 'y') =>
+    ['symbol', 'name', 'icon'].map((f) => `token_${x}_${f} = CASE WHEN t.token_${x}_mint = r.mint THEN r.${f} ELSE t.token_${x}_${f} END`);
+  return `UPDATE ${s}.pools AS t SET ${[...side('x'), ...side('y')].join(', ')}
+    FROM jsonb_to_recordset($1::jsonb) AS r(cluster text, pool text, mint text, symbol text, name text, icon text)
+    WHERE t.cluster = r.cluster AND t.pool = r.pool AND r.mint IN (t.token_x_mint, t.token_y_mint)`;
 }
 
 function apply(patch: PoolPatch, e: HadronEvent): void {
@@ -114,6 +149,8 @@ function apply(patch: PoolPatch, e: HadronEvent): void {
     case 'FeeSplitChanged':
       offer('fee_split', { fee_split: normaliseSplit(e.data.recipients), fee_split_fee_ppm: e.data.feePpm, fee_split_fee_config: e.data.feeConfig });
       return;
+    case 'TokenMetadataChanged':
+      return; // applied after the batch's snapshots (createPoolsHandler)
     default:
       assertNever(e);
   }

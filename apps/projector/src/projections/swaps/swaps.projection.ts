@@ -61,6 +61,7 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
         case 'MidpriceUpdated':
         case 'VaultBalancesChanged':
         case 'FeeSplitChanged':
+        case 'TokenMetadataChanged':
           break; // a swap carries everything needed to value it, including its fee split
         default:
           assertNever(event);
