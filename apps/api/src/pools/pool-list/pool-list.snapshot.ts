@@ -7,7 +7,7 @@ import { API_CONFIG, API_LOGGER } from '../../http/tokens';
 import { ApiMetrics } from '../../metrics/api-metrics';
 import { buildSnapshot, poolKey, type PoolEntry, type PoolListSnapshotData, type PoolRow } from './pool-list';
 
-const LOAD_SQL = `SELECT cluster, address, name,
+const LOAD_SQL = `SELECT cluster, address,
     token_x_mint, token_x_symbol, token_x_name, token_x_decimals, token_x_icon,
     token_y_mint, token_y_symbol, token_y_name, token_y_decimals, token_y_icon,
     token_x_amount, token_y_amount, authority, quoting_authority, oracle_mode, pool_state,

@@ -9,7 +9,6 @@ function row(address: string, over: Partial<PoolRow> & { tvl?: bigint; volume?: 
   return {
     cluster: 'mainnet-beta',
     address,
-    name: 'SOL/USDC',
     token_x_mint: 'MintSol',
     token_x_symbol: 'SOL',
     token_x_name: 'Wrapped SOL',
@@ -41,8 +40,8 @@ const addresses = (rows: PoolRow[], f: Partial<PoolListFilter>) => listPools(bui
 describe('pool list (in-memory)', () => {
   const rows = [
     row('P1', { volume: 300n, tvl: 10n, fees: 5n }),
-    row('P2', { volume: 100n, tvl: 30n, fees: 5n, name: 'BONK/USDC', token_x_mint: 'MintBonk', token_x_symbol: 'BONK', authority: 'Auth2', pool_state: 'Paused' }),
-    row('P3', { volume: 200n, tvl: 20n, fees: 7n, name: 'JUP/SOL', token_x_mint: 'MintJup', token_x_symbol: 'JUP', token_y_mint: 'MintSol', token_y_symbol: 'SOL', quoting_authority: 'Quoter2' }),
+    row('P2', { volume: 100n, tvl: 30n, fees: 5n, token_x_mint: 'MintBonk', token_x_symbol: 'BONK', authority: 'Auth2', pool_state: 'Paused' }),
+    row('P3', { volume: 200n, tvl: 20n, fees: 7n, token_x_mint: 'MintJup', token_x_symbol: 'JUP', token_y_mint: 'MintSol', token_y_symbol: 'SOL', quoting_authority: 'Quoter2' }),
     row('P4', { cluster: 'devnet', volume: 999n }),
   ];
 
@@ -93,7 +92,7 @@ describe('pool list (in-memory)', () => {
   });
 
   it('total and pages describe the filtered set; a page past the end is empty', () => {
-    const many = Array.from({ length: 45 }, (_, i) => row(`A${String(i).padStart(2, '0')}`, { volume: BigInt(i), name: `T${i}/USDC` }));
+    const many = Array.from({ length: 45 }, (_, i) => row(`A${String(i).padStart(2, '0')}`, { volume: BigInt(i), token_x_symbol: `T${i}` }));
     const snap = buildSnapshot(many);
     const p3 = listPools(snap, filter({ page: 3 }));
     expect(p3).toMatchObject({ total: 45, pages: 3, current_page: 3, page_size: 20 });
@@ -103,6 +102,17 @@ describe('pool list (in-memory)', () => {
     expect(filtered).toMatchObject({ total: 11, pages: 4 });
     expect(filtered.data.map((e) => e.address)).toEqual(['A16', 'A15', 'A14']); // after A19, A18, A17
     expect(listPools(snap, filter({ page: Number.MAX_SAFE_INTEGER })).data).toEqual([]);
+  });
+
+  it('a token without metadata shows the short mint as symbol and name, the pool name agrees, and query finds it', () => {
+    const r = row('P7', { token_x_mint: '6zvtWnDUaPF8ReSRDSvXoW5u7NBQ5eK7Nbsw2DStbR3V', token_x_symbol: '', token_x_name: '', token_y_symbol: null, token_y_name: null });
+    const snap = buildSnapshot([r, row('P8')]);
+    const view = JSON.parse(renderPoolListPage(listPools(snap, filter({ query: '6ZVT' })))).data;
+    expect(view).toHaveLength(1);
+    expect(view[0]).toMatchObject({ address: 'P7', name: '6zvt/Mint', token_x: { symbol: '6zvt', name: '6zvt' }, token_y: { symbol: 'Mint', name: 'Mint' } });
+    // A symbol without a name: the name shows the symbol.
+    const named = JSON.parse(renderPoolListPage(listPools(buildSnapshot([row('P6', { token_x_symbol: 'ANON', token_x_name: '' })]), filter()))).data[0];
+    expect(named).toMatchObject({ name: 'ANON/USDC', token_x: { symbol: 'ANON', name: 'ANON' } });
   });
 
   it('renders the spec fields with exact integer amounts', () => {

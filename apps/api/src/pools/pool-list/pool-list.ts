@@ -6,7 +6,7 @@ import {
   type PoolSort,
   type PoolView,
 } from '@hadron/contracts/api';
-import { baseSpreadBps, humanPrice, q32ToQuoteNumber } from '@hadron/domain';
+import { baseSpreadBps, displayName, displaySymbol, humanPrice, poolName, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../database/numeric';
 import { toJson } from '../../http/json';
 
@@ -20,7 +20,6 @@ import { toJson } from '../../http/json';
 export interface PoolRow {
   cluster: string;
   address: string;
-  name: string;
   token_x_mint: string;
   token_x_symbol: string | null;
   token_x_name: string | null;
@@ -91,13 +90,19 @@ export function poolKey(cluster: string, address: string): string {
   return `${cluster} ${address}`;
 }
 
+/**
+ * A token without metadata shows the one fallback (@hadron/domain: the short mint) as its symbol
+ * and name, the same the pool name uses, so `query` finds the pool by what the user sees.
+ */
 export function toPoolView(r: PoolRow): PoolView {
   const dy = r.token_y_decimals;
+  const x = { mint: r.token_x_mint, symbol: r.token_x_symbol };
+  const y = { mint: r.token_y_mint, symbol: r.token_y_symbol };
   return {
     address: r.address,
-    name: r.name,
-    token_x: { address: r.token_x_mint, symbol: r.token_x_symbol ?? '', name: r.token_x_name ?? '', decimals: r.token_x_decimals, icon: r.token_x_icon ?? '' },
-    token_y: { address: r.token_y_mint, symbol: r.token_y_symbol ?? '', name: r.token_y_name ?? '', decimals: dy, icon: r.token_y_icon ?? '' },
+    name: poolName(x, y),
+    token_x: { address: r.token_x_mint, symbol: displaySymbol(x.mint, x.symbol), name: displayName(x.mint, r.token_x_name, x.symbol), decimals: r.token_x_decimals, icon: r.token_x_icon ?? '' },
+    token_y: { address: r.token_y_mint, symbol: displaySymbol(y.mint, y.symbol), name: displayName(y.mint, r.token_y_name, y.symbol), decimals: dy, icon: r.token_y_icon ?? '' },
     token_x_amount: intOf(r.token_x_amount),
     token_y_amount: intOf(r.token_y_amount),
     pool_config: {
@@ -139,9 +144,9 @@ export function toEntry(r: PoolRow, signature = rowSignature(r)): PoolEntry {
     authority: view.pool_config.authority,
     quotingAuthority: r.quoting_authority,
     poolStateLower: view.pool_config.pool_state.toLowerCase(),
-    nameLower: r.name.toLowerCase(),
-    symbolXLower: (r.token_x_symbol ?? '').toLowerCase(),
-    symbolYLower: (r.token_y_symbol ?? '').toLowerCase(),
+    nameLower: view.name.toLowerCase(),
+    symbolXLower: view.token_x.symbol.toLowerCase(),
+    symbolYLower: view.token_y.symbol.toLowerCase(),
     tvlKey,
     volumeKey,
     feesKey,

@@ -32,7 +32,7 @@ export class ListPoolsRequestDto {
   @QueryParam((v) => parseInteger(v, 1, POOL_LIST_MAX_PAGE_SIZE, PAGE_SIZE_MESSAGE))
   page_size: number = POOL_LIST_DEFAULT_PAGE_SIZE;
 
-  @ApiPropertyOptional({ example: 'sol', description: 'Search: case-insensitive substring of the pool name or a token symbol, or exactly a mint address or the pool address.' })
+  @ApiPropertyOptional({ example: 'sol', description: 'Search: case-insensitive substring of the pool name or a token symbol as shown (a token without metadata: the first 4 characters of its mint), or exactly a mint address or the pool address.' })
   @QueryParam(text('query'))
   query?: string;
 

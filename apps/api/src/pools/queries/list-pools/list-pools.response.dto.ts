@@ -3,9 +3,13 @@ import { ApiProperty } from '@nestjs/swagger';
 export class TokenDto {
   @ApiProperty({ example: 'So11111111111111111111111111111111111111112', description: 'Mint address' })
   address: string;
-  @ApiProperty({ example: 'SOL' })
+  @ApiProperty({
+    example: 'SOL',
+    description:
+      "On-chain symbol (Token-2022 metadata extension, the account its metadata pointer names, or Metaplex metadata; a curated token list overrides). A token without metadata shows the first 4 characters of its mint, as the pool's `name` does.",
+  })
   symbol: string;
-  @ApiProperty({ example: 'Wrapped SOL' })
+  @ApiProperty({ example: 'Wrapped SOL', description: 'On-chain name, from the same sources as `symbol`; without one, the symbol as shown (so a token without metadata shows the first 4 characters of its mint).' })
   name: string;
   @ApiProperty({ type: 'integer', example: 9 })
   decimals: number;
@@ -34,7 +38,7 @@ export class Window24hDto {
 export class PoolDto {
   @ApiProperty({ example: '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1', description: 'Pool config PDA address' })
   address: string;
-  @ApiProperty({ example: 'SOL/USDC', description: '<BASE>/<QUOTE>' })
+  @ApiProperty({ example: 'SOL/USDC', description: '<BASE>/<QUOTE>: the symbols of token_x and token_y as shown (a token without metadata: the first 4 characters of its mint)' })
   name: string;
   @ApiProperty({ type: TokenDto, description: 'Base token' })
   token_x: TokenDto;
