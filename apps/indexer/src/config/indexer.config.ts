@@ -41,6 +41,8 @@ export const indexerEnvShape = {
   INDEXER_POLL_MS: envInt(50, 60_000, 400),
   /** Re-read pool accounts and look for new pools at least this often. */
   INDEXER_REFRESH_SECONDS: envInt(1, 86_400, 60),
+  /** Re-read the token metadata (name, symbol) of every pooled mint this often; a rename becomes a TokenMetadataChanged. */
+  INDEXER_METADATA_REFRESH_SECONDS: envInt(1, 7 * 86_400, 600),
   /** Transactions per processed chunk (the cursor moves once per chunk). */
   INDEXER_CHUNK_TXS: envInt(1, 100_000, 500),
   /** Block positions (getBlock, signatures only): all slots, slots with 2+ Hadron transactions, or none. */
@@ -76,6 +78,7 @@ export interface ClusterSettings {
   start: { slot: number } | { time: number };
   pollMs: number;
   refreshMs: number;
+  metadataRefreshMs: number;
   chunkTxs: number;
   positions: PositionsMode;
   gapGraceMs: number;
@@ -107,6 +110,7 @@ export function clusterSettings(config: IndexerConfig, cluster: Cluster, now: ()
     start,
     pollMs: config.INDEXER_POLL_MS,
     refreshMs: config.INDEXER_REFRESH_SECONDS * 1000,
+    metadataRefreshMs: config.INDEXER_METADATA_REFRESH_SECONDS * 1000,
     chunkTxs: config.INDEXER_CHUNK_TXS,
     positions: config.INDEXER_TX_POSITIONS,
     gapGraceMs: config.INDEXER_GAP_GRACE_SECONDS * 1000,

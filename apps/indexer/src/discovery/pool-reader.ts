@@ -3,7 +3,8 @@ import { CONFIG_SIZE, HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, type HadronProgramVe
 import type { AccountData, SolanaRpc } from '../source/solana-rpc';
 import type { TokenList } from '../tokens/token-list';
 import { accountStateOf, poolFromConfigAccount, snapshotAddresses, type AccountState, type PoolStatic } from './pool-accounts';
-import { decodeMetaplexMetadata, metaplexMetadataAddress, mintDecimals, tokenMetadataOf } from './token-metadata';
+import { readMetadataAccount, readMintAccount, type MintInfo } from '../source/token-accounts';
+import { metaplexMetadataAddress, tokenMetadataOf, type OnChainMetadata } from './token-metadata';
 
 export const HADRON_PROGRAMS: readonly { programId: string; version: HadronProgramVersion }[] = [
   { programId: HADRON_PROGRAM_V1, version: 'v1' },
@@ -72,25 +73,36 @@ export class PoolReader {
   }
 
   /**
-   * Decimals (mint), name/symbol (Metaplex, else the token list) and icon (token list) of each
-   * mint, read at a slot ≥ minSlot. A mint the RPC does not return (or that does not read as a
-   * mint) is in `unreadable`, with why: decimals go into PoolDiscovered and every swap for good,
-   * so they are never guessed — the caller holds that pool back and reads it again later.
+   * Decimals, name/symbol and icon of each mint, read at a slot ≥ minSlot. Decimals come from the
+   * mint (SPL Token or Token-2022). Name and symbol, in this order: the Token-2022 TokenMetadata
+   * extension in the mint; the account its MetadataPointer names, when that is another account;
+   * the Metaplex metadata PDA. A curated token-list entry overrides them, and supplies the icon.
+   * Two batched reads at most: mints with their Metaplex PDAs, then the pointer targets not read
+   * yet. A mint the RPC does not return (or that does not read as a mint) is in `unreadable`, with
+   * why: decimals go into PoolDiscovered and every swap for good, so they are never guessed — the
+   * caller holds that pool back and reads it again later.
    */
-  async tokenMetadata(mints: readonly string[], minSlot?: number): Promise<{ tokens: Map<string, TokenMetadata>; unreadable: Map<string, string> }> {
+  async tokenMetadata(mints: readonly string[], minSlot?: number): Promise<{ slot: number; tokens: Map<string, TokenMetadata>; unreadable: Map<string, string> }> {
     const unique = [...new Set(mints)];
-    const metadata = unique.map(metaplexMetadataAddress);
-    const { accounts } = await this.rpc.getMultipleAccounts([...unique, ...metadata], minSlot);
-    const tokens = new Map<string, TokenMetadata>();
+    const metaplex = new Map(unique.map((m) => [m, metaplexMetadataAddress(m)]));
+    const first = await this.rpc.getMultipleAccounts([...unique, ...metaplex.values()], minSlot);
+    const accounts = new Map(first.accounts);
+    const mintInfo = new Map<string, MintInfo>();
     const unreadable = new Map<string, string>();
-    unique.forEach((mint, i) => {
-      const mintAccount = accounts.get(mint);
-      const decimals = mintAccount ? mintDecimals(mintAccount.data) : null;
-      if (decimals === null) return void unreadable.set(mint, `mint ${mint}: ${mintAccount ? 'not a mint account' : 'not returned by the RPC'}`);
-      const meta = accounts.get(metadata[i]);
-      tokens.set(mint, tokenMetadataOf(mint, decimals, meta ? decodeMetaplexMetadata(meta.data) : null, this.tokens));
-    });
-    return { tokens, unreadable };
+    for (const mint of unique) {
+      const read = readMintAccount(mint, accounts.get(mint));
+      if (read.ok) mintInfo.set(mint, read.mint);
+      else unreadable.set(mint, read.why);
+    }
+    const targets = [...new Set([...mintInfo.values()].flatMap((m) => (m.inMint === null && m.pointer !== null && !accounts.has(m.pointer) ? [m.pointer] : [])))];
+    if (targets.length > 0) for (const [address, account] of (await this.rpc.getMultipleAccounts(targets, minSlot)).accounts) accounts.set(address, account);
+    const tokens = new Map<string, TokenMetadata>();
+    for (const [mint, info] of mintInfo) {
+      const pointed = info.inMint === null && info.pointer !== null && info.pointer !== mint ? readMetadataAccount(mint, info.pointer, accounts.get(info.pointer)) : null;
+      const metadata: OnChainMetadata | null = info.inMint ?? pointed ?? readMetadataAccount(mint, metaplex.get(mint)!, accounts.get(metaplex.get(mint)!));
+      tokens.set(mint, tokenMetadataOf(mint, info.decimals, metadata, this.tokens));
+    }
+    return { slot: Math.max(minSlot ?? 0, ...first.slots), tokens, unreadable };
   }
 }
 

@@ -1,63 +1,97 @@
 import type { TokenMetadata } from '@hadron/contracts';
-import { encodeBase58, findProgramAddress, utf8Seed } from '@hadron/domain';
+import { encodeBase58, findProgramAddress, METAPLEX_METADATA_SEED, METAPLEX_TOKEN_METADATA_PROGRAM, utf8Seed } from '@hadron/domain';
 import type { TokenList } from '../tokens/token-list';
 
-/** Token metadata: decimals from the mint, name/symbol from Metaplex, icon (and curated names) from the token list. */
+/**
+ * Token metadata: decimals from the mint; name and symbol from where the chain keeps them (the
+ * Token-2022 metadata extension, the account a MetadataPointer names, or the Metaplex PDA — see
+ * PoolReader.tokenMetadata); icon (and curated names) from the shipped token list. The byte
+ * formats the field's libraries read live in source/token-accounts.ts; this file is pure.
+ */
 
-export const METAPLEX_TOKEN_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzJb6Haq2Tdz2Cx';
-
-/** Metaplex metadata PDA of a mint: `["metadata", program, mint]` under the metadata program. */
-export function metaplexMetadataAddress(mint: string): string {
-  return findProgramAddress([utf8Seed('metadata'), { pubkey: METAPLEX_TOKEN_METADATA_PROGRAM }, { pubkey: mint }], METAPLEX_TOKEN_METADATA_PROGRAM).address;
-}
-
-export interface MetaplexFields {
+/** Name and symbol an account says a mint has, as display text (see cleanText). */
+export interface OnChainMetadata {
   mint: string;
   name: string;
   symbol: string;
 }
 
-const MAX_FIELD = 1024;
+export const MAX_SYMBOL = 64;
+export const MAX_NAME = 128;
+
+/** Metaplex metadata PDA of a mint: `["metadata", program, mint]` under the metadata program. */
+export function metaplexMetadataAddress(mint: string): string {
+  return findProgramAddress([utf8Seed(METAPLEX_METADATA_SEED), { pubkey: METAPLEX_TOKEN_METADATA_PROGRAM }, { pubkey: mint }], METAPLEX_TOKEN_METADATA_PROGRAM).address;
+}
+
+/** NUL is padding (Metaplex pads to 32/10/200 bytes); control, zero-width and bidi-override characters only hide or reorder what a reader sees. */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g;
 
 /**
- * Name and symbol of a Metaplex Metadata account (borsh): key u8, update_authority, mint, then
- * name, symbol, uri as u32-length strings (NUL-padded on chain; the padding is trimmed). Null when
- * the bytes are not a metadata account.
+ * On-chain text as a person should see it: padding and invisible characters gone, whitespace
+ * collapsed, at most `max` characters (never cutting a character in half). Text that was not valid
+ * UTF-8 (a decoder's U+FFFD) is no name at all: '' — the caller falls back.
  */
-export function decodeMetaplexMetadata(data: Uint8Array): MetaplexFields | null {
-  if (data.length < 65 + 8) return null;
+export function cleanText(text: string, max: number): string {
+  if (text.includes('\ufffd')) return '';
+  const clean = text.replace(/\u0000/g, '').replace(INVISIBLE, ' ').replace(/\s+/g, ' ').trim();
+  const chars = [...clean];
+  return chars.length > max ? chars.slice(0, max).join('').trimEnd() : clean;
+}
+
+/** Metaplex caps name/symbol/uri at 32/10/200 bytes; anything near this is not a metadata account. */
+const MAX_BORSH_STRING = 1024;
+const METADATA_V1_KEY = 4;
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Name and symbol of a Metaplex Metadata account (borsh: key u8 = 4 MetadataV1, update_authority,
+ * mint, then name, symbol, uri as u32-length strings) for `mint`. Null when the bytes are not a
+ * MetadataV1 account or describe another mint. A field that is not valid UTF-8 reads as ''.
+ * Tests build their accounts with Metaplex's own serializer (mpl-token-metadata), never with ours.
+ */
+export function decodeMetaplexMetadata(data: Uint8Array, mint: string): OnChainMetadata | null {
+  if (data.length < 65 + 8 || data[0] !== METADATA_V1_KEY) return null;
+  if (encodeBase58(data.subarray(33, 65)) !== mint) return null;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   let at = 65;
-  const text = (): string | null => {
+  const field = (): string | null => {
     if (at + 4 > data.length) return null;
     const len = view.getUint32(at, true);
-    if (len > MAX_FIELD || at + 4 + len > data.length) return null;
-    const value = new TextDecoder().decode(data.subarray(at + 4, at + 4 + len)).replace(/\0+$/, '').trim();
+    if (len > MAX_BORSH_STRING || at + 4 + len > data.length) return null;
+    const bytes = data.subarray(at + 4, at + 4 + len);
     at += 4 + len;
-    return value;
+    try {
+      return STRICT_UTF8.decode(bytes);
+    } catch {
+      return '\ufffd'; // not UTF-8: cleanText makes it ''
+    }
   };
-  const name = text();
-  const symbol = text();
+  const name = field();
+  const symbol = field();
   if (name === null || symbol === null) return null;
-  return { mint: encodeBase58(data.subarray(33, 65)), name, symbol };
+  return { mint, name: cleanText(name, MAX_NAME), symbol: cleanText(symbol, MAX_SYMBOL) };
 }
 
-/** SPL mint (and Token-2022 mint base): decimals at byte 44. */
-export function mintDecimals(data: Uint8Array): number | null {
-  return data.length >= 45 ? data[44] : null;
-}
-
-const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max) : s);
-
-/** A curated token-list entry wins (operator intent), then Metaplex, else empty strings. */
-export function tokenMetadataOf(mint: string, decimals: number, metaplex: MetaplexFields | null, list: TokenList): TokenMetadata {
+/**
+ * A curated token-list entry wins (operator intent), then the chain. What neither knows stays ''
+ * here: events carry what the chain says, and readers show the one fallback (@hadron/domain
+ * displaySymbol / displayName: the short mint).
+ */
+export function tokenMetadataOf(mint: string, decimals: number, onChain: OnChainMetadata | null, list: TokenList): TokenMetadata {
   const listed = list.get(mint);
-  const fromChain = metaplex && metaplex.mint === mint ? metaplex : null;
+  const fromChain = onChain && onChain.mint === mint ? onChain : null;
   return {
     mint,
-    symbol: clip(listed?.symbol ?? fromChain?.symbol ?? '', 64),
-    name: clip(listed?.name ?? fromChain?.name ?? '', 128),
+    symbol: listed?.symbol ?? fromChain?.symbol ?? '',
+    name: listed?.name ?? fromChain?.name ?? '',
     decimals,
-    icon: clip(listed?.icon ?? '', 2048),
+    icon: [...(listed?.icon ?? '')].slice(0, 2048).join(''),
   };
+}
+
+/** The fields a TokenMetadataChanged carries: a change in any is a rename. */
+export function sameTokenMetadata(a: TokenMetadata, b: TokenMetadata): boolean {
+  return a.mint === b.mint && a.symbol === b.symbol && a.name === b.name && a.icon === b.icon;
 }

@@ -13,6 +13,7 @@ import { attribute, splitChanged, type At, type PoolAttribution } from './attrib
 import { applyBlockPositions, mergeInChainOrder, slotAlignedChunks, slotsNeedingPositions, type ListedSignature, type TxRef } from './chain-order';
 import { EventBuilder, type ObservationPosition } from './event-builder';
 import { factsFor } from './held-pools';
+import { tokenRenames } from './metadata-refresh';
 import { fieldsMaybeSetInRange, lookbackOracleState, startFromSnapshot, type OracleStart } from './oracle-lookback';
 import { adoptOracle, canonicalSplit, knownPoolOf, UNKNOWN_STATE, type PoolRecord, type TrackedState } from './pool-state';
 
@@ -37,6 +38,10 @@ const MAX_CYCLE_BACKOFF_MS = 30_000;
 /** While a pool is held (its mint unreadable), its mints are read again at least this often. */
 const HELD_RETRY_MS = 5_000;
 const HELD_REPLAY_BATCH = 200;
+/** A metadata refresh that failed is tried again after this long (or the interval, when shorter). */
+const METADATA_RETRY_MS = 30_000;
+/** Renames named in one log line (the rest are counted). */
+const LOGGED_RENAMES = 5;
 
 export interface ClusterIndexerDeps {
   settings: ClusterSettings;
@@ -162,6 +167,8 @@ export class ClusterIndexer {
   private running?: Promise<void>;
   private wakeUp?: () => void;
   private nextGapCheck = 0;
+  /** Token metadata of the known pools is read again from then on (at start: at once). */
+  private metadataDueAt = 0;
   /** When each not-yet-served transaction first failed every retry (the gap grace period). */
   private readonly firstFailure = new Map<string, number>();
   private readonly unreadableSplitsLogged = new Set<string>();
@@ -273,6 +280,8 @@ export class ClusterIndexer {
       try {
         busy = await this.cycle();
         if (this.now() >= this.nextGapCheck) await this.retryGaps();
+        // Between cycles only: a cycle in progress re-derives its events from the tokens it started with.
+        if (this.progress.cycle === null && this.now() >= this.metadataDueAt) await this.refreshMetadata();
         failures = 0;
         this.cycleFailures = 0;
         this.lastError = null;
@@ -474,6 +483,40 @@ export class ClusterIndexer {
     this.snapshotDueAt = this.now() + (this.held.size > 0 ? Math.min(HELD_RETRY_MS, this.d.settings.refreshMs) : this.d.settings.refreshMs);
     if (Object.keys(newPools).length > 0) this.log.info({ slot: accounts.slot, newPools: Object.keys(newPools) }, 'pools discovered');
     return { accounts, blockTime, newPools };
+  }
+
+  /**
+   * Token metadata of every known pool, read again (at start, then every metadataRefreshMs): a
+   * token whose name, symbol or curated icon now reads differently gets a TokenMetadataChanged per
+   * pool holding it, appended before the pools' records take the new tokens (later snapshots carry
+   * them). A crash in between reads again at the restart and appends the rename again — harmless,
+   * the projection sets the same names. A failed read is retried; it never holds the cursor.
+   */
+  private async refreshMetadata(): Promise<void> {
+    const pools = [...this.progress.pools.values()];
+    this.metadataDueAt = this.now() + this.d.settings.metadataRefreshMs;
+    if (pools.length === 0) return;
+    try {
+      const read = await this.d.reader.tokenMetadata(
+        pools.flatMap((p) => [p.static.mintX, p.static.mintY]),
+        this.progress.throughSlot ?? undefined,
+      );
+      const renames = tokenRenames(pools, read.tokens);
+      if (renames.length === 0) return;
+      const at: ObservationPosition = { slot: read.slot, blockTime: await this.d.rpc.getBlockTime(read.slot), signature: null, txIndex: null };
+      const builder = new EventBuilder(this.cluster, this.progress.pools);
+      const events = renames.flatMap((r) => r.renamed.map((token) => builder.tokenMetadataChanged(r.pool, token, at)));
+      await this.d.sink.append(events);
+      await this.d.store.updatePoolTokens(this.cluster, renames.map((r) => r.pool));
+      for (const r of renames) this.progress.pools.set(r.pool.static.config, r.pool);
+      this.countEvents(events);
+      const renamed = events.slice(0, LOGGED_RENAMES).map((e) => ({ pool: e.pool, mint: e.data.mint, symbol: e.data.symbol, name: e.data.name }));
+      this.log.info({ slot: read.slot, events: events.length, pools: renames.length, renamed }, 'token metadata changed: names updated');
+    } catch (e) {
+      if (this.stopping) return;
+      this.metadataDueAt = this.now() + Math.min(METADATA_RETRY_MS, this.d.settings.metadataRefreshMs);
+      this.log.warn({ err: (e as Error).message, retryInMs: this.metadataDueAt - this.now() }, 'token metadata refresh failed; trying again later');
+    }
   }
 
   /**

@@ -6,6 +6,8 @@ import type {
   PoolConfigChangedV1,
   PoolDiscoveredV1,
   SwapExecutedV1,
+  TokenMetadata,
+  TokenMetadataChangedV1,
   VaultBalancesChangedV1,
 } from '@hadron/contracts';
 import type { DecodeProblem, OracleUpdateFact, SwapFact, TransactionFacts, VaultBalancesFact } from '../decode';
@@ -182,6 +184,12 @@ export class EventBuilder {
       type: 'FeeSplitChanged',
       data: { feeConfig: state.feeConfig, feePpm: Math.min(state.fee?.feePpm ?? 0, 1_000_000), recipients: canonicalSplit(state.fee?.split ?? []) },
     };
+  }
+
+  /** A token of the pool reads differently now (read at `at`, the head when refreshed). */
+  tokenMetadataChanged(pool: PoolRecord, token: TokenMetadata, at: ObservationPosition): TokenMetadataChangedV1 {
+    const config = pool.static.config;
+    return { ...this.observationEnvelope(`${config}:metadata:${token.mint}:${at.slot}`, config, at), type: 'TokenMetadataChanged', data: { ...token } };
   }
 
   private envelope(id: string, pool: string, pos: TxPosition, ixIndex: number | null, innerIndex: number | null) {

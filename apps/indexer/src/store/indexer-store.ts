@@ -184,6 +184,17 @@ export class IndexerStore {
     });
   }
 
+  /** New token metadata of pools (a rename, appended as TokenMetadataChanged first). */
+  async updatePoolTokens(cluster: string, pools: readonly PoolRecord[]): Promise<void> {
+    if (pools.length === 0) return;
+    await this.pool.query(
+      `UPDATE indexer.pool AS p SET record = jsonb_set(p.record, '{tokens}', x.tokens), updated_at = now()
+         FROM jsonb_to_recordset($2::jsonb) AS x(config text, tokens jsonb)
+        WHERE p.cluster = $1 AND p.config = x.config`,
+      [cluster, JSON.stringify(pools.map((p) => ({ config: p.static.config, tokens: p.tokens })))],
+    );
+  }
+
   /** A held pool's transactions, in chain order. */
   async heldTxs(cluster: string, pool: string): Promise<HeldTx[]> {
     const { rows } = await this.pool.query<{ signature: string; slot: string; position: number; tx_index: number | null; block_time: string | null }>(
