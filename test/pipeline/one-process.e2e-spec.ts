@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startSimulator, type GroundTruth, type RunningSimulator } from '../../apps/simulator/src';
 import { simIndexerEnv, waitFor } from '../indexer/indexer-harness';
+import { freePort, getJson, healthy as isHealthy, startMain as startApp, type Started } from './support/app-process';
 
 /**
  * THE WHOLE PIPELINE, AS A USER RUNS IT: `npm start`'s entry point (apps/main) as its own process,
@@ -16,7 +16,6 @@ import { simIndexerEnv, waitFor } from '../indexer/indexer-harness';
  * running) comes up on the same data too.
  */
 
-const ROOT = resolve(__dirname, '../..');
 const HISTORY_END_MS = 1_760_000_000_000;
 const Q32 = 2n ** 32n;
 
@@ -26,44 +25,20 @@ let pgPort: number;
 let apiPort: number;
 const children: ChildProcess[] = [];
 
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => ok(port));
-    });
-  });
-}
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `npm start` without the build step: the same entry point, transpiled on the fly. */
+/** `npm start` without the build step, on a fresh machine: no services configured (CI sets both for the other tests). */
 function startMain(): Started {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  // A fresh machine: no services configured (CI sets both for the other tests).
-  for (const k of Object.keys(env)) if (k === 'DATABASE_URL' || k === 'KAFKA_BROKERS' || k.startsWith('TEST_')) delete env[k];
-  Object.assign(env, simIndexerEnv(sim, { INDEXER_POLL_MS: '200' }), {
-    PG_DATA_DIR: dataDir,
-    EMBEDDED_PG_PORT: String(pgPort),
-    PORT: String(apiPort),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    POOL_LIST_REFRESH_MS: '200',
-  });
-  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/main/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  // 'close', not 'exit': the last lines it printed may still be in the pipes when it exits.
-  const exited = new Promise<number | null>((ok) => child.once('close', (code) => ok(code)));
-  return { child, output: () => out, exited };
+  return startApp(
+    {
+      ...simIndexerEnv(sim, { INDEXER_POLL_MS: '200' }),
+      PG_DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(pgPort),
+      PORT: String(apiPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      POOL_LIST_REFRESH_MS: '200',
+    },
+    children,
+  );
 }
 
 /** The data directory has no running server; if it has, the failure shows what the process said. */
@@ -73,18 +48,8 @@ function expectEmbeddedStopped(started: Started): void {
   expect({ running, said }).toEqual({ running: false, said: expect.arrayContaining([expect.stringContaining('embedded postgres: stopped')]) });
 }
 
-async function get<T>(path: string): Promise<{ status: number; body: T }> {
-  const res = await fetch(`http://127.0.0.1:${apiPort}${path}`);
-  return { status: res.status, body: (await res.json()) as T };
-}
-
-async function healthy(): Promise<boolean> {
-  try {
-    return (await fetch(`http://127.0.0.1:${apiPort}/health`)).status === 200;
-  } catch {
-    return false;
-  }
-}
+const get = <T>(path: string) => getJson<T>(apiPort, path);
+const healthy = () => isHealthy(apiPort);
 
 interface PoolJson {
   address: string;
