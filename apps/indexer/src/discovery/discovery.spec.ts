@@ -4,7 +4,7 @@ import type { SolanaRpc } from '../source/solana-rpc';
 import { TokenList } from '../tokens/token-list';
 import { accountStateOf, configFingerprint, poolFromConfigAccount, poolSnapshotOf, splitFingerprint } from './pool-accounts';
 import { PoolReader } from './pool-reader';
-import { decodeMetaplexMetadata, metaplexMetadataAddress, mintDecimals, tokenMetadataOf } from './token-metadata';
+import { metaplexMetadataAddress, tokenMetadataOf } from './token-metadata';
 
 const configCase = accountVectors.cases.find((c) => c.name === 'config_v1_wsol_usdc_seed_12345678901234')!;
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -77,30 +77,9 @@ describe('a pool from its config account', () => {
 });
 
 describe('token metadata', () => {
-  /** A Metaplex Metadata v1 account as CreateMetadataAccountV3 writes it: NUL-padded name/symbol/uri. */
-  function metadataAccount(mint: Uint8Array, name: string, symbol: string): Uint8Array {
-    const data = new Uint8Array(679);
-    const view = new DataView(data.buffer);
-    data[0] = 4;
-    data.set(mint, 33);
-    let at = 65;
-    for (const [text, len] of [
-      [name, 32],
-      [symbol, 10],
-      ['https://x', 200],
-    ] as const) {
-      view.setUint32(at, len, true);
-      data.set(new TextEncoder().encode(text), at + 4);
-      at += 4 + len;
-    }
-    return data;
-  }
-
-  it('decodes Metaplex name and symbol, trimming the NUL padding', () => {
-    const mint = new Uint8Array(32).fill(7);
-    expect(decodeMetaplexMetadata(metadataAccount(mint, 'Bonq Inu', 'BONQ'))).toMatchObject({ name: 'Bonq Inu', symbol: 'BONQ' });
-    expect(decodeMetaplexMetadata(new Uint8Array(10))).toBeNull();
-  });
+  // Decoding (Metaplex, Token-2022, the interface state) and the resolution order are in
+  // token-metadata.spec.ts and ../source/token-accounts.spec.ts, on accounts the field's own
+  // serializers build.
 
   it('derives the metadata PDA of a mint', () => {
     expect(metaplexMetadataAddress(USDC)).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
@@ -112,13 +91,6 @@ describe('token metadata', () => {
     const other = 'BWkGFo11qcN5GbPDxDc5MMG7KZBj7R6NoirBqQj7DtRR';
     expect(tokenMetadataOf(other, 5, { mint: other, name: 'Bonq Inu', symbol: 'BONQ' }, list)).toEqual({ mint: other, symbol: 'BONQ', name: 'Bonq Inu', decimals: 5, icon: '' });
     expect(tokenMetadataOf(other, 6, null, list)).toEqual({ mint: other, symbol: '', name: '', decimals: 6, icon: '' });
-  });
-
-  it('reads decimals at byte 44 of the mint', () => {
-    const mint = new Uint8Array(82);
-    mint[44] = 8;
-    expect(mintDecimals(mint)).toBe(8);
-    expect(mintDecimals(new Uint8Array(10))).toBeNull();
   });
 });
 

@@ -24,18 +24,23 @@ export function metaplexMetadataAddress(mint: string): string {
   return findProgramAddress([utf8Seed(METAPLEX_METADATA_SEED), { pubkey: METAPLEX_TOKEN_METADATA_PROGRAM }, { pubkey: mint }], METAPLEX_TOKEN_METADATA_PROGRAM).address;
 }
 
-/** NUL is padding (Metaplex pads to 32/10/200 bytes); control, zero-width and bidi-override characters only hide or reorder what a reader sees. */
+/**
+ * Characters that only hide or reorder what a reader sees: NUL (Metaplex pads to 32/10/200 bytes)
+ * and the other controls but whitespace, the soft hyphen, zero-width space, LRM/RLM, bidi embeddings,
+ * overrides and isolates, word joiner, BOM. Zero-width (non-)joiners stay: emoji sequences and
+ * Persian or Indic names need them.
+ */
 // eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g;
+const INVISIBLE = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
 
 /**
- * On-chain text as a person should see it: padding and invisible characters gone, whitespace
+ * On-chain text as a person should see it: padding and invisible characters removed, whitespace
  * collapsed, at most `max` characters (never cutting a character in half). Text that was not valid
  * UTF-8 (a decoder's U+FFFD) is no name at all: '' — the caller falls back.
  */
 export function cleanText(text: string, max: number): string {
   if (text.includes('\ufffd')) return '';
-  const clean = text.replace(/\u0000/g, '').replace(INVISIBLE, ' ').replace(/\s+/g, ' ').trim();
+  const clean = text.replace(INVISIBLE, '').replace(/\s+/g, ' ').trim();
   const chars = [...clean];
   return chars.length > max ? chars.slice(0, max).join('').trimEnd() : clean;
 }
