@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, chownSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +8,7 @@ const run = promisify(execFile);
 
 /** How long release() looks again for a user that has just disconnected before deciding it stays. */
 const RELEASE_RECHECK_MS = 2_000;
+const RELEASE_CHECK_APPLICATION = 'hadron-embedded-release-check';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -20,7 +21,7 @@ export interface EmbeddedPostgres {
    * so a server adopted from a killed process does not outlive its adopter, and one shared by
    * several deployables on one data directory is not pulled from under the others.
    */
-  release(): Promise<'stopped' | 'left running'>;
+  release(opts?: { ignoreApplication?: string }): Promise<'stopped' | 'left running'>;
 }
 
 /**
@@ -36,7 +37,11 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   const database = opts.database ?? 'hadron';
   const bin = binDir();
   const asUser = serverUser();
-  const pgCtl = (args: string[]) => run(join(bin, 'pg_ctl'), args, { ...asUser, env: { ...process.env, LC_ALL: 'C' } });
+  // detached: pg_ctl (and the server it forks) runs in a session of its own. Otherwise the server
+  // sits in our process group, and the SIGINT of a Ctrl-C or the group SIGTERM of systemd/docker
+  // reaches it directly: a fast or smart shutdown under our feet, in the middle of our drain. Our
+  // own stop (release/stop below) is what shuts it down.
+  const pgCtl = (args: string[]) => runDetached(join(bin, 'pg_ctl'), args, { ...asUser, env: { ...process.env, LC_ALL: 'C' } });
 
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     mkdirSync(dirname(dataDir), { recursive: true }); // parents stay traversable (0755)
@@ -84,12 +89,12 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     url: `postgres://postgres@127.0.0.1:${port}/${database}`,
     reused: running,
     stop,
-    release: async () => {
+    release: async ({ ignoreApplication }: { ignoreApplication?: string } = {}) => {
       let others: string[] | undefined;
       // A user that has just disconnected can linger in pg_stat_activity for a moment: look again
       // briefly before deciding that somebody else is still using the server.
       for (const deadline = Date.now() + RELEASE_RECHECK_MS; ; ) {
-        others = await otherClients(adminUrl).catch((e: Error) => {
+        others = await otherClients(adminUrl, ignoreApplication).catch((e: Error) => {
           // Unknown is not "nobody": never stop a server that someone else may be using.
           opts.log.warn({ dataDir, err: e.message }, 'embedded postgres: could not tell who else uses it; leaving it running');
           return undefined;
@@ -108,14 +113,35 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   };
 }
 
-/** The application names of the client connections to the server, other than the one asking. */
-async function otherClients(adminUrl: string): Promise<string[]> {
+/** execFile in a session of its own (setsid): resolves on exit 0, else rejects with its stderr. */
+function runDetached(file: string, args: string[], opts: { uid?: number; gid?: number; env: NodeJS.ProcessEnv }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { ...opts, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      if (code === 0) resolve();
+      else reject(Object.assign(new Error(`${file} ${args[0]} exited with ${code ?? signal}`), { stderr }));
+    });
+  });
+}
+
+/**
+ * The application names of the client connections to the server, other than the one asking (and
+ * than `ignore`: this process's own connections, when a failed exit could not close them).
+ */
+async function otherClients(adminUrl: string, ignore?: string): Promise<string[]> {
   const { Client } = await import('pg');
-  const client = new Client({ connectionString: adminUrl });
+  // Named, so that processes releasing at the same moment (a group stop in split mode) do not
+  // count each other's checks as users: only real work keeps the server running.
+  const client = new Client({ connectionString: adminUrl, application_name: RELEASE_CHECK_APPLICATION });
   await client.connect();
   try {
     const { rows } = await client.query<{ app: string }>(
-      `SELECT application_name AS app FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      `SELECT application_name AS app FROM pg_stat_activity
+        WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND application_name <> $2 AND application_name IS DISTINCT FROM $1`,
+      [ignore ?? null, RELEASE_CHECK_APPLICATION],
     );
     return rows.map((r) => r.app || '(unnamed)');
   } finally {

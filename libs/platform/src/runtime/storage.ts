@@ -7,6 +7,7 @@ import { createPool, endPool } from '../database/pool';
 import { openEventLog, type EventLog } from '../event-log/event-log.factory';
 import { eventLogMigrations } from '../event-log/migrations';
 import type { Logger } from '../logging/logger';
+import { onLastResort } from './last-resort';
 
 export interface Storage {
   url: string;
@@ -29,7 +30,16 @@ export async function openStorage(config: StorageConfig, log: Logger, extra: rea
   }
   const applied = await runMigrations(url, [eventLogMigrations, ...extra]);
   if (applied.length) log.info({ applied }, 'migrations applied');
-  const pool = createPool(url, { max: opts.poolSize ?? 10, application: opts.application });
+  const application = opts.application ?? 'hadron';
+  const pool = createPool(url, { max: opts.poolSize ?? 10, application });
+  // However this process ends (short of SIGKILL), the embedded server it uses does not outlive it:
+  // its own connections are given 2 s to close, then it is stopped unless another process uses it.
+  const unregister = embedded
+    ? onLastResort(async () => {
+        await Promise.race([endPool(pool, 2_000).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+        await embedded.release({ ignoreApplication: application });
+      })
+    : () => undefined;
   const eventLog = openEventLog(
     {
       kafkaBrokers: config.KAFKA_BROKERS,
@@ -47,6 +57,7 @@ export async function openStorage(config: StorageConfig, log: Logger, extra: rea
     eventLog,
     embedded,
     close: async () => {
+      unregister();
       await eventLog.close();
       await endPool(pool);
       // The last process using the embedded server stops it (also one adopted after a kill -9).
