@@ -7,6 +7,8 @@
 #   eval "$(bash scripts/kafka/start.sh)"
 # works. Env: KAFKA_PORT (19092), KAFKA_CONTROLLER_PORT (19093),
 # KAFKA_RUN_DIR (<repo>/.kafka), KAFKA_LIB_DIR (~/.cache/hadron-kafka/<ver>/libs).
+# The broker's data (the event log: the source of truth) is kept across restarts; `--fresh` (or
+# KAFKA_FRESH=1) starts an empty cluster instead.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -59,9 +61,15 @@ for p in "$PORT" "$CONTROLLER_PORT"; do
   fi
 done
 
-# 3. Fresh runtime dir: empty log.dirs so every start is an empty cluster.
+# 3. Runtime dir. The data is kept unless a fresh cluster is asked for.
+FRESH="${KAFKA_FRESH:-0}"
+[[ "${1:-}" == "--fresh" ]] && FRESH=1
 mkdir -p "$RUN_DIR"
-rm -rf "$RUN_DIR/data" "$LOG_FILE" "$RUN_DIR/format.log" "$RUN_DIR/stdout.log"
+if [[ "$FRESH" == "1" ]]; then
+  say "--fresh: deleting the broker's data"
+  rm -rf "$RUN_DIR/data"
+fi
+rm -f "$LOG_FILE" "$RUN_DIR/format.log" "$RUN_DIR/stdout.log"
 
 cat >"$RUN_DIR/server.properties" <<EOF
 process.roles=broker,controller
@@ -104,17 +112,22 @@ log4j.logger.org.apache.zookeeper=WARN
 EOF
 JAVA_LOG_OPTS=(-Dlog4j.configuration="file:$RUN_DIR/log4j.properties" -Dkafka.logs.dir="$RUN_DIR")
 
-# 4. Format storage with a random cluster id.
-say "formatting storage…"
-# Same shape as `StorageTool random-uuid` (16 random bytes, URL-safe base64, no
-# padding, no leading '-'), without paying for an extra JVM start.
-CLUSTER_ID="-"
-while [[ "$CLUSTER_ID" == -* ]]; do
-  CLUSTER_ID="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
-done
-if ! java "${JAVA_LOG_OPTS[@]}" -cp "$CP" kafka.tools.StorageTool format \
-    --config "$RUN_DIR/server.properties" --cluster-id "$CLUSTER_ID" >>"$RUN_DIR/format.log" 2>&1; then
-  say "storage format failed:"; cat "$RUN_DIR/format.log" >&2; exit 1
+# 4. Format storage with a random cluster id — only when it has none yet (a kept data directory
+# already carries its cluster id in meta.properties).
+if [[ -f "$RUN_DIR/data/meta.properties" ]]; then
+  say "reusing the broker's data in $RUN_DIR/data (start with --fresh for an empty cluster)"
+else
+  say "formatting storage…"
+  # Same shape as `StorageTool random-uuid` (16 random bytes, URL-safe base64, no
+  # padding, no leading '-'), without paying for an extra JVM start.
+  CLUSTER_ID="-"
+  while [[ "$CLUSTER_ID" == -* ]]; do
+    CLUSTER_ID="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
+  done
+  if ! java "${JAVA_LOG_OPTS[@]}" -cp "$CP" kafka.tools.StorageTool format \
+      --config "$RUN_DIR/server.properties" --cluster-id "$CLUSTER_ID" >>"$RUN_DIR/format.log" 2>&1; then
+    say "storage format failed:"; cat "$RUN_DIR/format.log" >&2; exit 1
+  fi
 fi
 
 # 5. Start in the background. All std streams are redirected so a caller's
