@@ -10,6 +10,7 @@ describe('environment validation at boot', () => {
       KAFKA_TOPIC_PREFIX: 'hadron',
       KAFKA_TOPIC_PARTITIONS: 6,
       LOG_LEVEL: 'info',
+      LOG_FORMAT: 'auto',
     });
   });
 
@@ -25,7 +26,7 @@ describe('environment validation at boot', () => {
 
   it('reports every malformed variable in one line naming each', () => {
     const schema = z.object({ ...storageEnvShape, PORT: storageEnvShape.EMBEDDED_PG_PORT });
-    const run = () => parseEnv(schema, { DATABASE_URL: 'mysql://x', KAFKA_BROKERS: 'nohost', PORT: '70000', LOG_LEVEL: 'loud' });
+    const run = () => parseEnv(schema, { DATABASE_URL: 'mysql://x', KAFKA_BROKERS: 'nohost', PORT: '70000', LOG_LEVEL: 'loud', LOG_FORMAT: 'fancy' });
     expect(run).toThrow(ConfigError);
     const message = (() => {
       try {
@@ -36,7 +37,7 @@ describe('environment validation at boot', () => {
     })()!;
     expect(message.split('\n')).toHaveLength(1);
     expect(message).toMatch(/^invalid configuration: /);
-    for (const part of ['DATABASE_URL: must be a postgres:// URL', 'KAFKA_BROKERS: expected host:port[,host:port]', 'PORT: must be an integer 1..65535', 'LOG_LEVEL']) {
+    for (const part of ['DATABASE_URL: must be a postgres:// URL', 'KAFKA_BROKERS: expected host:port[,host:port]', 'PORT: must be an integer 1..65535', 'LOG_LEVEL', 'LOG_FORMAT: must be one of json, pretty, auto']) {
       expect(message).toContain(part);
     }
   });

@@ -43,6 +43,11 @@ export const brokerList = z
 
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
 
+/** LOG_FORMAT: JSON lines, human-readable text, or `auto` (pretty on a terminal, JSON otherwise). */
+export const LOG_FORMATS = ['json', 'pretty', 'auto'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+export const logFormat = z.enum(LOG_FORMATS, { errorMap: () => ({ message: `must be one of ${LOG_FORMATS.join(', ')}` }) }).default('auto');
+
 /** Variables every process reads: where the database and the event log are. */
 export const storageEnvShape = {
   DATABASE_URL: postgresUrl.optional(),
@@ -53,6 +58,7 @@ export const storageEnvShape = {
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ - only').default('hadron'),
   KAFKA_TOPIC_PARTITIONS: envInt(1, 1000, 6),
   LOG_LEVEL: logLevel,
+  LOG_FORMAT: logFormat,
 };
 export const storageEnvSchema = z.object(storageEnvShape);
 export type StorageConfig = z.infer<typeof storageEnvSchema>;
