@@ -45,9 +45,13 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
     base.info({ cluster, rpc: settings.rpcUrl, commitment: settings.commitment, start: settings.start }, 'indexing');
   }
 
+  // The freshness every reader judges by (the API's readiness, in one process or split mode): only
+  // the active indexer of a cluster speaks for it — a standby's "lag 0" must never overwrite it.
   const publish = async () => {
-    for (const s of indexers.map((i) => i.status())) {
-      await publishStatus(storage.pool, `indexer:${s.cluster}`, BigInt(s.slotLag ?? s.headSlot), { ...s, ready: indexers.find((i) => i.status().cluster === s.cluster)!.ready() });
+    for (const i of indexers) {
+      const s = i.status();
+      if (!s.active) continue;
+      await publishStatus(storage.pool, `indexer:${s.cluster}`, BigInt(s.slotLag ?? s.headSlot), { ...s, ready: i.ready() });
     }
   };
   const timer = setInterval(() => void publish().catch((e: Error) => base.warn({ err: e.message }, 'could not publish indexer status')), STATUS_EVERY_MS);

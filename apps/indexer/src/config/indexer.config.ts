@@ -57,6 +57,8 @@ export const indexerEnvShape = {
   INDEXER_READY_MAX_STALL_SECONDS: envInt(1, 86_400, 60),
   /** Not ready after this many indexing cycles in a row failed. */
   INDEXER_READY_MAX_CYCLE_ERRORS: envInt(1, 1000, 3),
+  /** Not ready while the RPC has given no good answer for this long (outages, malformed answers, rate limits). */
+  INDEXER_READY_MAX_RPC_FAILING_SECONDS: envInt(1, 86_400, 30),
   /** Backfill progress line every this many seconds. */
   INDEXER_PROGRESS_SECONDS: envInt(1, 3600, 10),
 };
@@ -86,6 +88,7 @@ export interface ClusterSettings {
   readyMaxSlotLag: number;
   readyMaxStallMs: number;
   readyMaxCycleErrors: number;
+  readyMaxRpcFailingMs: number;
   progressMs: number;
 }
 
@@ -118,6 +121,7 @@ export function clusterSettings(config: IndexerConfig, cluster: Cluster, now: ()
     readyMaxSlotLag: config.INDEXER_READY_MAX_SLOT_LAG,
     readyMaxStallMs: config.INDEXER_READY_MAX_STALL_SECONDS * 1000,
     readyMaxCycleErrors: config.INDEXER_READY_MAX_CYCLE_ERRORS,
+    readyMaxRpcFailingMs: config.INDEXER_READY_MAX_RPC_FAILING_SECONDS * 1000,
     progressMs: config.INDEXER_PROGRESS_SECONDS * 1000,
   };
 }

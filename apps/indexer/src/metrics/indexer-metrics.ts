@@ -9,6 +9,9 @@ export class IndexerMetrics {
   readonly headSlot = new Gauge({ name: 'indexer_head_slot', help: 'Newest slot seen at the indexing commitment', labelNames: ['cluster'], registers: [this.registry] });
   readonly cursorSlot = new Gauge({ name: 'indexer_cursor_slot', help: 'Every transaction up to this slot is indexed', labelNames: ['cluster'], registers: [this.registry] });
   readonly slotLag = new Gauge({ name: 'indexer_slot_lag', help: 'head slot − cursor slot', labelNames: ['cluster'], registers: [this.registry] });
+  readonly indexedBlockTime = new Gauge({ name: 'indexer_indexed_block_time_seconds', help: 'Block time (unix s) of the newest indexed transaction', labelNames: ['cluster'], registers: [this.registry] });
+  readonly lagSeconds = new Gauge({ name: 'indexer_lag_seconds', help: 'Age of the newest indexed transaction while behind the head; 0 at the head', labelNames: ['cluster'], registers: [this.registry] });
+  readonly rpcFailingSeconds = new Gauge({ name: 'indexer_rpc_failing_seconds', help: 'How long the RPC has been failing without a good answer; 0 when healthy', labelNames: ['cluster'], registers: [this.registry] });
   readonly transactions = new Counter({ name: 'indexer_transactions_total', help: 'Successful Hadron transactions processed', labelNames: ['cluster'], registers: [this.registry] });
   readonly events = new Counter({ name: 'indexer_events_total', help: 'Events appended to the log', labelNames: ['cluster', 'type'], registers: [this.registry] });
   readonly problems = new Counter({ name: 'indexer_decode_problems_total', help: 'Hadron instructions that yielded no event (indexer.problem)', labelNames: ['cluster', 'code'], registers: [this.registry] });

@@ -1,5 +1,5 @@
 import type { Cluster, HadronEvent } from '@hadron/contracts';
-import type { Logger } from '@hadron/platform';
+import { clipText, logList, type Logger } from '@hadron/platform';
 import type { ClusterSettings } from '../config/indexer.config';
 import { decodeContextOf, decodeTransaction, type DecodeContext, type DecodeProblem, type KnownPool, type TransactionFacts } from '../decode';
 import type { AccountState, PoolStatic } from '../discovery/pool-accounts';
@@ -71,6 +71,12 @@ export interface ClusterStatus {
   active: boolean;
   /** Pools discovered but held back: a mint did not read yet (indexer.problem `mint_unavailable`). */
   heldPools: number;
+  /** Block time (unix s) of the newest indexed transaction; null until known. */
+  indexedBlockTime: number | null;
+  /** How old the newest indexed data is while behind the head (now − indexedBlockTime); 0 at the head; null when unknown. */
+  lagSeconds: number | null;
+  /** How long the RPC has given no good answer; 0 while healthy. */
+  rpcFailingSeconds: number;
 }
 
 interface Snapshot {
@@ -167,6 +173,8 @@ export class ClusterIndexer {
   private running?: Promise<void>;
   private wakeUp?: () => void;
   private nextGapCheck = 0;
+  /** Block time of the newest indexed transaction (freshness: status, readiness body, gauges). */
+  private indexedBlockTime: number | null = null;
   /** Token metadata of the known pools is read again from then on (at start: at once). */
   private metadataDueAt = 0;
   /** When each not-yet-served transaction first failed every retry (the gap grace period). */
@@ -207,11 +215,12 @@ export class ClusterIndexer {
 
   status(): ClusterStatus {
     const cursor = this.observedThrough ?? this.progress?.throughSlot ?? null;
+    const slotLag = cursor === null ? null : Math.max(0, this.headSlot - cursor);
     return {
       cluster: this.cluster,
       headSlot: this.headSlot,
       cursorSlot: cursor,
-      slotLag: cursor === null ? null : Math.max(0, this.headSlot - cursor),
+      slotLag,
       backfillDone: this.progress?.backfillDone ?? false,
       gaps: this.gaps,
       pools: this.progress?.pools.size ?? 0,
@@ -220,6 +229,9 @@ export class ClusterIndexer {
       secondsSinceProgress: Math.round((this.now() - this.lastProgressAt) / 1000),
       active: this.active,
       heldPools: this.held.size,
+      indexedBlockTime: this.indexedBlockTime,
+      lagSeconds: slotLag === 0 ? 0 : this.indexedBlockTime === null ? null : Math.max(0, Math.round(this.now() / 1000 - this.indexedBlockTime)),
+      rpcFailingSeconds: Math.round(this.d.rpc.failingSeconds(this.now())),
     };
   }
 
@@ -230,9 +242,10 @@ export class ClusterIndexer {
    */
   ready(): boolean {
     const s = this.status();
-    const { readyMaxSlotLag, readyMaxStallMs, readyMaxCycleErrors } = this.d.settings;
+    const { readyMaxSlotLag, readyMaxStallMs, readyMaxCycleErrors, readyMaxRpcFailingMs } = this.d.settings;
     const stalled = s.slotLag !== null && s.slotLag > 0 && this.now() - this.lastProgressAt > readyMaxStallMs;
-    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= readyMaxSlotLag && s.gaps === 0 && s.heldPools === 0 && s.cycleFailures < readyMaxCycleErrors && !stalled;
+    const rpcDown = s.rpcFailingSeconds * 1000 > readyMaxRpcFailingMs;
+    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= readyMaxSlotLag && s.gaps === 0 && s.heldPools === 0 && s.cycleFailures < readyMaxCycleErrors && !stalled && !rpcDown;
   }
 
   // ---- loop ----------------------------------------------------------------------------------
@@ -274,6 +287,8 @@ export class ClusterIndexer {
 
   private async index(): Promise<void> {
     let failures = 0;
+    // After a restart: the freshness of what is already indexed (one getBlock; unknown on failure).
+    if (this.progress.throughSlot !== null) this.noteIndexedTime((await this.d.rpc.getBlockTime(this.progress.throughSlot).catch(() => null)) ?? -1);
     while (!this.stopping) {
       let busy = false;
       const startedAt = this.now();
@@ -481,7 +496,7 @@ export class ClusterIndexer {
     }
     const blockTime = await this.d.rpc.getBlockTime(accounts.slot);
     this.snapshotDueAt = this.now() + (this.held.size > 0 ? Math.min(HELD_RETRY_MS, this.d.settings.refreshMs) : this.d.settings.refreshMs);
-    if (Object.keys(newPools).length > 0) this.log.info({ slot: accounts.slot, newPools: Object.keys(newPools) }, 'pools discovered');
+    if (Object.keys(newPools).length > 0) this.log.info({ slot: accounts.slot, newPools: logList(Object.keys(newPools)) }, `${Object.keys(newPools).length} pool(s) discovered (all in indexer.pool)`);
     return { accounts, blockTime, newPools };
   }
 
@@ -528,7 +543,7 @@ export class ClusterIndexer {
     this.held.set(p.config, p);
     this.d.metrics.heldPools.set({ cluster: this.cluster }, this.held.size);
     const message = `${why}: decimals are needed before the pool is announced; its transactions are held until the mint reads`;
-    this.log.warn({ pool: p.config, why }, 'pool held: a mint does not read yet; indexing every other pool meanwhile');
+    this.log.warn({ pool: p.config, why: clipText(why, 512) }, 'pool held: a mint does not read yet; indexing every other pool meanwhile');
     await this.d.store.recordProblems(this.cluster, [{ code: 'mint_unavailable', message, event_id: `${p.config}:mints`, pool_config: p.config, slot }]);
   }
 
@@ -543,7 +558,7 @@ export class ClusterIndexer {
     this.d.metrics.unreadableSplits.set({ cluster: this.cluster }, problems.length);
     const fresh = problems.filter((p) => !this.unreadableSplitsLogged.has(p.event_id));
     if (fresh.length === 0) return;
-    this.log.warn({ problems: fresh.map((p) => p.message) }, 'fee split not readable under the assumed layout: the pools use the default recipient');
+    this.log.warn({ problems: logList(fresh.map((p) => clipText(p.message, 256))) }, `fee split not readable under the assumed layout for ${fresh.length} pool(s): they use the default recipient (all in indexer.problem)`);
     await this.d.store.recordProblems(this.cluster, fresh);
     for (const p of fresh) this.unreadableSplitsLogged.add(p.event_id);
   }
@@ -1022,6 +1037,7 @@ export class ClusterIndexer {
       held: out.held,
       released: out.released,
     });
+    this.noteIndexedTime(Math.max(-1, ...listing.refs.filter((r) => r.slot <= throughSlot).map((r) => r.blockTime ?? -1), last && cycle.targetSlot === throughSlot ? (cycle.targetBlockTime ?? -1) : -1));
     // Durable: make it the in-memory truth.
     this.progress = { ...this.progress, throughSlot, lastSignature: out.lastSignature ?? this.progress.lastSignature, startSlot, backfillDone, cycle: last ? null : cycle, programCursors, pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])) };
     this.observedThrough = throughSlot;
@@ -1033,7 +1049,7 @@ export class ClusterIndexer {
     if (out.gaps.length > 0) {
       this.gaps += out.gaps.length;
       this.d.metrics.gapsRecorded.inc({ cluster: this.cluster }, out.gaps.length);
-      this.log.warn({ gaps: out.gaps.map((g) => ({ signature: g.signature, error: g.lastError })) }, 'transactions not fetched after every retry: recorded in the gap ledger');
+      this.log.warn({ gaps: logList(out.gaps.map((g) => ({ signature: g.signature, error: clipText(g.lastError, 200) }))) }, `${out.gaps.length} transaction(s) not fetched after every retry: recorded in the gap ledger (all in indexer.gap)`);
     }
     for (const p of out.problems) this.d.metrics.problems.inc({ cluster: this.cluster, code: p.code });
     this.d.metrics.gapLedger.set({ cluster: this.cluster }, this.gaps);
@@ -1049,7 +1065,7 @@ export class ClusterIndexer {
     const state = trackedStates(this.progress.pools);
     const lateGaps = late.map((r) => ({ signature: r.signature, slot: r.slot, txIndex: null, attempts: 0, lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)', state, programs: r.programs }));
     this.d.metrics.lateListed.inc({ cluster: this.cluster }, late.length);
-    this.log.warn({ late: late.map((r) => r.signature) }, 'the RPC listed transactions of slots already indexed (its signature index lagged): indexing them from the gap ledger');
+    this.log.warn({ late: logList(late.map((r) => r.signature)) }, `the RPC listed ${late.length} transaction(s) of slots already indexed (its signature index lagged): indexing them from the gap ledger (all in indexer.gap)`);
     return { ...out, gaps: [...out.gaps, ...lateGaps] };
   }
 
@@ -1120,6 +1136,15 @@ export class ClusterIndexer {
   private updateLag(): void {
     const s = this.status();
     if (s.slotLag !== null) this.d.metrics.slotLag.set({ cluster: this.cluster }, s.slotLag);
+    if (s.lagSeconds !== null) this.d.metrics.lagSeconds.set({ cluster: this.cluster }, s.lagSeconds);
+    this.d.metrics.rpcFailingSeconds.set({ cluster: this.cluster }, s.rpcFailingSeconds);
+  }
+
+  /** A block time (unix s; −1 = none) of something now indexed: the newest one is the data's freshness. */
+  private noteIndexedTime(blockTime: number): void {
+    if (blockTime < 0 || (this.indexedBlockTime !== null && blockTime <= this.indexedBlockTime)) return;
+    this.indexedBlockTime = blockTime;
+    this.d.metrics.indexedBlockTime.set({ cluster: this.cluster }, blockTime);
   }
 
   private countEvents(events: readonly HadronEvent[]): void {

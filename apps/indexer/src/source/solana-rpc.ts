@@ -68,6 +68,8 @@ export class SolanaRpc {
   private readonly observer?: RpcObserver;
   private readonly closing = new AbortController();
   private readonly closed = new Promise<void>((resolve) => this.closing.signal.addEventListener('abort', () => resolve(), { once: true }));
+  /** Since when no call has had a good answer (Date.now() ms), or null while answers are good. */
+  private failingSince: number | null = null;
 
   constructor(
     private readonly options: SolanaRpcOptions,
@@ -86,6 +88,15 @@ export class SolanaRpc {
    */
   close(): void {
     this.closing.abort();
+  }
+
+  /**
+   * Seconds since the RPC last gave a good answer after failing (HTTP errors, timeouts, malformed or
+   * wrongly shaped answers, rate limits); 0 while answers are good. A transaction the node does not
+   * serve yet ('missing') is not an RPC failure: the gap machinery judges those.
+   */
+  failingSeconds(now = Date.now()): number {
+    return this.failingSince === null ? 0 : Math.max(0, (now - this.failingSince) / 1000);
   }
 
   get commitment(): Commitment {
@@ -228,6 +239,7 @@ export class SolanaRpc {
               if (!o.ok) return void failed.push({ index, failure: o.failure });
               try {
                 out[index] = { ok: true, value: parse(o.result, index) };
+                this.failingSince = null;
               } catch (e) {
                 const failure = e instanceof RpcFailure ? e : malformed(method, (e as Error).message);
                 this.observer?.failure(method, failure.kind);
@@ -244,6 +256,7 @@ export class SolanaRpc {
       pending = [];
       let wait = 0;
       for (const { index, failure } of failed) {
+        if (failure.kind !== 'missing') this.failingSince ??= Date.now();
         if (attempt < maxAttempts && this.policy.shouldRetry(attempt, failure)) {
           pending.push(index);
           wait = Math.max(wait, this.policy.delayMs(attempt, failure));
