@@ -1,7 +1,11 @@
+import { getMetadataAccountDataSerializer, MPL_TOKEN_METADATA_PROGRAM_ID } from '@metaplex-foundation/mpl-token-metadata';
+import { getMetadataPointerState, getMint, getTokenMetadata, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, TokenInvalidAccountOwnerError } from '@solana/spl-token';
+import { TOKEN_METADATA_DISCRIMINATOR, unpack as unpackTokenMetadata } from '@solana/spl-token-metadata';
 import { Connection, PublicKey, SolanaJSONRPCError, type ParsedInstruction, type PartiallyDecodedInstruction } from '@solana/web3.js';
-import { decodeConfigAccount, decodeOracleAccount, HADRON_PROGRAM_V1, HADRON_PROGRAM_V2 } from '@hadron/domain';
+import { decodeConfigAccount, decodeOracleAccount } from '@hadron/domain';
 import { startSimulator, type RunningSimulator } from './simulator';
-import type { GroundTruth } from './market/ground-truth';
+import type { GroundTruth, TokenMetadataSource } from './market/ground-truth';
+import { HADRON_PROGRAM_V1, HADRON_PROGRAM_V2 } from './spl/well-known';
 
 /**
  * @solana/web3.js 1.x, unmodified, against the simulated cluster: what the indexer will do, over
@@ -64,6 +68,78 @@ describe('accounts', () => {
     expect(table.value?.state.addresses.map((a) => a.toBase58())).toContain(pool.config);
     const parsed = await connection.getParsedAccountInfo(new PublicKey(pool.vault_y));
     expect(parsed.value?.data).toMatchObject({ program: 'spl-token', parsed: { type: 'account', info: { mint: pool.mint_y, owner: pool.config } } });
+  });
+});
+
+describe('token mints and metadata, read by spl-token / spl-token-metadata / mpl-token-metadata over HTTP', () => {
+  const token = (source: TokenMetadataSource) => gt.tokens.find((t) => t.metadata_source === source)!;
+
+  it('getMint reads SPL Token mints, and Token-2022 mints (TTWO, WBTX) with their MetadataPointer', async () => {
+    const usdc = gt.tokens.find((t) => t.token_program === TOKEN_PROGRAM_ID.toBase58() && t.symbol === 'USDC')!;
+    const spl = await getMint(connection, new PublicKey(usdc.mint));
+    expect([spl.decimals, spl.isInitialized, spl.tlvData.length]).toEqual([usdc.decimals, true, 0]);
+    for (const t of [token('token-2022'), token('pointer')]) {
+      expect(t.token_program).toBe(TOKEN_2022_PROGRAM_ID.toBase58());
+      const mint = await getMint(connection, new PublicKey(t.mint), undefined, TOKEN_2022_PROGRAM_ID);
+      expect(mint.decimals).toBe(t.decimals);
+      expect(getMetadataPointerState(mint)?.metadataAddress?.toBase58()).toBe(t.metadata);
+    }
+    expect(token('token-2022').metadata).toBe(token('token-2022').mint);
+    // Asked as an SPL Token mint, a Token-2022 mint is refused by its owner, as on a real cluster.
+    await expect(getMint(connection, new PublicKey(token('pointer').mint))).rejects.toBeInstanceOf(TokenInvalidAccountOwnerError);
+  });
+
+  it('getTokenMetadata reads the metadata inside TTWO’s mint; WBTX’s lives in the account its pointer names', async () => {
+    const ttwo = token('token-2022');
+    const inMint = await getTokenMetadata(connection, new PublicKey(ttwo.mint));
+    expect([inMint?.mint.toBase58(), inMint?.name, inMint?.symbol, inMint?.uri]).toEqual([ttwo.mint, ttwo.name, ttwo.symbol, ttwo.uri]);
+    expect(ttwo.symbol).toBe('TTWO');
+
+    const wbtx = token('pointer');
+    expect(await getTokenMetadata(connection, new PublicKey(wbtx.mint))).toBeNull();
+    const target = (await connection.getAccountInfo(new PublicKey(wbtx.metadata!)))!;
+    expect(target.data.subarray(0, 8)).toEqual(TOKEN_METADATA_DISCRIMINATOR);
+    const state = unpackTokenMetadata(target.data.subarray(12, 12 + target.data.readUInt32LE(8)));
+    expect([state.mint.toBase58(), state.name, state.symbol]).toEqual([wbtx.mint, wbtx.name, wbtx.symbol]);
+    expect(wbtx.symbol).toBe('WBTX');
+    expect((await connection.getAccountInfo(target.owner))?.executable).toBe(true);
+  });
+
+  it('Metaplex metadata accounts read with mpl-token-metadata; a mint without metadata has none', async () => {
+    const metaplex = gt.tokens.filter((t) => t.metadata_source === 'metaplex');
+    expect(metaplex.length).toBeGreaterThanOrEqual(4);
+    const accounts = await connection.getMultipleAccountsInfo(metaplex.map((t) => new PublicKey(t.metadata!)));
+    for (const [i, t] of metaplex.entries()) {
+      expect(accounts[i]!.owner.toBase58()).toBe(MPL_TOKEN_METADATA_PROGRAM_ID.toString());
+      const [meta] = getMetadataAccountDataSerializer().deserialize(accounts[i]!.data);
+      expect([meta.mint.toString(), meta.name, meta.symbol]).toEqual([t.mint, t.name, t.symbol]);
+    }
+    const anon = token('none');
+    expect([anon.metadata, anon.symbol, anon.name]).toEqual([null, '', '']);
+    const program = new PublicKey(MPL_TOKEN_METADATA_PROGRAM_ID);
+    const [pda] = PublicKey.findProgramAddressSync([Buffer.from('metadata'), program.toBuffer(), new PublicKey(anon.mint).toBuffer()], program);
+    expect(await connection.getAccountInfo(pda)).toBeNull();
+  });
+
+  it('jsonParsed renders a Token-2022 mint with its extensions, as the RPC names them', async () => {
+    const ttwo = token('token-2022');
+    const parsed = await connection.getParsedAccountInfo(new PublicKey(ttwo.mint));
+    expect(parsed.value?.data).toMatchObject({
+      program: 'spl-token-2022',
+      parsed: {
+        type: 'mint',
+        info: {
+          decimals: ttwo.decimals,
+          extensions: [
+            { extension: 'metadataPointer', state: { authority: expect.any(String), metadataAddress: ttwo.mint } },
+            { extension: 'tokenMetadata', state: { mint: ttwo.mint, name: ttwo.name, symbol: ttwo.symbol, uri: ttwo.uri } },
+          ],
+        },
+      },
+    });
+    const wbtxVault = gt.pools.find((p) => p.mint_x === token('pointer').mint)!.vault_x;
+    const vault = await connection.getParsedAccountInfo(new PublicKey(wbtxVault));
+    expect(vault.value?.data).toMatchObject({ program: 'spl-token-2022', space: 170, parsed: { type: 'account', info: { mint: token('pointer').mint, extensions: [{ extension: 'immutableOwner' }] } } });
   });
 });
 

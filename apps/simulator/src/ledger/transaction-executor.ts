@@ -1,15 +1,7 @@
-import { encodeBase58, SYSTEM_PROGRAM } from '@hadron/domain';
-import {
-  encodeTokenAccount,
-  isTokenProgramId,
-  mintDecimals,
-  NATIVE_MINT,
-  tokenAccountAmount,
-  tokenAccountMint,
-  tokenAccountOwner,
-  withTokenAmount,
-} from '../spl/spl-accounts';
-import { COMPUTE_BUDGET_PROGRAM, decodeSystemCreateAccount, decodeTokenInstruction } from '../spl/spl-instructions';
+import { encodeBase58 } from '@hadron/domain';
+import { encodeTokenAccount, isTokenAccount, isTokenProgramId, mintDecimals, tokenAccountAmount, tokenAccountMint, tokenAccountOwner, withTokenAmount } from '../spl/spl-accounts';
+import { decodeSystemCreateAccount, decodeTokenInstruction } from '../spl/spl-instructions';
+import { COMPUTE_BUDGET_PROGRAM, NATIVE_MINT, SYSTEM_PROGRAM } from '../spl/well-known';
 import { RENT_EXEMPT_EPOCH, type AccountState, type Ledger, type StoredTx, type TxVersion } from './ledger';
 
 /**
@@ -280,7 +272,8 @@ function tokenBalances(ledger: Ledger, keys: readonly string[], read: (a: string
   const out: TokenBalance[] = [];
   keys.forEach((key, accountIndex) => {
     const state = read(key);
-    if (!state || !isTokenProgramId(state.owner) || state.data.length < 165) return;
+    // Token accounts only: a Token-2022 mint with extensions is longer than 165 bytes too.
+    if (!state || !isTokenAccount(state.owner, state.data)) return;
     const mint = tokenAccountMint(state.data);
     const mintState = ledger.getAccount(mint);
     if (!mintState) throw new Error(`token account ${key} of unknown mint ${mint}`);

@@ -168,15 +168,32 @@ export interface FailedTxFact {
   err: unknown;
 }
 
+/** Where the chain keeps a token's name and symbol (see MetadataKind in catalog.ts). */
+export type TokenMetadataSource = 'metaplex' | 'token-2022' | 'pointer' | 'none';
+
+export interface TokenRename {
+  /** Slot of the transaction that rewrote the metadata account. */
+  slot: number;
+  symbol: string;
+  name: string;
+}
+
 export interface TokenFact {
   mint: string;
+  /** What the chain's metadata says at the head (NUL padding stripped): '' for a token without metadata. */
   symbol: string;
   name: string;
   decimals: number;
   token_program: string;
-  /** Metaplex metadata account, or null when the token has none. */
+  /**
+   * The account that holds the name and symbol: the Metaplex PDA, the mint itself (Token-2022
+   * TokenMetadata extension), the account the mint's MetadataPointer names, or null (none).
+   */
   metadata: string | null;
+  metadata_source: TokenMetadataSource;
   uri: string | null;
+  /** Every rename on chain so far, oldest first (empty when never renamed). */
+  renames: TokenRename[];
 }
 
 export interface PoolFact {
@@ -188,6 +205,7 @@ export interface PoolFact {
   quoting_authority: string;
   mint_x: string;
   mint_y: string;
+  /** The chain's symbol of each mint at the head, as in `tokens` ('' for a mint without metadata). */
   symbol_x: string;
   symbol_y: string;
   decimals_x: number;

@@ -1,20 +1,12 @@
-import {
-  decodeBase58,
-  decodeConfigAccount,
-  decodeFeeConfigAccount,
-  decodeFeeSplit,
-  decodeInstructionBase58,
-  decodeOracleAccount,
-  derivePoolAddresses,
-  isTokenProgram,
-  poolStateName,
-  TOKEN_2022_PROGRAM,
-} from '@hadron/domain';
+import { unpackMint } from '@solana/spl-token';
+import { PublicKey } from '@solana/web3.js';
+import { decodeBase58, decodeConfigAccount, decodeFeeConfigAccount, decodeFeeSplit, decodeInstructionBase58, decodeOracleAccount, derivePoolAddresses, poolStateName } from '@hadron/domain';
 import { createHash } from 'node:crypto';
 import type { StoredTx } from '../ledger/ledger';
-import { NATIVE_MINT, tokenAccountAmount, tokenAccountMint, tokenAccountRent } from '../spl/spl-accounts';
+import { isTokenProgramId as isTokenProgram, MINT_SIZE, tokenAccountAmount, tokenAccountMint, tokenAccountRent, tokenAccountSize } from '../spl/spl-accounts';
+import { NATIVE_MINT, SPL_TOKEN_PROGRAM, TOKEN_2022_PROGRAM } from '../spl/well-known';
 import { generateMarket } from '../simulator';
-import { POOL_ROTATION, QUOTES } from './catalog';
+import { POOL_ROTATION, QUOTES, templateMint } from './catalog';
 import type { SimulatedMarket } from './market-generator';
 
 /**
@@ -141,14 +133,20 @@ describe('coverage: every kind of fact the indexer must handle is generated', ()
     expect(gt.liquidity.find((l) => l.pool_config === late.config)).toMatchObject({ kind: 'deposit', slot: late.created_slot });
   });
 
-  it('the default market (npm run demo, start:simulator) has a pool of every catalog template, Token-2022 and 0-decimal tokens included', () => {
-    const gt = generateMarket({ cluster: 'devnet', seed: 'defaults', historySeconds: 20, historyEndTimeMs: OPTIONS.historyEndTimeMs }).groundTruth();
+  it('the default market (npm run demo, start:simulator) has a pool of every catalog template, Token-2022 and 0-decimal tokens, every kind of token metadata and a rename included', () => {
+    const defaults = generateMarket({ cluster: 'devnet', seed: 'defaults', historySeconds: 20, historyEndTimeMs: OPTIONS.historyEndTimeMs });
+    const gt = defaults.groundTruth();
     const templates = (list: readonly { program: string; base: string; quote: string }[]) => list.map((t) => `${t.program} ${t.base}/${t.quote}`).sort();
-    expect(templates(gt.pools.map((p) => ({ program: p.program_version, base: p.symbol_x, quote: p.symbol_y })))).toEqual(
-      templates(POOL_ROTATION.map((t) => ({ program: t.program, base: t.base.symbol, quote: QUOTES[t.quote].symbol }))),
+    expect(templates(gt.pools.map((p) => ({ program: p.program_version, base: p.mint_x, quote: p.mint_y })))).toEqual(
+      templates(POOL_ROTATION.map((t) => ({ program: t.program, base: templateMint(t.base, defaults.keys), quote: templateMint(QUOTES[t.quote], defaults.keys) }))),
     );
+    const tokens = new Map(gt.tokens.map((t) => [t.mint, t]));
+    for (const p of gt.pools) expect([p.symbol_x, p.symbol_y]).toEqual([tokens.get(p.mint_x)!.symbol, tokens.get(p.mint_y)!.symbol]);
     expect(gt.tokens.some((t) => t.token_program === TOKEN_2022_PROGRAM)).toBe(true);
     expect(gt.tokens.some((t) => t.decimals === 0)).toBe(true);
+    expect(new Set(gt.tokens.map((t) => t.metadata_source))).toEqual(new Set(['metaplex', 'token-2022', 'pointer', 'none']));
+    // The rename lands at half the schedule span (here the history).
+    expect(gt.tokens.filter((t) => t.renames.length > 0).map((t) => [t.symbol, t.renames.length])).toEqual([['HDRN2', 1]]);
   });
 
   it('creates a new pool in live mode when asked', () => {
@@ -273,7 +271,7 @@ describe('transactions are internally consistent', () => {
 
   it('lamports: the fee is Σpre − Σpost, paid by the first signer; WSOL token accounts hold rent + amount', () => {
     const bad: string[] = [];
-    const rent = BigInt(tokenAccountRent('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'));
+    const rent = BigInt(tokenAccountRent(SPL_TOKEN_PROGRAM));
     for (const p of txs) {
       const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
       if (sum(p.meta.preBalances) - sum(p.meta.postBalances) !== p.meta.fee) bad.push(`${p.tx.signature}: lamports do not add up to the fee`);
@@ -392,17 +390,23 @@ describe('accounts agree with the ground truth', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('token accounts name their mint; metadata accounts carry name and symbol', () => {
+  it('mints are SPL Token (82 bytes) or Token-2022 mints with the ground-truth decimals; token accounts name their mint (name and symbol: token-metadata.spec)', () => {
     const gt = market.groundTruth();
     for (const t of gt.tokens) {
       const mint = market.ledger.getAccount(t.mint)!;
-      expect(mint.data.length).toBe(82);
-      expect(mint.data[44]).toBe(t.decimals);
-      if (t.metadata === null) continue;
-      const meta = market.ledger.getAccount(t.metadata)!.data;
-      const text = (at: number) => Buffer.from(meta.subarray(at + 4, at + 4 + new DataView(meta.buffer).getUint32(at, true))).toString('utf8').replace(/\0+$/, '');
-      expect([meta[0], text(65), text(65 + 36)]).toEqual([4, t.name, t.symbol]);
+      expect(mint.owner).toBe(t.token_program);
+      if (t.token_program === SPL_TOKEN_PROGRAM) expect(mint.data.length).toBe(MINT_SIZE);
+      const program = new PublicKey(t.token_program);
+      expect(unpackMint(new PublicKey(t.mint), { data: Buffer.from(mint.data), owner: program, lamports: mint.lamports, executable: false }, program).decimals).toBe(t.decimals);
     }
-    for (const pool of gt.pools) expect(tokenAccountMint(market.ledger.getAccount(pool.vault_x)!.data)).toBe(pool.mint_x);
+    for (const pool of gt.pools) {
+      for (const [vault, mint, program] of [
+        [pool.vault_x, pool.mint_x, pool.token_program_x],
+        [pool.vault_y, pool.mint_y, pool.token_program_y],
+      ]) {
+        const data = market.ledger.getAccount(vault)!.data;
+        expect([tokenAccountMint(data), data.length]).toEqual([mint, tokenAccountSize(program)]);
+      }
+    }
   });
 });

@@ -1,6 +1,4 @@
 import {
-  ASSOCIATED_TOKEN_PROGRAM,
-  associatedTokenAddress,
   derivePoolAddresses,
   encodeConfigAccount,
   encodeFeeConfigAccount,
@@ -8,16 +6,9 @@ import {
   encodeInstruction,
   encodeOracleAccount,
   FEE_CONFIG_SIZE,
-  findProgramAddress,
   globalFeeConfigAddress,
-  HADRON_PROGRAM_V1,
-  HADRON_PROGRAM_V2,
   ORACLE_SIZE,
   poolStateName,
-  SYSTEM_PROGRAM,
-  SYSVAR_CLOCK,
-  SYSVAR_INSTRUCTIONS,
-  utf8Seed,
   type DecodedHadronInstruction,
   type HadronProgramVersion,
   type SplitWeight,
@@ -26,28 +17,48 @@ import { KeyBook } from '../ledger/keys';
 import { Ledger, RENT_EXEMPT_EPOCH, type AccountState, type StoredTx } from '../ledger/ledger';
 import { Rng } from '../ledger/prng';
 import { executeTransaction, type ExecutedTx, type InnerInstruction, type TopLevelInstruction, type TxSpec } from '../ledger/transaction-executor';
+import { associatedTokenAddress, metaplexMetadataAddress } from '../spl/addresses';
 import {
-  ADDRESS_LOOKUP_TABLE_PROGRAM,
   encodeLookupTable,
   encodeMetadata,
   encodeMint,
+  encodeToken2022Mint,
   encodeTokenAccount,
-  METAPLEX_PROGRAM,
-  NATIVE_MINT,
+  encodeTokenMetadataState,
   rentExempt,
   tokenAccountAmount,
   tokenAccountRent,
   tokenAccountSize,
+  type TokenMetadataFields,
 } from '../spl/spl-accounts';
 import {
-  COMPUTE_BUDGET_PROGRAM,
+  metaplexUpdateMetadataData,
   setComputeUnitLimitData,
   setComputeUnitPriceData,
   systemCreateAccountData,
   tokenInitializeAccount3Data,
   tokenTransferData,
 } from '../spl/spl-instructions';
-import { ACTIVITY_FACTOR, GLOBAL_FEE, LIFECYCLE, POOL_ROTATION, QUOTE_USD, QUOTES, SPLIT_CHANGES_AT, type TokenTemplate } from './catalog';
+import {
+  ADDRESS_LOOKUP_TABLE_PROGRAM,
+  ASSOCIATED_TOKEN_PROGRAM,
+  BPF_LOADER_2,
+  BPF_UPGRADEABLE_LOADER,
+  COMPUTE_BUDGET_PROGRAM,
+  HADRON_PROGRAM_V1,
+  HADRON_PROGRAM_V2,
+  METAPLEX_PROGRAM,
+  NATIVE_LOADER,
+  NATIVE_MINT,
+  SPL_TOKEN_PROGRAM,
+  SYSTEM_PROGRAM,
+  SYSVAR_CLOCK,
+  SYSVAR_INSTRUCTIONS,
+  SYSVAR_OWNER,
+  TOKEN_2022_PROGRAM,
+  ZERO_PUBKEY,
+} from '../spl/well-known';
+import { ACTIVITY_FACTOR, GLOBAL_FEE, LIFECYCLE, POOL_ROTATION, QUOTE_USD, QUOTES, SPLIT_CHANGES_AT, templateMint, TOKEN_RENAMES, type TokenTemplate } from './catalog';
 import type { FailedTxFact, FeeSplitChange, GroundTruth, InstructionLocation, LiquidityFact, OracleUpdateFact, PoolFact, SwapFact, TokenFact, VaultBalanceChange } from './ground-truth';
 import { DEPOSIT_TAG, HADRON_ERRORS, initializeData, liquidityData, setPoolStateData, updateFeeConfigData, WITHDRAW_TAG } from './hadron-extra-instructions';
 import { midpriceRaw, quoteSwap, type PoolRuntime } from './pool-runtime';
@@ -103,10 +114,6 @@ export const DEFAULT_MARKET_OPTIONS: Omit<MarketOptions, 'cluster' | 'seed' | 'h
   scheduleSeconds: null,
 };
 
-const BPF_UPGRADEABLE_LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
-const BPF_LOADER_2 = 'BPFLoader2111111111111111111111111111111111';
-const NATIVE_LOADER = 'NativeLoader1111111111111111111111111111111';
-const SYSVAR_OWNER = 'Sysvar1111111111111111111111111111111111111';
 const SOL = 1_000_000_000;
 const I64_MAX = (1n << 63n) - 1n;
 const Q32 = 2 ** 32;
@@ -172,13 +179,22 @@ export class SimulatedMarket {
   readonly keeperProgram: string;
   /** Owner of the router's platform-fee token accounts. */
   private readonly routerFeeOwner: string;
+  /**
+   * A made-up program implementing the token-metadata interface: it owns the account a
+   * Token-2022 MetadataPointer names when the metadata is not in the mint (kind 'pointer').
+   */
+  readonly tokenMetadataProgram: string;
   /** Pools that exist on chain (created so far). */
   readonly pools: PoolRuntime[] = [];
   /** Every pool, including those created later (by index). */
   private readonly planned: PoolRuntime[] = [];
   private readonly rng: Rng;
+  /** Draws of token-metadata events (renames), apart from the market's: they shift none of its choices. */
+  private readonly tokenEventRng: Rng;
   private readonly traders: Trader[] = [];
   private readonly tokens = new Map<string, TokenFact>();
+  /** How each token was made (by mint): its template and the authority that may update its metadata. */
+  private readonly tokenOrigins = new Map<string, { template: TokenTemplate; updateAuthority: string }>();
   private readonly schedule: ScheduledEvent[] = [];
   private readonly historyEndSlot: number;
   private readonly truth: Omit<GroundTruth, 'head_slot' | 'history_end_slot' | 'tokens' | 'pools'> & { pools: PoolFact[] };
@@ -187,6 +203,7 @@ export class SimulatedMarket {
     this.options = options;
     const root = new Rng(`${options.seed}/${options.cluster}`);
     this.rng = root.fork('market');
+    this.tokenEventRng = root.fork('token-events');
     this.keys = new KeyBook(`${options.seed}/${options.cluster}`);
     const historySlots = Math.max(1, Math.round((options.historySeconds * 1000) / options.slotMs));
     // A realistic mainnet-sized slot number, different per seed.
@@ -197,6 +214,7 @@ export class SimulatedMarket {
     this.routerProgram = this.keys.key('router-program');
     this.keeperProgram = this.keys.key('keeper-program');
     this.routerFeeOwner = this.keys.key('router-fee-owner');
+    this.tokenMetadataProgram = this.keys.key('token-metadata-interface-program');
     this.truth = {
       cluster: options.cluster,
       seed: options.seed,
@@ -261,7 +279,7 @@ export class SimulatedMarket {
       head_slot: this.ledger.head,
       programs: t.programs,
       global_fee_configs: t.global_fee_configs,
-      tokens: [...this.tokens.values()],
+      tokens: [...this.tokens.values()].map((t) => ({ ...t, renames: t.renames.map((r) => ({ ...r })) })),
       pools: t.pools.map((p) => ({ ...p, state_history: [...p.state_history] })),
       swaps: [...t.swaps],
       oracle_updates: [...t.oracle_updates],
@@ -280,9 +298,9 @@ export class SimulatedMarket {
       this.ledger.setAccount(address, { executable: false, rentEpoch: RENT_EXEMPT_EPOCH, ...state }, slot);
     const program = (address: string, owner: string, lamports: number) => put(address, { owner, lamports, data: new Uint8Array(owner === BPF_UPGRADEABLE_LOADER ? 36 : 0), executable: true });
 
-    for (const id of [HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, this.routerProgram, this.keeperProgram]) program(id, BPF_UPGRADEABLE_LOADER, 1_141_440);
-    program(QUOTES.USDC.tokenProgram, BPF_LOADER_2, 5_299_606_121);
-    program('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb', BPF_UPGRADEABLE_LOADER, 1_141_440);
+    for (const id of [HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, this.routerProgram, this.keeperProgram, this.tokenMetadataProgram]) program(id, BPF_UPGRADEABLE_LOADER, 1_141_440);
+    program(SPL_TOKEN_PROGRAM, BPF_LOADER_2, 5_299_606_121);
+    program(TOKEN_2022_PROGRAM, BPF_UPGRADEABLE_LOADER, 1_141_440);
     program(ASSOCIATED_TOKEN_PROGRAM, BPF_LOADER_2, 731_913_600);
     program(METAPLEX_PROGRAM, BPF_UPGRADEABLE_LOADER, 1_141_440);
     for (const id of [SYSTEM_PROGRAM, COMPUTE_BUDGET_PROGRAM, ADDRESS_LOOKUP_TABLE_PROGRAM]) program(id, NATIVE_LOADER, 1);
@@ -316,28 +334,68 @@ export class SimulatedMarket {
     }
   }
 
+  /**
+   * The mint of `template` and wherever its name lives (see MetadataKind), written at `slot`,
+   * built with the field's libraries; and its ground truth, from what was written.
+   */
   private token(template: TokenTemplate, slot: number): TokenFact {
-    const mint = template.mint ?? this.keys.key(`mint/${template.symbol}`);
+    const mint = templateMint(template, this.keys);
     const existing = this.tokens.get(mint);
     if (existing) return existing;
+    const kind = template.metadata;
+    const program = template.tokenProgram;
+    if ((kind === 'token-2022' || kind === 'pointer') && program !== TOKEN_2022_PROGRAM) throw new Error(`token ${template.symbol}: metadata '${kind}' needs a Token-2022 mint`);
     const put = (address: string, owner: string, data: Uint8Array) => this.ledger.setAccount(address, { owner, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH }, slot);
     const authority = mint === NATIVE_MINT ? null : this.keys.key(`mint-authority/${template.symbol}`);
-    put(mint, template.tokenProgram, encodeMint({ mintAuthority: authority, supply: 10n ** BigInt(template.decimals + 12), decimals: template.decimals, freezeAuthority: null }));
+    const updateAuthority = authority ?? this.keys.key('metadata-authority');
+    const base = { mintAuthority: authority, supply: 10n ** BigInt(template.decimals + 12), decimals: template.decimals, freezeAuthority: null };
+    const uri = kind === 'none' ? null : `https://tokens.example/${template.symbol.toLowerCase()}.json`;
+    const fields: TokenMetadataFields & { updateAuthority: string } = { updateAuthority, mint, name: template.name, symbol: template.symbol, uri: uri ?? '', additionalMetadata: [] };
+
     let metadata: string | null = null;
-    let uri: string | null = null;
-    if (template.metadata) {
-      metadata = findProgramAddress([utf8Seed('metadata'), { pubkey: METAPLEX_PROGRAM }, { pubkey: mint }], METAPLEX_PROGRAM).address;
-      uri = `https://tokens.example/${template.symbol.toLowerCase()}.json`;
-      put(metadata, METAPLEX_PROGRAM, encodeMetadata({ updateAuthority: authority ?? this.keys.key('metadata-authority'), mint, name: template.name, symbol: template.symbol, uri }));
+    switch (kind) {
+      case 'metaplex':
+      case 'metaplex-puffed':
+        put(mint, program, encodeMint(base));
+        metadata = metaplexMetadataAddress(mint);
+        put(metadata, METAPLEX_PROGRAM, encodeMetadata({ ...fields, puffed: kind === 'metaplex-puffed' }));
+        break;
+      case 'token-2022':
+        // MetadataPointer to the mint itself, the TokenMetadata extension in the mint.
+        metadata = mint;
+        put(mint, program, encodeToken2022Mint(base, { metadataPointer: { authority: updateAuthority, metadataAddress: mint }, tokenMetadata: { ...fields, additionalMetadata: [['website', `https://tokens.example/${template.symbol.toLowerCase()}`]] } }));
+        break;
+      case 'pointer':
+        // MetadataPointer to an account of a token-metadata program holding the interface state.
+        metadata = this.keys.key(`token-metadata/${template.symbol}`);
+        put(mint, program, encodeToken2022Mint(base, { metadataPointer: { authority: updateAuthority, metadataAddress: metadata } }));
+        put(metadata, this.tokenMetadataProgram, encodeTokenMetadataState(fields));
+        break;
+      case 'none':
+        put(mint, program, encodeMint(base));
+        break;
     }
-    const fact: TokenFact = { mint, symbol: template.symbol, name: template.name, decimals: template.decimals, token_program: template.tokenProgram, metadata, uri };
+    const source = kind === 'metaplex-puffed' ? 'metaplex' : kind;
+    const named = kind !== 'none';
+    const fact: TokenFact = {
+      mint,
+      symbol: named ? template.symbol : '',
+      name: named ? template.name : '',
+      decimals: template.decimals,
+      token_program: program,
+      metadata,
+      metadata_source: source,
+      uri,
+      renames: [],
+    };
     this.tokens.set(mint, fact);
+    this.tokenOrigins.set(mint, { template, updateAuthority });
     return fact;
   }
 
   /** A token account with `amount`, created at genesis (WSOL accounts hold rent + amount as lamports). */
   private tokenAccount(owner: string, mint: string, tokenProgram: string, amount: bigint, slot: number): string {
-    const { address } = associatedTokenAddress(owner, mint, tokenProgram);
+    const address = this.ata(owner, mint, tokenProgram);
     const native = mint === NATIVE_MINT;
     const rent = tokenAccountRent(tokenProgram);
     this.ledger.setAccount(
@@ -367,6 +425,15 @@ export class SimulatedMarket {
     const quote = this.token(QUOTES[template.quote], slot);
     const seed = index < POOL_ROTATION.length ? BigInt(this.rng.int(0, 999_999)) : this.rng.bigBelow(1n << 64n);
     const addresses = derivePoolAddresses(programId, seed, base.mint, quote.mint, base.token_program, quote.token_program);
+    // The vaults are the config's associated token accounts: checked against spl-token's own
+    // derivation, so the simulator never takes @hadron/domain's ATA derivation on trust.
+    for (const [vault, token] of [
+      [addresses.vault_x.address, base],
+      [addresses.vault_y.address, quote],
+    ] as const) {
+      const ata = this.ata(addresses.config.address, token.mint, token.token_program);
+      if (vault !== ata) throw new Error(`pool ${index}: @hadron/domain derives vault ${vault} for mint ${token.mint}; spl-token's ATA of the config is ${ata}`);
+    }
     const authority = this.keys.key(`pool-authority/${index}`);
     const quotingAuthority = this.keys.key(`quoting-authority/${index}`);
     for (const wallet of [authority, quotingAuthority]) put(wallet, { owner: SYSTEM_PROGRAM, lamports: 500 * SOL, data: new Uint8Array(0) });
@@ -393,7 +460,7 @@ export class SimulatedMarket {
       split: template.fee === 'pool-split' ? this.randomSplit(index, 0) : [],
       atas: {},
     };
-    for (const t of [base, quote]) fee.atas[t.mint] = associatedTokenAddress(recipient, t.mint, t.token_program).address;
+    for (const t of [base, quote]) fee.atas[t.mint] = this.ata(recipient, t.mint, t.token_program);
     if (!this.ledger.getAccount(fee.admin)) put(fee.admin, { owner: SYSTEM_PROGRAM, lamports: 10 * SOL, data: new Uint8Array(0) });
 
     const config = {
@@ -411,7 +478,7 @@ export class SimulatedMarket {
       oracle_mode: 0,
       has_pool_fee: isPoolFee ? 1 : 0,
       padding_hex: '0000',
-      pending_authority: SYSTEM_PROGRAM,
+      pending_authority: ZERO_PUBKEY,
       nomination_expiry: '0',
       token_program_x: base.token_program,
       token_program_y: quote.token_program,
@@ -626,17 +693,9 @@ export class SimulatedMarket {
 
   readonly lookupTables = new Map<string, string[]>();
 
-  private readonly ataCache = new Map<string, string>();
-
-  /** Associated token address, memoised: deriving one costs a few curve checks. */
+  /** Associated token address, by spl-token (memoised in spl/addresses.ts). */
   private ata(owner: string, mint: string, tokenProgram: string): string {
-    const key = `${owner}/${mint}/${tokenProgram}`;
-    let address = this.ataCache.get(key);
-    if (address === undefined) {
-      address = associatedTokenAddress(owner, mint, tokenProgram).address;
-      this.ataCache.set(key, address);
-    }
-    return address;
+    return associatedTokenAddress(owner, mint, tokenProgram);
   }
 
   private ensureFunded(owner: string, token: TokenFact, amount: bigint, slot: number): string {
@@ -723,20 +782,69 @@ export class SimulatedMarket {
         if (at > createdAt) this.schedule.push({ slot: this.slotAt(at) + pool.index, run: (slot) => this.changeFeeSplit(pool, generation + 1, slot) });
       });
     }
+    for (const rename of TOKEN_RENAMES) {
+      const mint = [...this.tokenOrigins].find(([, origin]) => origin.template.symbol === rename.token)?.[0];
+      if (mint === undefined) continue; // not in this market (fewer pools)
+      const { template, updateAuthority } = this.tokenOrigins.get(mint)!;
+      if (template.metadata !== 'metaplex' && template.metadata !== 'metaplex-puffed') throw new Error(`TOKEN_RENAMES: ${rename.token} has no Metaplex metadata to rewrite`);
+      // The update authority signs and pays for the rename.
+      if (!this.ledger.getAccount(updateAuthority)) {
+        this.ledger.setAccount(updateAuthority, { owner: SYSTEM_PROGRAM, lamports: 5 * SOL, data: new Uint8Array(0), executable: false, rentEpoch: RENT_EXEMPT_EPOCH }, this.ledger.clock.firstSlot - 1);
+      }
+      this.schedule.push({ slot: this.slotAt(rename.at), run: (slot) => this.renameToken(mint, rename, slot) });
+    }
     this.schedule.sort((a, b) => a.slot - b.slot);
+  }
+
+  /**
+   * The update authority rewrites a token's Metaplex metadata (UpdateMetadataAccountV2): a new name
+   * and symbol on chain from `slot` on, in the ground truth's token (and pool) symbols and renames.
+   */
+  private renameToken(mint: string, rename: { symbol: string; name: string }, slot: number): void {
+    const token = this.tokens.get(mint)!;
+    const { template, updateAuthority } = this.tokenOrigins.get(mint)!;
+    const metadata = token.metadata!;
+    const uri = token.uri ?? '';
+    const data = encodeMetadata({ updateAuthority, mint, name: rename.name, symbol: rename.symbol, uri, puffed: template.metadata === 'metaplex-puffed' });
+    const executed = this.run(
+      slot,
+      {
+        version: 'legacy',
+        feePayer: updateAuthority,
+        instructions: [
+          {
+            programId: METAPLEX_PROGRAM,
+            accounts: [writable(metadata), signer(updateAuthority)],
+            data: metaplexUpdateMetadataData({ name: rename.name, symbol: rename.symbol, uri }),
+            units: 11_000,
+            logs: ['Instruction: Update Metadata Accounts v2'],
+          },
+        ],
+        writes: [{ address: metadata, state: { owner: METAPLEX_PROGRAM, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH } }],
+      },
+      30_000,
+      this.tokenEventRng,
+    );
+    token.symbol = rename.symbol;
+    token.name = rename.name;
+    token.renames.push({ slot: executed.stored.slot, symbol: rename.symbol, name: rename.name });
+    for (const pool of this.planned) {
+      if (pool.mintX === mint) pool.fact.symbol_x = rename.symbol;
+      if (pool.mintY === mint) pool.fact.symbol_y = rename.symbol;
+    }
   }
 
   // ---- transactions ----------------------------------------------------------------------------
 
   /** Compute-budget prefix: 0, 1 or 2 instructions, so Hadron instruction indexes vary. */
-  private computeBudget(limit: number): { instructions: TopLevelInstruction[]; priorityFeeLamports: number } {
-    const shape = this.rng.weighted([
+  private computeBudget(limit: number, rng: Rng): { instructions: TopLevelInstruction[]; priorityFeeLamports: number } {
+    const shape = rng.weighted([
       ['both', 0.7],
       ['price', 0.15],
       ['none', 0.15],
     ] as const);
     if (shape === 'none') return { instructions: [], priorityFeeLamports: 0 };
-    const microLamports = BigInt(this.rng.int(1, 200_000));
+    const microLamports = BigInt(rng.int(1, 200_000));
     const priorityFeeLamports = Number((BigInt(limit) * microLamports + 999_999n) / 1_000_000n);
     const price: TopLevelInstruction = { programId: COMPUTE_BUDGET_PROGRAM, accounts: [], data: setComputeUnitPriceData(microLamports) };
     if (shape === 'price') return { instructions: [price], priorityFeeLamports };
@@ -744,8 +852,8 @@ export class SimulatedMarket {
   }
 
   /** Runs `spec` behind a compute-budget prefix; `prefix` is how many instructions that added. */
-  private run(slot: number, spec: Omit<TxSpec, 'computeUnitLimit' | 'priorityFeeLamports'>, limit = 200_000): ExecutedTx & { prefix: number } {
-    const budget = this.computeBudget(limit);
+  private run(slot: number, spec: Omit<TxSpec, 'computeUnitLimit' | 'priorityFeeLamports'>, limit = 200_000, rng = this.rng): ExecutedTx & { prefix: number } {
+    const budget = this.computeBudget(limit, rng);
     const withBudget: TxSpec = {
       ...spec,
       instructions: [...budget.instructions, ...spec.instructions],

@@ -1,4 +1,4 @@
-import { ASSOCIATED_TOKEN_PROGRAM, encodeInstruction, SYSTEM_PROGRAM, SYSVAR_CLOCK, SYSVAR_INSTRUCTIONS, TOKEN_2022_PROGRAM } from '@hadron/domain';
+import { encodeInstruction } from '@hadron/domain';
 import type { AccountMeta, InnerInstruction, LookupTable, TopLevelInstruction, TxSpec } from '../ledger/transaction-executor';
 import { tokenAccountRent, tokenAccountSize } from '../spl/spl-accounts';
 import {
@@ -10,6 +10,7 @@ import {
   TOKEN_GET_ACCOUNT_DATA_SIZE,
   TOKEN_INITIALIZE_IMMUTABLE_OWNER,
 } from '../spl/spl-instructions';
+import { ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM, SYSVAR_CLOCK, SYSVAR_INSTRUCTIONS, TOKEN_2022_PROGRAM } from '../spl/well-known';
 import type { InstructionLocation } from './ground-truth';
 import type { PoolRuntime } from './pool-runtime';
 

@@ -1,6 +1,7 @@
-import { ASSOCIATED_TOKEN_PROGRAM, decodeBase58, SPL_TOKEN_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM } from '@hadron/domain';
+import { decodeBase58 } from '@hadron/domain';
 import { uiTokenAmount } from '../ledger/transaction-executor';
 import { decodeSystemCreateAccount, decodeTokenInstruction } from '../spl/spl-instructions';
+import { ASSOCIATED_TOKEN_PROGRAM, SPL_TOKEN_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM } from '../spl/well-known';
 import type { JsonTransaction } from './wire-format';
 
 /**

@@ -1,8 +1,8 @@
 import { Connection, PublicKey, type Context, type Logs } from '@solana/web3.js';
-import { HADRON_PROGRAM_V1, HADRON_PROGRAM_V2 } from '@hadron/domain';
 import { WebSocket } from 'ws';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import type { SimulatedMarket } from '../market/market-generator';
+import { HADRON_PROGRAM_V1, HADRON_PROGRAM_V2 } from '../spl/well-known';
 
 /**
  * The simulator's PubSub websocket, driven by @solana/web3.js 1.x unmodified: a Connection built

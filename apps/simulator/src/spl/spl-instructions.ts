@@ -1,8 +1,8 @@
+import { getUpdateMetadataAccountV2InstructionDataSerializer } from '@metaplex-foundation/mpl-token-metadata';
+import { none, some } from '@metaplex-foundation/umi';
 import { decodePubkey, encodeBase58 } from '@hadron/domain';
 
-/** Instruction data of the non-Hadron programs a Hadron transaction touches. */
-
-export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+/** Instruction data of the non-Hadron programs a Hadron transaction touches (program ids: well-known.ts). */
 
 export const TOKEN_TRANSFER = 3;
 export const TOKEN_TRANSFER_CHECKED = 12;
@@ -95,4 +95,19 @@ export function setComputeUnitPriceData(microLamports: bigint): Uint8Array {
   data[0] = 3;
   new DataView(data.buffer).setBigUint64(1, microLamports, true);
   return data;
+}
+
+/**
+ * Metaplex `UpdateMetadataAccountV2` (accounts: metadata writable, update authority signer) that
+ * sets name, symbol and uri and leaves everything else as it is — serialized by mpl-token-metadata.
+ */
+export function metaplexUpdateMetadataData(data: { name: string; symbol: string; uri: string }): Uint8Array {
+  return Uint8Array.from(
+    getUpdateMetadataAccountV2InstructionDataSerializer().serialize({
+      data: some({ ...data, sellerFeeBasisPoints: 0, creators: none(), collection: none(), uses: none() }),
+      newUpdateAuthority: none(),
+      primarySaleHappened: none(),
+      isMutable: none(),
+    }),
+  );
 }
