@@ -81,11 +81,19 @@ describe('errors, health, metrics, docs', () => {
       expect(await h.get('/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
     });
 
-    it('readiness: 503 until a projector published its status, then ready while lags are small and fresh', async () => {
+    it('readiness: 503 until the indexer and a projector published their status, then ready while every cluster is current and lags are small and fresh', async () => {
       const none = await h.get('/health/ready');
-      expect(none).toMatchObject({ status: 503, body: { status: 'not ready', detail: { database: 'ok', reasons: ['no projector has published its status yet'] } } });
+      expect(none).toMatchObject({ status: 503, body: { status: 'not ready', detail: { database: 'ok', reasons: ['no indexer has published its status yet', 'no projector has published its status yet'] } } });
 
+      const indexer = { cursorSlot: 900, indexedBlockTime: 1_764_000_000, headSlot: 5_000, slotLag: 4_100, lagSeconds: 1_640, rpcFailingSeconds: 0, backfillDone: false, ready: false };
+      await publishStatus(h.db.pool, 'indexer:mainnet-beta', 4_100n, indexer);
       for (const p of ['pools', 'swaps', 'midprice']) await publishStatus(h.db.pool, `projector:${p}`, 3n);
+      const backfilling = await h.get('/health/ready');
+      expect(backfilling).toMatchObject({
+        status: 503,
+        body: { detail: { reasons: ['indexer:mainnet-beta not ready: backfilling, 4100 slots (1640 s) behind the head'], clusters: [{ cluster: 'mainnet-beta', ready: false, indexed_slot: 900, head_slot: 5_000, lag_slots: 4_100, lag_seconds: 1_640 }] } },
+      });
+      await publishStatus(h.db.pool, 'indexer:mainnet-beta', 1n, { ...indexer, cursorSlot: 4_999, slotLag: 1, lagSeconds: 0, backfillDone: true, ready: true });
       const ready = await h.get('/health/ready');
       expect(ready).toMatchObject({ status: 200, body: { status: 'ready', detail: { database: 'ok', reasons: [], pool_list: { loaded: true, pools: 6 } } } });
       expect(ready.body.detail.projections).toHaveLength(3);
@@ -102,13 +110,14 @@ describe('errors, health, metrics, docs', () => {
       expect(stale.body.detail.reasons[0]).toMatch(/^projector:midprice status is 31 s old \(> 30 s\)$/);
       await publishStatus(h.db.pool, 'projector:midprice', 0n);
       expect((await h.get('/health/ready')).status).toBe(200);
-      // Other components do not count.
-      await publishStatus(h.db.pool, 'indexer:mainnet-beta', 999_999n);
+      // Components other than indexers and projectors do not count.
+      await publishStatus(h.db.pool, 'something-else', 999_999n);
       expect((await h.get('/health/ready')).status).toBe(200);
     });
 
     it('readiness thresholds come from READY_MAX_LAG and READY_MAX_STALENESS_S', async () => {
       const app = await h.startApp({ READY_MAX_LAG: '2' });
+      await publishStatus(h.db.pool, 'indexer:mainnet-beta', 0n, { backfillDone: true, slotLag: 0, ready: true });
       for (const p of ['pools', 'swaps', 'midprice']) await publishStatus(h.db.pool, `projector:${p}`, 3n);
       expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(503);
       expect((await h.get('/health/ready')).status).toBe(200);
@@ -161,7 +170,7 @@ describe('errors, health, metrics, docs', () => {
       expect(await inject(app, '/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
       const ready = await inject(app, '/health/ready');
       expect(ready.status).toBe(503);
-      expect(ready.body.detail.reasons).toEqual(['pool list not loaded', 'no projector has published its status yet']);
+      expect(ready.body.detail.reasons).toEqual(['pool list not loaded', 'no indexer has published its status yet', 'no projector has published its status yet']);
       for (const url of ['/pools', `/pools/${POOL_A}/fees`, `/pools/${POOL_A}/midprice/history`, `/pools/${POOL_A}/volume/history`]) {
         expect(await inject(app, url)).toMatchObject({ status: 503, body: { statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable' } });
       }

@@ -13,6 +13,12 @@ export const apiEnvShape = {
   READY_MAX_STALENESS_S: envInt(1, 86_400, 30),
   /** How often the pool list checks whether projections advanced (then reloads its snapshot). */
   POOL_LIST_REFRESH_MS: envInt(50, 600_000, 1000),
+  /**
+   * On SIGTERM: /health/ready answers 503 and the API keeps serving this long (so a load balancer
+   * stops routing to it) before it stops accepting. 0 = close at once. Keep it well under the drain
+   * deadline (SHUTDOWN_DEADLINE_SECONDS) and the orchestrator's kill timeout.
+   */
+  API_SHUTDOWN_GRACE_SECONDS: envInt(0, 600, 5),
 };
 export const apiEnvSchema = z.object(apiEnvShape);
 export type ApiConfig = z.infer<typeof apiEnvSchema>;

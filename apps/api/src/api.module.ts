@@ -9,6 +9,7 @@ import type { ApiConfig } from './api.config';
 import { ReadDb } from './database/read-db';
 import { HealthHttpController } from './health/health.http.controller';
 import { ReadinessCheck } from './health/readiness';
+import { ShutdownState } from './health/shutdown-state';
 import { ApiExceptionFilter, toErrorBody } from './http/api-exception.filter';
 import { JSON_CONTENT_TYPE } from './http/json';
 import { PinoNestLogger } from './http/nest-logger';
@@ -61,6 +62,7 @@ export class ApiModule {
         PoolListSnapshot,
         PoolDirectory,
         ReadinessCheck,
+        ShutdownState,
         ListPoolsHandler,
         GetPoolFeesHandler,
         GetMidpriceHistoryHandler,
@@ -74,6 +76,11 @@ export class ApiModule {
 export function createNestApp(deps: ApiAppDeps, nestLogger: PinoNestLogger | false): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     logger: false,
+    // Fastify's close (app.close(), at the end of drainApiApp): stop accepting, close idle keep-alive
+    // connections at once, answer 503 to a request arriving on a busy one, finish those in flight.
+    // (Both are Fastify 5's defaults on Node 20; the adapter passes its options through to fastify().)
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
     // Errors Fastify raises before routing (e.g. a malformed percent-encoded path) get the one error shape too.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       const body = toErrorBody(new HttpException(error.message, error.statusCode && error.statusCode < 500 ? error.statusCode : 400));
@@ -89,7 +96,8 @@ export function createNestApp(deps: ApiAppDeps, nestLogger: PinoNestLogger | fal
 /**
  * Builds the API (global pipe and filter, metrics, OpenAPI at /docs and /docs-json) and
  * initialises it: the pool list is loaded before this resolves. It does not listen: the caller
- * does `await app.listen({ port: config.PORT, host: config.HOST })` and owns `pool`.
+ * does `await app.listen({ port: config.PORT, host: config.HOST })` and owns `pool`. To stop it
+ * without dropping requests: `drainApiApp(app, config.API_SHUTDOWN_GRACE_SECONDS * 1000)`.
  */
 export async function createApiApp(deps: ApiAppDeps): Promise<NestFastifyApplication> {
   const logger = deps.logger.child({ component: 'api' });
@@ -97,16 +105,22 @@ export async function createApiApp(deps: ApiAppDeps): Promise<NestFastifyApplica
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter(logger));
   const metrics = app.get(ApiMetrics);
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onResponse', (request, reply, done) => {
-      metrics.httpDuration.observe(
-        { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
-        reply.elapsedTime / 1000,
-      );
-      done();
-    });
+  const shutdown = app.get(ShutdownState);
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+    shutdown.noteResponse();
+    done();
+  });
+  // Draining (drainApiApp): every response, also of a request that began before, asks the client
+  // to drop its kept-alive socket to this replica; Node closes it once the response is written.
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (shutdown.draining) void reply.header('connection', 'close');
+    done(null, payload);
+  });
   serveOpenApi(app, buildOpenApiDocument(app));
   await app.init();
   return app;

@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { createLogger, openStorage, parseEnv, runProcess, storageEnvShape } from '@hadron/platform';
 import { apiEnvShape } from './api.config';
 import { createApiApp } from './api.module';
+import { drainApiApp } from './health/drain';
 
 const schema = z.object({ ...storageEnvShape, ...apiEnvShape });
 
 // The API only reads: the projector owns the read schema and migrates it. Until the projector has
-// run once against this database, /health/ready answers 503.
+// run once against this database, /health/ready answers 503. On SIGTERM it drains (drainApiApp):
+// not ready at once, still serving for API_SHUTDOWN_GRACE_SECONDS, then closed without dropping a request.
 runProcess('api', () => createLogger('api'), async () => {
   const config = parseEnv(schema);
   const log = createLogger('api', config.LOG_LEVEL);
@@ -16,7 +18,7 @@ runProcess('api', () => createLogger('api'), async () => {
   log.info({ port: config.PORT, host: config.HOST }, 'api listening');
   return {
     stop: async () => {
-      await app.close();
+      await drainApiApp(app, config.API_SHUTDOWN_GRACE_SECONDS * 1000);
       await storage.close();
     },
   };

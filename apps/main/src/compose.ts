@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { openStorage, storageEnvShape, type Logger, type Running } from '@hadron/platform';
-import { apiEnvShape, createApiApp } from '../../api/src/index';
+import { apiEnvShape, createApiApp, drainApiApp } from '../../api/src/index';
 import { indexerEnvShape, indexerMigrations, startIndexer } from '../../indexer/src/index';
 import { projectorEnvShape, projectorMigrations, startProjector } from '../../projector/src/index';
 
@@ -9,8 +9,9 @@ export type MainConfig = z.infer<typeof mainEnvSchema>;
 
 /**
  * Indexer, projector and API in one process over one storage. Started upstream-last so nothing
- * is appended before its consumer exists; stopped in the reverse order of the data flow: stop
- * taking requests, stop indexing, drain the projector, close storage.
+ * is appended before its consumer exists; stopped in the reverse order of the data flow: drain
+ * the API (not ready at once, serving through API_SHUTDOWN_GRACE_SECONDS, then closed with its
+ * requests in flight answered), stop indexing, drain the projector, close storage.
  */
 export async function startAll(config: MainConfig, log: Logger): Promise<Running & { port: number }> {
   const storage = await openStorage(config, log, [projectorMigrations, indexerMigrations], { application: 'hadron', poolSize: 24 });
@@ -22,7 +23,7 @@ export async function startAll(config: MainConfig, log: Logger): Promise<Running
   return {
     port: typeof address === 'object' && address ? address.port : config.PORT,
     stop: async () => {
-      await api.close();
+      await drainApiApp(api, config.API_SHUTDOWN_GRACE_SECONDS * 1000);
       await indexer.stop();
       await projector.stop();
       await storage.close();

@@ -1,8 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Pool } from 'pg';
 import type { HadronEvent } from '@hadron/contracts';
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { PostgresEventLogConsumer, PostgresEventLogProducer } from '@hadron/platform/event-log/postgres/postgres-event-log';
 import { createLogger } from '@hadron/platform/logging/logger';
+import { publishStatus } from '@hadron/platform/status/component-status';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { ALL_PROJECTIONS, ProjectorRunner, projectorMigrations, type ProjectionDefinition } from '../../../apps/projector/src';
 import { apiEnvSchema, createApiApp, type ApiConfig } from '../../../apps/api/src';
@@ -103,4 +105,15 @@ export async function startApiHarness(opts: {
       await db.drop();
     },
   };
+}
+
+/**
+ * What a caught-up indexer (both clusters) and projector publish, so the API's readiness is 200:
+ * API tests serve a seeded database, with no indexer or projector running.
+ */
+export async function publishCaughtUp(pool: Pool): Promise<void> {
+  for (const cluster of ['mainnet-beta', 'devnet']) {
+    await publishStatus(pool, `indexer:${cluster}`, 0n, { cursorSlot: 1_000, headSlot: 1_000, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true });
+  }
+  for (const p of ['pools', 'swaps', 'midprice']) await publishStatus(pool, `projector:${p}`, 0n);
 }

@@ -19,8 +19,11 @@ export class HealthHttpController {
   @Get('ready')
   @ApiOperation({
     operationId: 'ready',
-    summary: 'Readiness: the database answers and every projection is caught up',
-    description: 'Ready when the database answers, every `projector:*` component has published a lag <= READY_MAX_LAG within READY_MAX_STALENESS_S seconds, and the pool list is loaded.',
+    summary: 'Readiness: the data is current (every cluster indexed near its head, every projection caught up) and the process is not shutting down',
+    description:
+      "Ready when the database answers within 800 ms, every cluster's active indexer has published within READY_MAX_STALENESS_S seconds that it is ready (backfilled, within its slot-lag threshold, RPC answering, no gap), every `projector:*` component has published a lag <= READY_MAX_LAG within READY_MAX_STALENESS_S seconds, and the pool list is loaded. " +
+      '`detail.clusters` says per cluster how fresh the data is: indexed slot and its block time, chain head, lag in slots and seconds. ' +
+      'From SIGTERM on it answers 503 (reason `shutting down`) while the API still serves for API_SHUTDOWN_GRACE_SECONDS, so a load balancer stops routing to it before it closes.',
   })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiServiceUnavailableResponse({ type: ReadinessDto, description: 'Not ready; `detail.reasons` says why' })

@@ -16,6 +16,29 @@ class ProjectionStatusDto {
   ok: boolean;
 }
 
+class ClusterFreshnessDto {
+  @ApiProperty({ example: 'mainnet-beta' })
+  cluster: string;
+  @ApiProperty({ example: true, description: "The cluster's active indexer says it is ready (backfilled, near the head, RPC answering, no gap)" })
+  ready: boolean;
+  @ApiProperty({ example: true })
+  backfill_done: boolean;
+  @ApiProperty({ type: 'integer', nullable: true, example: 385012345, description: 'Every transaction up to this slot is indexed' })
+  indexed_slot: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 1764067200, description: 'Block time (unix s) of the newest indexed transaction' })
+  indexed_time: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 385012346, description: 'Newest slot the indexer has seen at its commitment' })
+  head_slot: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 1 })
+  lag_slots: number | null;
+  @ApiProperty({ type: 'number', nullable: true, example: 0, description: 'How old the newest indexed data is while behind the head; 0 at the head' })
+  lag_seconds: number | null;
+  @ApiProperty({ type: 'number', example: 0, description: 'How long the RPC has given no good answer; 0 when healthy' })
+  rpc_failing_seconds: number;
+  @ApiProperty({ example: 1.2, description: 'Seconds since the indexer published this' })
+  age_s: number;
+}
+
 class PoolListStatusDto {
   @ApiProperty({ example: true })
   loaded: boolean;
@@ -28,11 +51,13 @@ class PoolListStatusDto {
 class ReadinessDetailDto {
   @ApiProperty({ enum: ['ok', 'unreachable'], example: 'ok' })
   database: 'ok' | 'unreachable';
+  @ApiProperty({ type: [ClusterFreshnessDto], description: 'Per indexed cluster: how fresh the data is' })
+  clusters: ClusterFreshnessDto[];
   @ApiProperty({ type: [ProjectionStatusDto] })
   projections: ProjectionStatusDto[];
   @ApiProperty({ type: PoolListStatusDto })
   pool_list: PoolListStatusDto;
-  @ApiProperty({ type: [String], example: [], description: 'Why the service is not ready (empty when ready)' })
+  @ApiProperty({ type: [String], example: [], description: 'Why the service is not ready (empty when ready); `shutting down` while it drains after SIGTERM' })
   reasons: string[];
 }
 

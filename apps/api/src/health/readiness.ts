@@ -4,6 +4,7 @@ import type { ApiConfig } from '../api.config';
 import { ReadDb } from '../database/read-db';
 import { API_CONFIG, API_LOGGER } from '../http/tokens';
 import { PoolListSnapshot } from '../pools/pool-list/pool-list.snapshot';
+import { SHUTTING_DOWN, ShutdownState } from './shutdown-state';
 
 export interface ProjectionStatus {
   component: string;
@@ -12,54 +13,130 @@ export interface ProjectionStatus {
   ok: boolean;
 }
 
+/** How fresh a cluster's data is, from what its active indexer publishes (`indexer:<cluster>`). */
+export interface ClusterFreshness {
+  cluster: string;
+  ready: boolean;
+  backfill_done: boolean;
+  /** Every transaction up to this slot is indexed. */
+  indexed_slot: number | null;
+  /** Block time (unix s) of the newest indexed transaction. */
+  indexed_time: number | null;
+  head_slot: number | null;
+  lag_slots: number | null;
+  /** How old the newest indexed data is while behind the head; 0 at the head. */
+  lag_seconds: number | null;
+  rpc_failing_seconds: number;
+  /** Seconds since the indexer published this. */
+  age_s: number;
+}
+
 export interface Readiness {
   ready: boolean;
   detail: {
     database: 'ok' | 'unreachable';
+    clusters: ClusterFreshness[];
     projections: ProjectionStatus[];
     pool_list: { loaded: boolean; pools: number; age_s: number | null };
     reasons: string[];
   };
 }
 
-/** Lags the projector publishes (component_status); ages measured by the database's own clock. */
-const STATUS_SQL = `SELECT component, lag::text AS lag, extract(epoch FROM now() - updated_at)::float8 AS age_s
-  FROM component_status WHERE component LIKE 'projector:%' ORDER BY component`;
+/** What the indexer and the projector publish (component_status); ages by the database's own clock. */
+const STATUS_SQL = `SELECT component, lag::text AS lag, detail, extract(epoch FROM now() - updated_at)::float8 AS age_s
+  FROM component_status WHERE component LIKE 'projector:%' OR component LIKE 'indexer:%' ORDER BY component`;
+
+/** Readiness answers within a second whatever the database does: a slower answer counts as unreachable. */
+const STATUS_TIMEOUT_MS = 800;
+
+interface StatusRow {
+  component: string;
+  lag: string;
+  detail: Record<string, unknown> | null;
+  age_s: number;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /**
- * Ready = the database answers, at least one projector has published its status, every
- * `projector:*` lag is <= READY_MAX_LAG and was published within READY_MAX_STALENESS_S, and the
- * pool list is loaded.
+ * Ready = the database answers (within 800 ms), every cluster's active indexer says it is ready
+ * (backfilled, near the head, RPC answering, no gap — its own thresholds) and published so within
+ * READY_MAX_STALENESS_S, at least one projector has published its status, every `projector:*`
+ * lag is <= READY_MAX_LAG and was published within READY_MAX_STALENESS_S, the pool list is
+ * loaded, and the process is not shutting down (from SIGTERM on it is never ready again, while it
+ * still serves through the grace period: see drainApiApp). The body says, per cluster, how fresh
+ * the data is, in one process and in split mode alike: the indexer publishes it in the database.
  */
 @Injectable()
 export class ReadinessCheck {
   constructor(
     private readonly db: ReadDb,
     private readonly snapshot: PoolListSnapshot,
+    private readonly shutdown: ShutdownState,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     @Inject(API_LOGGER) private readonly log: Logger,
   ) {}
 
   async check(): Promise<Readiness> {
     const reasons: string[] = [];
+    if (this.shutdown.draining) reasons.push(SHUTTING_DOWN);
     const poolList = this.snapshot.status();
     if (!poolList.loaded) reasons.push('pool list not loaded');
-    let rows: Array<{ component: string; lag: string; age_s: number }>;
+    let rows: StatusRow[];
+    let timer: NodeJS.Timeout | undefined;
     try {
-      rows = await this.db.query('api-readiness', STATUS_SQL);
+      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STATUS_TIMEOUT_MS} ms`)), STATUS_TIMEOUT_MS)));
+      rows = await Promise.race([this.db.query<StatusRow>('api-readiness', STATUS_SQL), timeout]);
     } catch (e) {
-      this.log.warn({ err: e }, 'readiness: database query failed');
-      return { ready: false, detail: { database: 'unreachable', projections: [], pool_list: poolList, reasons: [...reasons, 'database unreachable'] } };
+      this.log.warn({ err: (e as Error).message }, 'readiness: database query failed');
+      return { ready: false, detail: { database: 'unreachable', clusters: [], projections: [], pool_list: poolList, reasons: [...reasons, 'database unreachable'] } };
+    } finally {
+      clearTimeout(timer);
     }
+    const stale = (r: StatusRow) => r.age_s > this.config.READY_MAX_STALENESS_S;
+    const staleReason = (r: StatusRow) => `${r.component} status is ${Math.round(r.age_s)} s old (> ${this.config.READY_MAX_STALENESS_S} s)`;
+    const clusters = rows
+      .filter((r) => r.component.startsWith('indexer:'))
+      .map((r): ClusterFreshness => {
+        const d = r.detail ?? {};
+        const f: ClusterFreshness = {
+          cluster: r.component.slice('indexer:'.length),
+          ready: d.ready === true,
+          backfill_done: d.backfillDone === true,
+          indexed_slot: num(d.cursorSlot),
+          indexed_time: num(d.indexedBlockTime),
+          head_slot: num(d.headSlot),
+          lag_slots: num(d.slotLag),
+          lag_seconds: num(d.lagSeconds),
+          rpc_failing_seconds: num(d.rpcFailingSeconds) ?? 0,
+          age_s: Math.round(r.age_s * 10) / 10,
+        };
+        if (stale(r)) reasons.push(staleReason(r));
+        else if (!f.ready) reasons.push(indexerReason(f, d));
+        return f;
+      });
+    if (clusters.length === 0) reasons.push('no indexer has published its status yet');
     const maxLag = BigInt(this.config.READY_MAX_LAG);
-    const projections = rows.map((r) => {
+    const projections = rows.filter((r) => r.component.startsWith('projector:')).map((r) => {
       const lagOk = BigInt(r.lag) <= maxLag;
       const fresh = r.age_s <= this.config.READY_MAX_STALENESS_S;
       if (!lagOk) reasons.push(`${r.component} lag ${r.lag} > ${this.config.READY_MAX_LAG}`);
-      if (!fresh) reasons.push(`${r.component} status is ${Math.round(r.age_s)} s old (> ${this.config.READY_MAX_STALENESS_S} s)`);
+      if (!fresh) reasons.push(staleReason(r));
       return { component: r.component, lag: Number(r.lag), age_s: Math.round(r.age_s * 10) / 10, ok: lagOk && fresh };
     });
     if (projections.length === 0) reasons.push('no projector has published its status yet');
-    return { ready: reasons.length === 0, detail: { database: 'ok', projections, pool_list: poolList, reasons } };
+    return { ready: reasons.length === 0, detail: { database: 'ok', clusters, projections, pool_list: poolList, reasons } };
   }
+}
+
+/** Why an indexer says it is not ready, from what it published (its own thresholds decided). */
+function indexerReason(f: ClusterFreshness, d: Record<string, unknown>): string {
+  const why: string[] = [];
+  if (!f.backfill_done) why.push('backfilling');
+  if (f.lag_slots !== null && f.lag_slots > 0) why.push(`${f.lag_slots} slots${f.lag_seconds !== null ? ` (${f.lag_seconds} s)` : ''} behind the head`);
+  if (f.rpc_failing_seconds > 0) why.push(`RPC failing for ${Math.round(f.rpc_failing_seconds)} s`);
+  if (num(d.gaps)) why.push(`${d.gaps} transaction(s) in the gap ledger`);
+  if (num(d.heldPools)) why.push(`${d.heldPools} pool(s) held`);
+  if (num(d.cycleFailures)) why.push(`${d.cycleFailures} failed cycle(s) in a row`);
+  return `indexer:${f.cluster} not ready${why.length ? `: ${why.join(', ')}` : ''}`;
 }
