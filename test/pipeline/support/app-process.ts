@@ -5,6 +5,8 @@ import { resolve } from 'node:path';
 /** `npm start`'s entry point (apps/main) as its own process, for end-to-end tests over HTTP. */
 
 const ROOT = resolve(__dirname, '../../..');
+/** No load balancer in front of these: stop without the API's shutdown grace (a test's `env` may set one). */
+const TEST_DEFAULTS = { API_SHUTDOWN_GRACE_SECONDS: '0' };
 
 export async function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
@@ -29,10 +31,17 @@ export interface Started {
  * services configured; `env` sets what the test wants). `children` collects it for cleanup.
  */
 export function startMain(env: Record<string, string>, children: ChildProcess[]): Started {
+  return track(spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/main/src/main.ts'], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }), children);
+}
+
+/** The test's environment less DATABASE_URL, KAFKA_BROKERS, TEST_* and npm's own, then `env`. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const full: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(full)) if (k === 'DATABASE_URL' || k === 'KAFKA_BROKERS' || k.startsWith('TEST_')) delete full[k];
-  Object.assign(full, env);
-  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/main/src/main.ts'], { cwd: ROOT, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const k of Object.keys(full)) if (k === 'DATABASE_URL' || k === 'KAFKA_BROKERS' || k.startsWith('TEST_') || k.startsWith('npm_')) delete full[k];
+  return Object.assign(full, TEST_DEFAULTS, env);
+}
+
+function track(child: ChildProcess, children: ChildProcess[]): Started {
   children.push(child);
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
@@ -48,10 +57,28 @@ export async function getJson<T>(port: number, path: string): Promise<{ status: 
   return { status: res.status, body: (await res.json()) as T };
 }
 
-export async function healthy(port: number): Promise<boolean> {
+export async function healthy(port: number, path = '/health'): Promise<boolean> {
   try {
-    return (await fetch(`http://127.0.0.1:${port}/health`)).status === 200;
+    return (await fetch(`http://127.0.0.1:${port}${path}`)).status === 200;
   } catch {
     return false;
   }
+}
+
+/** `/health/ready` is 200: the data is current (see the API's readiness). */
+export const ready = (port: number) => healthy(port, '/health/ready');
+
+/**
+ * An npm script as a user starts it (`npm start`, `npm run start:api`, …), build step included, in
+ * a process group of its own: `signalGroup` then signals the whole group, as systemd, docker and
+ * Ctrl-C do (npm forwards its own copy of the signal to the app, so the app sees it twice).
+ */
+export function startScript(script: string, env: Record<string, string>, children: ChildProcess[]): Started {
+  const args = script === 'start' ? ['start'] : ['run', script];
+  return track(spawn('npm', args, { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true }), children);
+}
+
+/** Signals the whole process group of a `startScript` child. */
+export function signalGroup(started: Started, signal: NodeJS.Signals): void {
+  process.kill(-started.child.pid!, signal);
 }

@@ -9,6 +9,7 @@ const run = promisify(execFile);
 /** How long release() looks again for a user that has just disconnected before deciding it stays. */
 const RELEASE_RECHECK_MS = 2_000;
 const RELEASE_CHECK_APPLICATION = 'hadron-embedded-release-check';
+const PRESENCE_APPLICATION = 'hadron-embedded-user';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -81,7 +82,13 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
 
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await ensureDatabase(adminUrl, database);
+  // This process's presence, held until release(): other processes of the data directory count it
+  // as a user for as long as this one may still use the server — also while its pool happens to
+  // hold no connection (idle, or between stopping its parts and closing its storage).
+  const presence = await openPresence(adminUrl, opts.log);
+  const leave = () => presence.end().catch(() => undefined);
   const stop = async () => {
+    await leave();
     await pgCtl(['stop', '-D', dataDir, '-m', 'fast', '-w']).catch(() => undefined);
     opts.log.info({ dataDir }, 'embedded postgres: stopped');
   };
@@ -90,6 +97,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     reused: running,
     stop,
     release: async ({ ignoreApplication }: { ignoreApplication?: string } = {}) => {
+      await leave();
       let others: string[] | undefined;
       // A user that has just disconnected can linger in pg_stat_activity for a moment: look again
       // briefly before deciding that somebody else is still using the server.
@@ -111,6 +119,15 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
       return 'stopped';
     },
   };
+}
+
+/** A connection that says "this process uses the server" (see release); its loss is only logged. */
+async function openPresence(adminUrl: string, log: Logger): Promise<{ end(): Promise<void> }> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: adminUrl, application_name: PRESENCE_APPLICATION });
+  client.on('error', (e: Error) => log.warn({ err: e.message }, 'embedded postgres: presence connection lost'));
+  await client.connect();
+  return client;
 }
 
 /** execFile in a session of its own (setsid): resolves on exit 0, else rejects with its stderr. */
