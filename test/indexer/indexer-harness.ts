@@ -5,7 +5,7 @@ import { createLogger, openEventLog, parseEnv, type Storage } from '@hadron/plat
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { indexerEnvSchema, indexerMigrations, type IndexerConfig, type RunningIndexer } from '../../apps/indexer/src/index';
-import { startSimulator, type GroundTruth, type RunningSimulator, type SimulatorOptions } from '../../apps/simulator/src';
+import { startSimulator, tokenNamesAt, type GroundTruth, type RunningSimulator, type SimulatorOptions } from '../../apps/simulator/src';
 
 /**
  * Shared by the indexer's end-to-end tests: a throwaway database with the indexer's tables and the
@@ -365,8 +365,8 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
     ] as const) {
       const t = tokens.get(mint)!;
       const got = d.data[side];
-      const name = t.metadata === null ? '' : t.name; // no Metaplex account, not in the token list
-      const symbol = t.metadata === null ? '' : t.symbol;
+      // What the chain called it where the pool was discovered ('' for a token without metadata; none is in the token list).
+      const { symbol, name } = tokenNamesAt(t, d.slot);
       if (got.mint !== mint || got.decimals !== t.decimals || got.symbol !== symbol || got.name !== name) mismatches.push(`pool ${p.config} ${side}: ${JSON.stringify(got)} vs truth ${JSON.stringify({ mint, decimals: t.decimals, symbol, name })}`);
     }
     if (d.data.vaultX !== p.vault_x || d.data.vaultY !== p.vault_y || d.data.oracle !== p.oracle || d.data.seed !== p.seed || d.data.feeConfig !== p.fee_config) mismatches.push(`pool ${p.config}: addresses differ`);

@@ -12,9 +12,10 @@ import {
   utf8Seed,
 } from '@hadron/domain';
 import { decodeContextOf, decodeTransaction, type DecodeContext, type KnownPool, type RpcTransactionResult, type TransactionFacts } from '../../apps/indexer/src/decode';
+import { PoolReader } from '../../apps/indexer/src/discovery/pool-reader';
+import { SolanaRpc } from '../../apps/indexer/src/source/solana-rpc';
+import { TokenList } from '../../apps/indexer/src/tokens/token-list';
 import {
-  decodeMetadata,
-  METAPLEX_PROGRAM,
   SIM_ONLY_SWAP_FIELDS,
   startSimulator,
   type GroundTruth,
@@ -210,7 +211,7 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
     run = await roundTrip(cluster, false);
   });
 
-  it('discovers every pool, with its PDAs, tokens (decimals, Metaplex name/symbol) and current state', async () => {
+  it('discovers every pool, with its PDAs, tokens (decimals, name/symbol from every metadata source) and current state', async () => {
     const { gt, discovered, url } = run;
     expect([...discovered.pools.keys()].sort()).toEqual(gt.pools.map((p) => p.config).sort());
     for (const pool of gt.pools) {
@@ -225,13 +226,14 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
       });
       expect(poolStateName(found.config.state)).toBe(pool.state_history[pool.state_history.length - 1].state_name);
     }
-    for (const token of gt.tokens) {
-      const metadata = findProgramAddress([utf8Seed('metadata'), { pubkey: METAPLEX_PROGRAM }, { pubkey: token.mint }], METAPLEX_PROGRAM).address;
-      const reply = (await call(url, 'getMultipleAccounts', [[token.mint, metadata], { encoding: 'base64' }])) as { value: ({ data: [string] } | null)[] };
-      const [mint, meta] = reply.value;
-      expect(Buffer.from(mint!.data[0], 'base64')[44]).toBe(token.decimals);
-      if (token.metadata === null) expect(meta).toBeNull();
-      else expect(decodeMetadata(Buffer.from(meta!.data[0], 'base64'))).toEqual({ mint: token.mint, name: token.name, symbol: token.symbol, uri: token.uri });
+    // Tokens as the indexer reads them over JSON-RPC (every metadata source the simulator serves:
+    // Metaplex exact and NUL-padded, Token-2022 in the mint, behind a MetadataPointer, none).
+    const rpc = new SolanaRpc({ url, commitment: 'confirmed', timeoutMs: 5_000, rps: 100_000, concurrency: 4, retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 200 }, txBatchSize: 50 });
+    const { tokens, unreadable } = await new PoolReader(rpc, new TokenList([])).tokenMetadata(gt.tokens.map((t) => t.mint));
+    expect(unreadable).toEqual(new Map());
+    expect(new Set(gt.tokens.map((t) => t.metadata_source))).toEqual(new Set(['metaplex', 'token-2022', 'pointer', 'none']));
+    for (const t of gt.tokens) {
+      expect({ source: t.metadata_source, ...tokens.get(t.mint) }).toEqual({ source: t.metadata_source, mint: t.mint, symbol: t.symbol, name: t.name, decimals: t.decimals, icon: '' });
     }
   });
 

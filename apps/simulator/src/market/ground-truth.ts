@@ -176,6 +176,8 @@ export interface TokenRename {
   slot: number;
   symbol: string;
   name: string;
+  /** What the chain said before it. */
+  before: { symbol: string; name: string };
 }
 
 export interface TokenFact {
@@ -194,6 +196,12 @@ export interface TokenFact {
   uri: string | null;
   /** Every rename on chain so far, oldest first (empty when never renamed). */
   renames: TokenRename[];
+}
+
+/** What the chain called a token at `slot` (after every transaction of that slot). */
+export function tokenNamesAt(t: TokenFact, slot: number): { symbol: string; name: string } {
+  const next = t.renames.find((r) => r.slot > slot);
+  return next ? next.before : { symbol: t.symbol, name: t.name };
 }
 
 export interface PoolFact {

@@ -825,9 +825,9 @@ export class SimulatedMarket {
       30_000,
       this.tokenEventRng,
     );
+    token.renames.push({ slot: executed.stored.slot, symbol: rename.symbol, name: rename.name, before: { symbol: token.symbol, name: token.name } });
     token.symbol = rename.symbol;
     token.name = rename.name;
-    token.renames.push({ slot: executed.stored.slot, symbol: rename.symbol, name: rename.name });
     for (const pool of this.planned) {
       if (pool.mintX === mint) pool.fact.symbol_x = rename.symbol;
       if (pool.mintY === mint) pool.fact.symbol_y = rename.symbol;

@@ -146,7 +146,7 @@ describe('a token renamed on chain', () => {
 
   it('within the history: the old name before the rename slot, the new one from it, by an UpdateMetadataAccountV2 of the update authority', () => {
     const t = market.groundTruth().tokens.find((x) => x.renames.length > 0)!;
-    expect(t.renames).toEqual([{ slot: expect.any(Number), symbol: rename.symbol, name: rename.name }]);
+    expect(t.renames).toEqual([{ slot: expect.any(Number), symbol: rename.symbol, name: rename.name, before: { symbol: 'HDRN', name: 'Hadron Test Token' } }]);
     const { slot } = t.renames[0];
     expect([t.symbol, t.name]).toEqual([rename.symbol, rename.name]);
     expect(readName(market, t, slot - 1)).toEqual({ mint: t.mint, name: 'Hadron Test Token', symbol: 'HDRN' });
