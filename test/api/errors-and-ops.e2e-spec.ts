@@ -140,9 +140,9 @@ describe('errors, health, metrics, docs', () => {
     const r = await h.app.inject({ method: 'GET', url: '/metrics' });
     expect(r.statusCode).toBe(200);
     expect(r.headers['content-type']).toMatch(/^text\/plain/);
-    expect(r.body).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/pools\/:address\/fees",status_code="200"\} \d+/);
-    expect(r.body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/pools",status_code="400"\} [1-9]/);
-    expect(r.body).toMatch(/api_pool_list_pools 6/);
+    expect(r.body).toMatch(/hadron_api_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/pools\/:address\/fees",status_code="200"\} \d+/);
+    expect(r.body).toMatch(/hadron_api_request_duration_seconds_count\{method="GET",route="\/pools",status_code="400"\} [1-9]/);
+    expect(r.body).toMatch(/hadron_api_pool_list_pools 6/);
   });
 
   describe('OpenAPI', () => {

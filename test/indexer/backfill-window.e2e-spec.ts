@@ -114,7 +114,7 @@ it('a mint the RPC does not return yet: only its pools are held (never announced
     const problems = await db.pool.query<{ pool: string }>("SELECT pool FROM indexer.problem WHERE code = 'mint_unavailable' ORDER BY pool");
     expect(new Set(problems.rows.map((r) => r.pool))).toEqual(held);
     expect(indexer.status()[0].heldPools).toBe(held.size);
-    expect((await indexer.metrics.registry.getSingleMetric('indexer_pools_held')!.get()).values).toEqual([expect.objectContaining({ value: held.size })]);
+    expect((await indexer.metrics.registry.getSingleMetric('hadron_indexer_pools_held')!.get()).values).toEqual([expect.objectContaining({ value: held.size })]);
     expect((await indexer.ready()).ready).toBe(false);
     expect((await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM indexer.held_tx')).rows[0].n).toBeGreaterThan(0);
   } finally {
@@ -153,7 +153,7 @@ it('a v2 fee config whose tail is not a split (garbage bytes): its pool keeps it
   for (const s of swaps) expect(s.type === 'SwapExecuted' && s.data.feeSplit).toBeNull();
   const problems = await db.pool.query<{ code: string; pool: string }>("SELECT code, pool FROM indexer.problem WHERE code = 'implausible_fee_split'");
   expect(problems.rows).toEqual([{ code: 'implausible_fee_split', pool: pool.config }]);
-  expect((await indexers[indexers.length - 1].metrics.registry.getSingleMetric('indexer_fee_splits_unreadable')!.get()).values).toEqual([expect.objectContaining({ value: 1 })]);
+  expect((await indexers[indexers.length - 1].metrics.registry.getSingleMetric('hadron_indexer_fee_splits_unreadable')!.get()).values).toEqual([expect.objectContaining({ value: 1 })]);
 
   // Every other pool is untouched by it.
   expect(compareWithGroundTruth(events.filter((e) => e.pool !== pool.config), groundTruthWithout(before, new Set([pool.config])), before).mismatches).toEqual([]);

@@ -23,7 +23,7 @@ const fx = useSimulatedCluster({ seed: 'indexer-discovery', pools: 4, historySec
   });
 });
 
-const discoveryCalls = async () => (await fx.indexer!.metrics.registry.getSingleMetric('indexer_rpc_calls_total')!.get()).values.filter((v) => v.labels.method === 'getProgramAccounts').reduce((a, v) => a + v.value, 0);
+const discoveryCalls = async () => (await fx.indexer!.metrics.registry.getSingleMetric('hadron_indexer_rpc_calls_total')!.get()).values.filter((v) => v.labels.method === 'getProgramAccounts').reduce((a, v) => a + v.value, 0);
 const visibleSwaps = () => fx.sim.groundTruth('devnet').swaps.filter((s) => s.pool_config !== hidden).length;
 
 it('a pool discovery cannot find costs no discovery per poll; a new Initialize is discovered at once', async () => {

@@ -76,9 +76,9 @@ it('SIGKILLed at placed points of the backfill (before an append, between append
   // events must not depend on how the range was windowed or chunked.
   const reference = await startIndexer(storageOf(clean), simIndexerConfig(sim, { ...SETTINGS, RPC_SIGNATURES_PAGE: '100' }), createLogger('reference', 'warn'));
   for (const cluster of CLUSTERS) await waitFor(`reference ${cluster}`, () => caughtUp(clean, sim, cluster), 120_000, 200);
-  const windows = (await reference.metrics.registry.getSingleMetric('indexer_listing_window_signatures')!.get()).values as { metricName?: string; labels: Record<string, string | number>; value: number }[];
-  const bucket = (le: number | string) => windows.filter((v) => v.metricName === 'indexer_listing_window_signatures_bucket' && v.labels.le === le).reduce((a, v) => a + v.value, 0);
-  const listed = windows.filter((v) => v.metricName === 'indexer_listing_window_signatures_sum').reduce((a, v) => a + v.value, 0);
+  const windows = (await reference.metrics.registry.getSingleMetric('hadron_indexer_listing_window_signatures')!.get()).values as { metricName?: string; labels: Record<string, string | number>; value: number }[];
+  const bucket = (le: number | string) => windows.filter((v) => v.metricName === 'hadron_indexer_listing_window_signatures_bucket' && v.labels.le === le).reduce((a, v) => a + v.value, 0);
+  const listed = windows.filter((v) => v.metricName === 'hadron_indexer_listing_window_signatures_sum').reduce((a, v) => a + v.value, 0);
   expect(bucket('+Inf')).toBeGreaterThan(10); // many windows
   expect(bucket(250)).toBe(bucket('+Inf')); // none held more than 250 signatures (two pages per program, and a slot's spill)
   expect(listed).toBeGreaterThan(20 * 250); // out of thousands

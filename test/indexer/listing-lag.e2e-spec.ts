@@ -48,9 +48,9 @@ it('a node whose signature index is behind refuses minContextSlot; the log is ex
     expect(cmp.counts.MidpriceUpdated).toBe(gt.oracle_updates.length);
     expect(await lagged(cluster)).toBeGreaterThan(0);
   }
-  const errors = await fx.indexer.metrics.registry.getSingleMetricAsString('indexer_rpc_errors_total');
+  const errors = await fx.indexer.metrics.registry.getSingleMetricAsString('hadron_indexer_rpc_errors_total');
   expect(errors).toMatch(/method="getSignaturesForAddress",kind="rpc_error"/); // -32016, retried
-  expect(await counter('indexer_late_listed_total')).toBe(0);
+  expect(await counter('hadron_indexer_late_listed_total')).toBe(0);
 }, 150_000);
 
 it('an index behind its own bank lists transactions late: they reach the log through the gap ledger, nothing is lost', async () => {
@@ -58,7 +58,7 @@ it('an index behind its own bank lists transactions late: they reach the log thr
   await growChain();
   for (const cluster of CLUSTERS) await waitFor(`${cluster} late transactions indexed`, () => caughtUp(fx.db, fx.sim, cluster), 60_000, 200);
 
-  expect(await counter('indexer_late_listed_total')).toBeGreaterThan(0);
+  expect(await counter('hadron_indexer_late_listed_total')).toBeGreaterThan(0);
   for (const cluster of CLUSTERS) {
     const gt = fx.sim.groundTruth(cluster);
     const cmp = compareWithGroundTruth(await readEventLog(fx.db, cluster), gt);

@@ -57,7 +57,7 @@ it('thousands of transactions never served: one gap-ledger warning with their co
   expectEveryLineBounded();
   const warnings = parsed().filter((l) => /not fetched after every retry: recorded in the gap ledger/.test(l.msg));
   const recorded = warnings.map((w) => (w.gaps as { count: number }).count);
-  expect(recorded.reduce((a, n) => a + n, 0)).toBe(await counter('indexer_gaps_recorded_total'));
+  expect(recorded.reduce((a, n) => a + n, 0)).toBe(await counter('hadron_indexer_gaps_recorded_total'));
   expect(Math.max(...recorded)).toBeGreaterThanOrEqual(2000); // thousands in one warning
   for (const w of warnings) {
     const gaps = w.gaps as { count: number; first: { signature: string; error: string }[] };
@@ -76,16 +76,16 @@ it('thousands of transactions listed late: warnings with their count and the fir
   // head; once the index catches up, the other 600 slots' transactions are listed below the cursor.
   fx.sim.setFaults('all', { rate: 0, kinds: [], missingTxRate: 0, signatureIndexLagSlots: 600, signatureIndexCatchUpMs: 1500, signatureIndexContext: 'bank' });
   const before = lines.length;
-  const lateBefore = await counter('indexer_late_listed_total');
+  const lateBefore = await counter('hadron_indexer_late_listed_total');
   fx.sim.advance(CLUSTER, 660);
-  await waitFor('the late transactions listed', async () => (await counter('indexer_late_listed_total')) - lateBefore >= 1500, 30_000, 200);
+  await waitFor('the late transactions listed', async () => (await counter('hadron_indexer_late_listed_total')) - lateBefore >= 1500, 30_000, 200);
 
   expectEveryLineBounded();
   const warnings = parsed()
     .slice(before)
     .filter((l) => /listed \d+ transaction\(s\) of slots already indexed/.test(l.msg));
   const late = warnings.map((w) => (w.late as { count: number }).count);
-  expect(late.reduce((a, n) => a + n, 0)).toBe((await counter('indexer_late_listed_total')) - lateBefore);
+  expect(late.reduce((a, n) => a + n, 0)).toBe((await counter('hadron_indexer_late_listed_total')) - lateBefore);
   // Listed per program, the late ones may come in two cycles; either list in full would be far over 4 KB (50 signatures are).
   expect(Math.max(...late)).toBeGreaterThanOrEqual(500);
   for (const w of warnings) {

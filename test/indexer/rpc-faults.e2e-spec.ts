@@ -30,7 +30,7 @@ const RETRIED_AS: Record<string, { kind: string; method?: string }> = {
 
 /** The indexer's retries on one cluster for one failure kind (and method). */
 async function retries(cluster: string, kind: string, method?: string): Promise<number> {
-  const { values } = await fx.indexer!.metrics.registry.getSingleMetric('indexer_rpc_retries_total')!.get();
+  const { values } = await fx.indexer!.metrics.registry.getSingleMetric('hadron_indexer_rpc_retries_total')!.get();
   return values.filter((v) => v.labels.cluster === cluster && v.labels.kind === kind && (method === undefined || v.labels.method === method)).reduce((a, v) => a + v.value, 0);
 }
 
@@ -65,8 +65,8 @@ it('with 10 % faulted RPC requests and temporarily missing transactions, the log
   }
   const gaps = await fx.db.pool.query('SELECT count(*)::int AS n FROM indexer.gap');
   expect(gaps.rows[0].n).toBe(0);
-  expect(await total('indexer_gaps_recorded_total')).toBe(0); // held, never skipped
-  expect(await total('indexer_events_built_with_open_gap_total')).toBe(0);
+  expect(await total('hadron_indexer_gaps_recorded_total')).toBe(0); // held, never skipped
+  expect(await total('hadron_indexer_events_built_with_open_gap_total')).toBe(0);
 }, 240_000);
 
 it('transactions missing past every retry go to the gap ledger, the cursor moves on, and the ledger drains', async () => {
@@ -80,8 +80,8 @@ it('transactions missing past every retry go to the gap ledger, the cursor moves
     fx.sim.advance('all', 10);
     await new Promise((r) => setTimeout(r, 200));
   }
-  await waitFor('gaps recorded', async () => (await total('indexer_gaps_recorded_total')) > 0, 30_000, 100);
-  const gapsSeen = await total('indexer_gaps_recorded_total');
+  await waitFor('gaps recorded', async () => (await total('hadron_indexer_gaps_recorded_total')) > 0, 30_000, 100);
+  const gapsSeen = await total('hadron_indexer_gaps_recorded_total');
   for (const cluster of CLUSTERS) await waitFor(`${cluster} gap ledger drained`, () => caughtUp(fx.db, fx.sim, cluster), 120_000, 250);
 
   let inexact = 0;
@@ -99,7 +99,7 @@ it('transactions missing past every retry go to the gap ledger, the cursor moves
   }
   // The values that are off (a midprice in effect that missed an update still in the ledger) are
   // all on events built while a gap of their program was open: that metric bounds them.
-  const builtWithOpenGap = await total('indexer_events_built_with_open_gap_total');
+  const builtWithOpenGap = await total('hadron_indexer_events_built_with_open_gap_total');
   expect(builtWithOpenGap).toBeGreaterThan(0);
   expect(inexact).toBeLessThanOrEqual(builtWithOpenGap);
   expect(gapsSeen).toBeGreaterThan(0);

@@ -1,3 +1,4 @@
+import { collectDefaultMetrics } from 'prom-client';
 import { z } from 'zod';
 import { envInt, publishStatus, type Logger, type Running, type Storage } from '@hadron/platform';
 import { PromProjectorMetrics } from './metrics/projector-metrics';
@@ -22,6 +23,7 @@ export interface RunningProjector extends Running {
  */
 export async function startProjector(storage: Storage, config: ProjectorConfig, log: Logger): Promise<RunningProjector> {
   const metrics = new PromProjectorMetrics();
+  collectDefaultMetrics({ register: metrics.registry, prefix: 'hadron_projector_' });
   const runner = new ProjectorRunner({ pool: storage.pool, log: log.child({ component: 'projector' }), metrics, maxBatchSize: config.PROJECTOR_BATCH_SIZE });
   await runner.start(() => storage.eventLog.consumer(storage.pool, storage.url));
 

@@ -5,7 +5,7 @@ export class ApiMetrics {
   readonly registry = new Registry();
 
   readonly httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
+    name: 'hadron_api_request_duration_seconds',
     help: 'HTTP request latency by route template and status code',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
@@ -13,7 +13,7 @@ export class ApiMetrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    collectDefaultMetrics({ register: this.registry, prefix: 'hadron_api_' });
   }
 
   /** A gauge computed at scrape time. */

@@ -6,64 +6,64 @@ import type { RpcFailureKind } from '../source/retry-policy';
 export class IndexerMetrics {
   readonly registry = new Registry();
 
-  readonly headSlot = new Gauge({ name: 'indexer_head_slot', help: 'Newest slot seen at the indexing commitment', labelNames: ['cluster'], registers: [this.registry] });
-  readonly cursorSlot = new Gauge({ name: 'indexer_cursor_slot', help: 'Every transaction up to this slot is indexed', labelNames: ['cluster'], registers: [this.registry] });
-  readonly slotLag = new Gauge({ name: 'indexer_slot_lag', help: 'head slot − cursor slot', labelNames: ['cluster'], registers: [this.registry] });
-  readonly indexedBlockTime = new Gauge({ name: 'indexer_indexed_block_time_seconds', help: 'Block time (unix s) of the newest indexed transaction', labelNames: ['cluster'], registers: [this.registry] });
-  readonly lagSeconds = new Gauge({ name: 'indexer_lag_seconds', help: 'Age of the newest indexed transaction while behind the head; 0 at the head', labelNames: ['cluster'], registers: [this.registry] });
-  readonly rpcFailingSeconds = new Gauge({ name: 'indexer_rpc_failing_seconds', help: 'How long the RPC has been failing without a good answer; 0 when healthy', labelNames: ['cluster'], registers: [this.registry] });
-  readonly transactions = new Counter({ name: 'indexer_transactions_total', help: 'Successful Hadron transactions processed', labelNames: ['cluster'], registers: [this.registry] });
-  readonly events = new Counter({ name: 'indexer_events_total', help: 'Events appended to the log', labelNames: ['cluster', 'type'], registers: [this.registry] });
-  readonly problems = new Counter({ name: 'indexer_decode_problems_total', help: 'Hadron instructions that yielded no event (indexer.problem)', labelNames: ['cluster', 'code'], registers: [this.registry] });
-  readonly gapLedger = new Gauge({ name: 'indexer_gap_ledger_size', help: 'Transactions listed but not fetched yet (indexer.gap)', labelNames: ['cluster'], registers: [this.registry] });
-  readonly gapsRecorded = new Counter({ name: 'indexer_gaps_recorded_total', help: 'Transactions that went to the gap ledger', labelNames: ['cluster'], registers: [this.registry] });
-  readonly gapsResolved = new Counter({ name: 'indexer_gaps_resolved_total', help: 'Gap-ledger transactions fetched later', labelNames: ['cluster'], registers: [this.registry] });
+  readonly headSlot = new Gauge({ name: 'hadron_indexer_head_slot', help: 'Newest slot seen at the indexing commitment', labelNames: ['cluster'], registers: [this.registry] });
+  readonly cursorSlot = new Gauge({ name: 'hadron_indexer_cursor_slot', help: 'Every transaction up to this slot is indexed', labelNames: ['cluster'], registers: [this.registry] });
+  readonly slotLag = new Gauge({ name: 'hadron_indexer_slot_lag', help: 'head slot − cursor slot', labelNames: ['cluster'], registers: [this.registry] });
+  readonly indexedBlockTime = new Gauge({ name: 'hadron_indexer_indexed_block_time_seconds', help: 'Block time (unix s) of the newest indexed transaction', labelNames: ['cluster'], registers: [this.registry] });
+  readonly lagSeconds = new Gauge({ name: 'hadron_indexer_lag_seconds', help: 'Age of the newest indexed transaction while behind the head; 0 at the head', labelNames: ['cluster'], registers: [this.registry] });
+  readonly rpcFailingSeconds = new Gauge({ name: 'hadron_indexer_rpc_failing_seconds', help: 'How long the RPC has been failing without a good answer; 0 when healthy', labelNames: ['cluster'], registers: [this.registry] });
+  readonly transactions = new Counter({ name: 'hadron_indexer_transactions_total', help: 'Successful Hadron transactions processed', labelNames: ['cluster'], registers: [this.registry] });
+  readonly events = new Counter({ name: 'hadron_indexer_events_total', help: 'Events appended to the log', labelNames: ['cluster', 'type'], registers: [this.registry] });
+  readonly problems = new Counter({ name: 'hadron_indexer_decode_problems_total', help: 'Hadron instructions that yielded no event (indexer.problem)', labelNames: ['cluster', 'code'], registers: [this.registry] });
+  readonly gapLedger = new Gauge({ name: 'hadron_indexer_gap_ledger_size', help: 'Transactions listed but not fetched yet (indexer.gap)', labelNames: ['cluster'], registers: [this.registry] });
+  readonly gapsRecorded = new Counter({ name: 'hadron_indexer_gaps_recorded_total', help: 'Transactions that went to the gap ledger', labelNames: ['cluster'], registers: [this.registry] });
+  readonly gapsResolved = new Counter({ name: 'hadron_indexer_gaps_resolved_total', help: 'Gap-ledger transactions fetched later', labelNames: ['cluster'], registers: [this.registry] });
   readonly lateListed = new Counter({
-    name: 'indexer_late_listed_total',
+    name: 'hadron_indexer_late_listed_total',
     help: 'Transactions the RPC listed only after their slot was indexed (lagging signature index); indexed from the gap ledger',
     labelNames: ['cluster'],
     registers: [this.registry],
   });
   readonly unreadableSplits = new Gauge({
-    name: 'indexer_fee_splits_unreadable',
+    name: 'hadron_indexer_fee_splits_unreadable',
     help: 'Pools whose fee config tail did not read as a plausible fee split (assumed layout) at the last snapshot: default recipient used',
     labelNames: ['cluster'],
     registers: [this.registry],
   });
   readonly oracleUnknownAtStart = new Counter({
-    name: 'indexer_oracle_unknown_at_start_total',
+    name: 'hadron_indexer_oracle_unknown_at_start_total',
     help: 'New pools whose midprice / spread in effect before the indexed range could not be found (swaps carry null until an update sets it)',
     labelNames: ['cluster', 'field'],
     registers: [this.registry],
   });
   readonly builtWithOpenGap = new Counter({
-    name: 'indexer_events_built_with_open_gap_total',
+    name: 'hadron_indexer_events_built_with_open_gap_total',
     help: 'Events of pools whose program had a transaction in the gap ledger when they were built (they may miss its effect, e.g. a stale midprice)',
     labelNames: ['cluster'],
     registers: [this.registry],
   });
   readonly listingWindow = new Histogram({
-    name: 'indexer_listing_window_signatures',
+    name: 'hadron_indexer_listing_window_signatures',
     help: 'Signatures held per slot window of a large range (held as page boundaries plus one window at a time)',
     labelNames: ['cluster'],
     buckets: [50, 100, 250, 500, 1000, 2500, 5000, 10_000],
     registers: [this.registry],
   });
   readonly heldPools = new Gauge({
-    name: 'indexer_pools_held',
+    name: 'hadron_indexer_pools_held',
     help: 'Pools discovered but held back because a mint does not read yet (their transactions wait in indexer.held_tx; every other pool goes on)',
     labelNames: ['cluster'],
     registers: [this.registry],
   });
-  readonly pools = new Gauge({ name: 'indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
-  readonly backfillRatio = new Gauge({ name: 'indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
-  readonly cycleErrors = new Counter({ name: 'indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });
-  readonly rpcRequests = new Counter({ name: 'indexer_rpc_calls_total', help: 'JSON-RPC calls sent, by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
-  readonly rpcHttpRequests = new Counter({ name: 'indexer_rpc_http_requests_total', help: 'HTTP requests sent (a batch is one), by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
-  readonly rpcErrors = new Counter({ name: 'indexer_rpc_errors_total', help: 'RPC failures, by method and kind (429, 5xx, timeout, malformed, missing, …)', labelNames: ['cluster', 'method', 'kind'], registers: [this.registry] });
-  readonly rpcRetries = new Counter({ name: 'indexer_rpc_retries_total', help: 'RPC calls retried, by method and failure kind', labelNames: ['cluster', 'method', 'kind'], registers: [this.registry] });
+  readonly pools = new Gauge({ name: 'hadron_indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
+  readonly backfillRatio = new Gauge({ name: 'hadron_indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
+  readonly cycleErrors = new Counter({ name: 'hadron_indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });
+  readonly rpcRequests = new Counter({ name: 'hadron_indexer_rpc_calls_total', help: 'JSON-RPC calls sent, by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
+  readonly rpcHttpRequests = new Counter({ name: 'hadron_indexer_rpc_http_requests_total', help: 'HTTP requests sent (a batch is one), by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
+  readonly rpcErrors = new Counter({ name: 'hadron_indexer_rpc_errors_total', help: 'RPC failures, by method and kind (429, 5xx, timeout, malformed, missing, …)', labelNames: ['cluster', 'method', 'kind'], registers: [this.registry] });
+  readonly rpcRetries = new Counter({ name: 'hadron_indexer_rpc_retries_total', help: 'RPC calls retried, by method and failure kind', labelNames: ['cluster', 'method', 'kind'], registers: [this.registry] });
   readonly rpcSeconds = new Histogram({
-    name: 'indexer_rpc_request_seconds',
+    name: 'hadron_indexer_rpc_request_seconds',
     help: 'HTTP request duration, by method',
     labelNames: ['cluster', 'method'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
@@ -71,7 +71,7 @@ export class IndexerMetrics {
   });
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
-    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'indexer_' });
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'hadron_indexer_' });
   }
 
   rpcObserver(cluster: string): RpcObserver {

@@ -50,8 +50,8 @@ export class PoolListSnapshot implements OnModuleInit, OnModuleDestroy {
     @Inject(API_LOGGER) private readonly log: Logger,
     metrics: ApiMetrics,
   ) {
-    metrics.gauge('api_pool_list_pools', 'Pools in the in-memory pool list', () => this.data?.pools ?? 0);
-    metrics.gauge('api_pool_list_age_seconds', 'Seconds since the pool list was last loaded', () => (this.loadedAtMs ? (Date.now() - this.loadedAtMs) / 1000 : -1));
+    metrics.gauge('hadron_api_pool_list_pools', 'Pools in the in-memory pool list', () => this.data?.pools ?? 0);
+    metrics.gauge('hadron_api_pool_list_age_seconds', 'Seconds since the pool list was last loaded', () => (this.loadedAtMs ? (Date.now() - this.loadedAtMs) / 1000 : -1));
   }
 
   async onModuleInit(): Promise<void> {
