@@ -64,24 +64,30 @@ export function openKafkaEventLog(settings: EventLogSettings, log: Logger): Even
   };
 }
 
+/** What kafkajs reports at ERROR although the client heals it by itself (a rejoin, a retry): routine. */
+const ROUTINE = /rebalanc|already exists|TOPIC_ALREADY_EXISTS/i;
+const TRANSIENT = /coordinator is (loading|not available)|not the correct coordinator|COORDINATOR_(LOAD_IN_PROGRESS|NOT_AVAILABLE)|NOT_COORDINATOR|leader not available|LEADER_NOT_AVAILABLE|NOT_LEADER|retrying|Connection (timeout|error)|ECONNREFUSED|ECONNRESET/i;
+
 /**
- * kafkajs logs into our pino logger. Its INFO lines (joins, starts, stops) are routine and go to
- * debug; we log the events that matter (joins with their assignment, seeks, crashes) ourselves.
+ * The level a kafkajs entry deserves in our logs: its INFO lines (joins, starts, stops) are
+ * routine and go to debug (we log the events that matter ourselves); an ERROR that the client
+ * heals by itself is info (a rebalance, a topic that exists) or warn (a coordinator loading, a
+ * leader moving, a broker unreachable for now) — so an operator's error alerts mean errors.
  */
+export function kafkaLogLevel(level: number, message: string, extra: Record<string, unknown>): 'error' | 'warn' | 'info' | 'debug' | 'trace' {
+  if (level === logLevel.ERROR || level === logLevel.WARN) {
+    const text = [message, extra.error, extra.type].filter((t) => typeof t === 'string').join(' ');
+    if (ROUTINE.test(text)) return 'info';
+    if (TRANSIENT.test(text) || level === logLevel.WARN) return 'warn';
+    return 'error';
+  }
+  return level === logLevel.INFO ? 'debug' : 'trace';
+}
+
 function pinoLogCreator(log: Logger): logCreator {
   return () =>
     ({ namespace, level, log: entry }) => {
       const { message, timestamp: _timestamp, logger: _logger, ...extra } = entry as typeof entry & { logger?: string };
-      const fields = { namespace, ...extra };
-      switch (level) {
-        case logLevel.ERROR:
-          return log.error(fields, message);
-        case logLevel.WARN:
-          return log.warn(fields, message);
-        case logLevel.INFO:
-          return log.debug(fields, message);
-        default:
-          return log.trace(fields, message);
-      }
+      log[kafkaLogLevel(level, message, extra)]({ namespace, ...extra }, message);
     };
 }
