@@ -1,8 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
-import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
-import { startSimulator, type RunningSimulator } from '../../apps/simulator/src';
+import type { ClusterFreshness } from '../../apps/api/src/health/readiness';
 import { simIndexerEnv, waitFor } from '../indexer/indexer-harness';
-import { freePort, getJson, healthy, startMain, type Started } from './support/app-process';
+import { getJson, healthy, simulatorAndDatabase, startMain, type Started } from './support/app-process';
 
 /**
  * READINESS TELLS THE TRUTH ABOUT FRESHNESS, probed from outside like a load balancer: the real
@@ -14,39 +12,15 @@ import { freePort, getJson, healthy, startMain, type Started } from './support/a
 
 const HISTORY_END_MS = 1_760_000_000_000;
 
-interface Cluster {
-  cluster: string;
-  ready: boolean;
-  backfill_done: boolean;
-  indexed_slot: number | null;
-  indexed_time: number | null;
-  head_slot: number | null;
-  lag_slots: number | null;
-  lag_seconds: number | null;
-}
 interface ReadyBody {
   status: string;
-  detail: { clusters: Cluster[]; reasons: string[]; pool_list: { pools: number } };
+  detail: { clusters: ClusterFreshness[]; reasons: string[]; pool_list: { pools: number } };
 }
 
-let sim: RunningSimulator;
-let db: TestDatabase;
-let apiPort: number;
-const children: ChildProcess[] = [];
-
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0, seed: 'readiness-e2e', pools: 4, historySeconds: 600, historyEndTimeMs: HISTORY_END_MS, live: false });
-  db = await createTestDatabase();
-  apiPort = await freePort();
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  await sim?.stop();
-  await db?.drop();
-}, 60_000);
+const fx = simulatorAndDatabase({ port: 0, seed: 'readiness-e2e', pools: 4, historySeconds: 600, historyEndTimeMs: HISTORY_END_MS, live: false });
 
 it('is 503 with the lag per cluster while backfilling, then 200 with the indexed slot and its block time per cluster', async () => {
+  const { sim, db, apiPort, children } = fx;
   const app: Started = startMain(
     {
       // A slow RPC: the backfill takes seconds, so readiness can be watched while it runs.

@@ -1,10 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
-import { startSimulator, type GroundTruth, type RunningSimulator } from '../../apps/simulator/src';
+import type { GroundTruth } from '../../apps/simulator/src';
 import { simIndexerEnv, waitFor } from '../indexer/indexer-harness';
-import { freePort, getJson, healthy, startMain, type Started } from './support/app-process';
+import { getJson, healthy, simulatorAndDatabase, startMain, type Started } from './support/app-process';
 
 /**
  * TOKEN METADATA AS THE CHAIN HOLDS IT, over HTTP. The real one-process app (`npm start`'s entry
@@ -44,22 +42,22 @@ interface PoolJson {
   token_y: TokenJson;
 }
 
-let sim: RunningSimulator;
-let db: TestDatabase;
-let apiPort: number;
-const children: ChildProcess[] = [];
+const schedule = { scheduleSeconds: SCHEDULE_SECONDS };
+const fx = simulatorAndDatabase({ port: 0, seed: 'token-metadata-e2e', pools: 8, historySeconds: HISTORY_SECONDS, historyEndTimeMs: HISTORY_END_MS, live: false, clusters: { 'mainnet-beta': schedule, devnet: schedule } });
+const sim = () => fx.sim;
+const db = () => fx.db;
 
 function start(): Started {
   return startMain(
     {
-      ...simIndexerEnv(sim, { INDEXER_POLL_MS: '200', INDEXER_METADATA_REFRESH_SECONDS: '1' }),
-      DATABASE_URL: db.url,
-      PORT: String(apiPort),
+      ...simIndexerEnv(sim(), { INDEXER_POLL_MS: '200', INDEXER_METADATA_REFRESH_SECONDS: '1' }),
+      DATABASE_URL: db().url,
+      PORT: String(fx.apiPort),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       POOL_LIST_REFRESH_MS: '200',
     },
-    children,
+    fx.children,
   );
 }
 
@@ -69,7 +67,7 @@ async function stop(app: Started): Promise<void> {
 }
 
 async function pools(cluster: Cluster, query = ''): Promise<PoolJson[]> {
-  const { status, body } = await getJson<{ data: PoolJson[] }>(apiPort, `/pools?cluster=${cluster}&page_size=100${query ? `&query=${encodeURIComponent(query)}` : ''}`);
+  const { status, body } = await getJson<{ data: PoolJson[] }>(fx.apiPort, `/pools?cluster=${cluster}&page_size=100${query ? `&query=${encodeURIComponent(query)}` : ''}`);
   expect(status).toBe(200);
   return body.data;
 }
@@ -88,7 +86,7 @@ function shown(t: TokenFact): { symbol: string; name: string } {
 
 /** Every pool of the cluster, with its tokens as the API must show them now. */
 function expectedPools(cluster: Cluster): { address: string; name: string; x: { symbol: string; name: string }; y: { symbol: string; name: string } }[] {
-  const gt = sim.groundTruth(cluster);
+  const gt = sim().groundTruth(cluster);
   const tokens = new Map(gt.tokens.map((t) => [t.mint, t]));
   return gt.pools
     .map((p) => {
@@ -111,7 +109,7 @@ async function namesAsOnChain(): Promise<boolean> {
 
 /** Event types on the log, counted. */
 async function logCounts(): Promise<Record<string, number>> {
-  const { rows } = await db.pool.query<{ type: string; n: string }>(`SELECT payload::jsonb->>'type' AS type, count(*) AS n FROM event_log GROUP BY 1`);
+  const { rows } = await db().pool.query<{ type: string; n: string }>(`SELECT payload::jsonb->>'type' AS type, count(*) AS n FROM event_log GROUP BY 1`);
   return Object.fromEntries(rows.map((r) => [r.type, Number(r.n)]));
 }
 
@@ -119,52 +117,39 @@ async function logCounts(): Promise<Record<string, number>> {
 async function rewriteAsPreviousRelease(): Promise<number> {
   const blank = (t: { mint: string; symbol: string; name: string }) => (LISTED.has(t.mint) ? t : { ...t, symbol: '', name: '' });
   let blanked = 0;
-  const { rows } = await db.pool.query<{ seq: string; payload: string }>(`SELECT seq, payload FROM event_log WHERE payload::jsonb->>'type' IN ('PoolDiscovered', 'PoolConfigChanged')`);
+  const { rows } = await db().pool.query<{ seq: string; payload: string }>(`SELECT seq, payload FROM event_log WHERE payload::jsonb->>'type' IN ('PoolDiscovered', 'PoolConfigChanged')`);
   for (const r of rows) {
     const e = JSON.parse(r.payload);
     e.data.tokenX = blank(e.data.tokenX);
     e.data.tokenY = blank(e.data.tokenY);
-    await db.pool.query('UPDATE event_log SET payload = $2 WHERE seq = $1', [r.seq, JSON.stringify(e)]);
+    await db().pool.query('UPDATE event_log SET payload = $2 WHERE seq = $1', [r.seq, JSON.stringify(e)]);
   }
-  const records = await db.pool.query<{ cluster: string; config: string; record: { tokens: { x: TokenJson & { mint: string }; y: TokenJson & { mint: string } } } }>('SELECT cluster, config, record FROM indexer.pool');
+  const records = await db().pool.query<{ cluster: string; config: string; record: { tokens: { x: TokenJson & { mint: string }; y: TokenJson & { mint: string } } } }>('SELECT cluster, config, record FROM indexer.pool');
   for (const r of records.rows) {
     const tokens = { x: blank(r.record.tokens.x), y: blank(r.record.tokens.y) };
     blanked += [r.record.tokens.x, r.record.tokens.y].filter((t) => !LISTED.has(t.mint) && (t.symbol !== '' || t.name !== '')).length;
-    await db.pool.query(`UPDATE indexer.pool SET record = jsonb_set(record, '{tokens}', $3::jsonb) WHERE cluster = $1 AND config = $2`, [r.cluster, r.config, JSON.stringify(tokens)]);
+    await db().pool.query(`UPDATE indexer.pool SET record = jsonb_set(record, '{tokens}', $3::jsonb) WHERE cluster = $1 AND config = $2`, [r.cluster, r.config, JSON.stringify(tokens)]);
   }
-  const { rows: builds } = await db.pool.query<{ schema_name: string }>(`SELECT schema_name FROM projector.projection_builds WHERE projection = 'pools' AND status = 'active'`);
+  const { rows: builds } = await db().pool.query<{ schema_name: string }>(`SELECT schema_name FROM projector.projection_builds WHERE projection = 'pools' AND status = 'active'`);
   const listed = [...LISTED.keys()];
   for (const side of ['x', 'y']) {
-    await db.pool.query(`UPDATE "${builds[0].schema_name}".pools SET token_${side}_symbol = '', token_${side}_name = '' WHERE NOT (token_${side}_mint = ANY($1::text[]))`, [listed]);
+    await db().pool.query(`UPDATE "${builds[0].schema_name}".pools SET token_${side}_symbol = '', token_${side}_name = '' WHERE NOT (token_${side}_mint = ANY($1::text[]))`, [listed]);
   }
   return blanked; // tokens that had a name: each is a rename at the next start
 }
 
-const builds = async () => (await db.pool.query('SELECT projection, build_id, version, schema_name, status FROM projector.projection_builds ORDER BY projection, build_id')).rows;
-
-beforeAll(async () => {
-  const schedule = { scheduleSeconds: SCHEDULE_SECONDS };
-  sim = await startSimulator({ port: 0, seed: 'token-metadata-e2e', pools: 8, historySeconds: HISTORY_SECONDS, historyEndTimeMs: HISTORY_END_MS, live: false, clusters: { 'mainnet-beta': schedule, devnet: schedule } });
-  db = await createTestDatabase();
-  apiPort = await freePort();
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  await sim?.stop();
-  await db?.drop();
-}, 60_000);
+const builds = async () => (await db().pool.query('SELECT projection, build_id, version, schema_name, status FROM projector.projection_builds ORDER BY projection, build_id')).rows;
 
 it('every kind of token metadata, an upgrade from blank names without replay, a rename on chain, and the fallback found by query', async () => {
   // The simulated chain holds every kind (else this test proves less than it says).
   for (const cluster of CLUSTERS) {
-    const kinds = new Set(sim.groundTruth(cluster).tokens.map((t) => t.metadata_source));
+    const kinds = new Set(sim().groundTruth(cluster).tokens.map((t) => t.metadata_source));
     expect([...kinds].sort()).toEqual(['metaplex', 'none', 'pointer', 'token-2022']);
   }
 
   // ---- first run: the names as the chain holds them ----
   const first = start();
-  await waitFor('GET /health', () => healthy(apiPort), 90_000, 200);
+  await waitFor('GET /health', () => healthy(fx.apiPort), 90_000, 200);
   await waitFor('every pool named as on chain', namesAsOnChain, 90_000, 250);
   expect(first.output()).not.toContain('token metadata changed'); // right at discovery: nothing to heal
   await stop(first);
@@ -175,7 +160,7 @@ it('every kind of token metadata, an upgrade from blank names without replay, a 
   expect(blanked).toBeGreaterThan(0);
   const buildsBefore = await builds();
   const second = start();
-  await waitFor('GET /health after the upgrade', () => healthy(apiPort), 90_000, 200);
+  await waitFor('GET /health after the upgrade', () => healthy(fx.apiPort), 90_000, 200);
   await waitFor('names healed after the upgrade', namesAsOnChain, 30_000, 250);
   expect(second.output()).toContain('token metadata changed: names updated');
   expect((await logCounts()).TokenMetadataChanged).toBe(blanked); // one per (pool, blank token)
@@ -183,7 +168,7 @@ it('every kind of token metadata, an upgrade from blank names without replay, a 
 
   // ---- a nameless token: shown as its short mint, and found by it ----
   for (const cluster of CLUSTERS) {
-    const gt = sim.groundTruth(cluster);
+    const gt = sim().groundTruth(cluster);
     const anon = gt.tokens.find((t) => t.metadata_source === 'none')!;
     const holding = gt.pools.filter((p) => p.mint_x === anon.mint || p.mint_y === anon.mint).map((p) => p.config);
     expect(holding.length).toBeGreaterThan(0);
@@ -196,17 +181,17 @@ it('every kind of token metadata, an upgrade from blank names without replay, a 
   }
 
   // ---- a rename on chain, in slots produced now: the API follows within a refresh ----
-  const renamedBefore = CLUSTERS.map((c) => sim.groundTruth(c).tokens.filter((t) => t.renames.length > 0).length);
+  const renamedBefore = CLUSTERS.map((c) => sim().groundTruth(c).tokens.filter((t) => t.renames.length > 0).length);
   expect(renamedBefore).toEqual([0, 0]);
   const tmcBefore = (await logCounts()).TokenMetadataChanged;
-  sim.advance('all', Math.ceil(((SCHEDULE_SECONDS - HISTORY_SECONDS) * 1000) / 400)); // past every scheduled event
+  sim().advance('all', Math.ceil(((SCHEDULE_SECONDS - HISTORY_SECONDS) * 1000) / 400)); // past every scheduled event
   for (const cluster of CLUSTERS) {
-    const renamed = sim.groundTruth(cluster).tokens.filter((t) => t.renames.length > 0);
+    const renamed = sim().groundTruth(cluster).tokens.filter((t) => t.renames.length > 0);
     expect(renamed.length).toBeGreaterThan(0);
   }
   await waitFor('the renamed tokens shown under their new names', namesAsOnChain, 30_000, 250);
   const renamedPools = CLUSTERS.flatMap((c) => {
-    const gt = sim.groundTruth(c);
+    const gt = sim().groundTruth(c);
     const mints = new Set(gt.tokens.filter((t) => t.renames.length > 0).map((t) => t.mint));
     return gt.pools.filter((p) => mints.has(p.mint_x) || mints.has(p.mint_y));
   });

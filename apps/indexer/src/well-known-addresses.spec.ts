@@ -1,8 +1,9 @@
 import { ASSOCIATED_TOKEN_PROGRAM_ID, NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { MPL_TOKEN_METADATA_PROGRAM_ID } from '@metaplex-foundation/mpl-token-metadata';
 import { PublicKey, SystemProgram, SYSVAR_CLOCK_PUBKEY, SYSVAR_INSTRUCTIONS_PUBKEY, SYSVAR_RENT_PUBKEY } from '@solana/web3.js';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { BASE58_KEY_LITERAL, sourceFiles } from '@hadron/platform/testing/source-files';
 import {
   ASSOCIATED_TOKEN_PROGRAM,
   METAPLEX_METADATA_SEED,
@@ -67,17 +68,6 @@ describe('well-known addresses (indexer side: libs/domain/src/hadron/program-ids
   });
 });
 
-/** Every .ts file under apps/ and libs/ (not node_modules or build output). */
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist') continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, out);
-    else if (name.endsWith('.ts')) out.push(path);
-  }
-  return out;
-}
-
 const isTest = (file: string) => /\.(spec|int-spec|e2e-spec)\.ts$/.test(file) || file.includes('/testing/') || file.includes('/test-support/');
 /** Independently sourced addresses: the list's programs, and the sysvars and native mint as web3.js / spl-token name them. */
 const KNOWN = [
@@ -87,13 +77,12 @@ const KNOWN = [
   { name: 'sysvar rent', id: SYSVAR_RENT_PUBKEY.toBase58() },
   { name: 'native mint', id: NATIVE_MINT.toBase58() },
 ];
-const LITERAL = /['"`]([1-9A-HJ-NP-Za-km-z]{32,44})['"`]/g;
 
 describe('well-known addresses in the source tree', () => {
   const literals = ['apps', 'libs'].flatMap((top) =>
     sourceFiles(join(ROOT, top)).flatMap((path) => {
       const file = relative(ROOT, path);
-      return [...readFileSync(path, 'utf8').matchAll(LITERAL)].map((m) => ({ file, value: m[1] }));
+      return [...readFileSync(path, 'utf8').matchAll(BASE58_KEY_LITERAL)].map((m) => ({ file, value: m[1] }));
     }),
   );
 

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../apps/simulator/src';
 
 /** `npm start`'s entry point (apps/main) as its own process, for end-to-end tests over HTTP. */
 
@@ -81,4 +83,24 @@ export function startScript(script: string, env: Record<string, string>, childre
 /** Signals the whole process group of a `startScript` child. */
 export function signalGroup(started: Started, signal: NodeJS.Signals): void {
   process.kill(-started.child.pid!, signal);
+}
+
+/**
+ * The simulated cluster, a fresh database and a free API port for one test file: created before
+ * its tests, and after them the app processes it started killed, the simulator stopped, the
+ * database dropped.
+ */
+export function simulatorAndDatabase(options: SimulatorOptions): { sim: RunningSimulator; db: TestDatabase; apiPort: number; children: ChildProcess[] } {
+  const fixture = { children: [] as ChildProcess[] } as { sim: RunningSimulator; db: TestDatabase; apiPort: number; children: ChildProcess[] };
+  beforeAll(async () => {
+    fixture.sim = await startSimulator(options);
+    fixture.db = await createTestDatabase();
+    fixture.apiPort = await freePort();
+  }, 120_000);
+  afterAll(async () => {
+    for (const c of fixture.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await fixture.sim?.stop();
+    await fixture.db?.drop();
+  }, 60_000);
+  return fixture;
 }

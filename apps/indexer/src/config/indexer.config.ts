@@ -57,6 +57,8 @@ export const indexerEnvShape = {
   INDEXER_READY_MAX_STALL_SECONDS: envInt(1, 86_400, 60),
   /** Not ready after this many indexing cycles in a row failed. */
   INDEXER_READY_MAX_CYCLE_ERRORS: envInt(1, 1000, 3),
+  /** Not ready while the newest indexed data is older than this, behind the head (0 = slots only). */
+  INDEXER_READY_MAX_LAG_SECONDS: envInt(0, 86_400, 0),
   /** Not ready while the RPC has given no good answer for this long (outages, malformed answers, rate limits). */
   INDEXER_READY_MAX_RPC_FAILING_SECONDS: envInt(1, 86_400, 30),
   /** Backfill progress line every this many seconds. */
@@ -89,6 +91,7 @@ export interface ClusterSettings {
   readyMaxStallMs: number;
   readyMaxCycleErrors: number;
   readyMaxRpcFailingMs: number;
+  readyMaxLagSeconds: number;
   progressMs: number;
 }
 
@@ -122,6 +125,7 @@ export function clusterSettings(config: IndexerConfig, cluster: Cluster, now: ()
     readyMaxStallMs: config.INDEXER_READY_MAX_STALL_SECONDS * 1000,
     readyMaxCycleErrors: config.INDEXER_READY_MAX_CYCLE_ERRORS,
     readyMaxRpcFailingMs: config.INDEXER_READY_MAX_RPC_FAILING_SECONDS * 1000,
+    readyMaxLagSeconds: config.INDEXER_READY_MAX_LAG_SECONDS,
     progressMs: config.INDEXER_PROGRESS_SECONDS * 1000,
   };
 }

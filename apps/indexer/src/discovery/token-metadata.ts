@@ -30,7 +30,6 @@ export function metaplexMetadataAddress(mint: string): string {
  * overrides and isolates, word joiner, BOM. Zero-width (non-)joiners stay: emoji sequences and
  * Persian or Indic names need them.
  */
-// eslint-disable-next-line no-control-regex
 const INVISIBLE = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
 
 /**

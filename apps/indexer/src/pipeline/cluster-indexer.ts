@@ -242,10 +242,11 @@ export class ClusterIndexer {
    */
   ready(): boolean {
     const s = this.status();
-    const { readyMaxSlotLag, readyMaxStallMs, readyMaxCycleErrors, readyMaxRpcFailingMs } = this.d.settings;
+    const { readyMaxSlotLag, readyMaxStallMs, readyMaxCycleErrors, readyMaxRpcFailingMs, readyMaxLagSeconds } = this.d.settings;
     const stalled = s.slotLag !== null && s.slotLag > 0 && this.now() - this.lastProgressAt > readyMaxStallMs;
     const rpcDown = s.rpcFailingSeconds * 1000 > readyMaxRpcFailingMs;
-    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= readyMaxSlotLag && s.gaps === 0 && s.heldPools === 0 && s.cycleFailures < readyMaxCycleErrors && !stalled && !rpcDown;
+    const old = readyMaxLagSeconds > 0 && s.lagSeconds !== null && s.lagSeconds > readyMaxLagSeconds;
+    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= readyMaxSlotLag && !old && s.gaps === 0 && s.heldPools === 0 && s.cycleFailures < readyMaxCycleErrors && !stalled && !rpcDown;
   }
 
   // ---- loop ----------------------------------------------------------------------------------

@@ -10,8 +10,10 @@ import {
   SYSVAR_INSTRUCTIONS_PUBKEY,
   SYSVAR_RENT_PUBKEY,
 } from '@solana/web3.js';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { BASE58_KEY_LITERAL, sourceFiles } from '@hadron/platform/testing/source-files';
+import fixture from '../../../../test/fixtures/solana/program-ids.json';
 import {
   ADDRESS_LOOKUP_TABLE_PROGRAM,
   ASSOCIATED_TOKEN_PROGRAM,
@@ -35,7 +37,7 @@ import {
 /**
  * The simulator's well-known addresses against the field's own libraries (web3.js, spl-token,
  * mpl-token-metadata) — never against @hadron/domain, whose beliefs the simulator must not share.
- * (The team's sourced list, test/fixtures/solana/program-ids.json, is checked elsewhere.)
+ * and the team's sourced list (test/fixtures/solana/program-ids.json, pinned to ../shared).
  */
 
 describe('well-known addresses (simulator side: spl/well-known.ts)', () => {
@@ -70,7 +72,12 @@ describe('well-known addresses (simulator side: spl/well-known.ts)', () => {
     expect(ZERO_PUBKEY).toBe(new PublicKey(new Uint8Array(32)).toBase58());
   });
 
+  it.each(Object.entries(SIM_PROGRAM_IDS))('%s equals the sourced list', (name, id) => {
+    expect((fixture.programs as Record<string, { id: string }>)[name]?.id).toBe(id);
+  });
+
   it('SIM_PROGRAM_IDS is keyed like the sourced list, every value a distinct 32-byte key', () => {
+    expect(Object.keys(SIM_PROGRAM_IDS).sort()).toEqual(Object.keys(fixture.programs).sort());
     expect(Object.keys(SIM_PROGRAM_IDS)).toEqual([
       'system',
       'spl_token',
@@ -89,16 +96,6 @@ describe('well-known addresses (simulator side: spl/well-known.ts)', () => {
   });
 });
 
-/** Every .ts file under apps/simulator/src. */
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, out);
-    else if (name.endsWith('.ts')) out.push(path);
-  }
-  return out;
-}
-
 describe('apps/simulator names well-known addresses only through spl/well-known.ts', () => {
   const root = join(__dirname, '..');
   const files = sourceFiles(root).map((path) => ({ file: relative(root, path), text: readFileSync(path, 'utf8') }));
@@ -106,8 +103,7 @@ describe('apps/simulator names well-known addresses only through spl/well-known.
 
   it('no other file writes one as a literal (tests included)', () => {
     expect(files.length).toBeGreaterThan(20);
-    const literal = /['"`]([1-9A-HJ-NP-Za-km-z]{32,44})['"`]/g;
-    const found = files.filter((f) => f.file !== 'spl/well-known.ts').flatMap((f) => [...f.text.matchAll(literal)].filter((m) => declared.has(m[1])).map((m) => `${f.file}: ${m[1]}`));
+    const found = files.filter((f) => f.file !== 'spl/well-known.ts').flatMap((f) => [...f.text.matchAll(BASE58_KEY_LITERAL)].filter((m) => declared.has(m[1])).map((m) => `${f.file}: ${m[1]}`));
     expect(found).toEqual([]);
   });
 
