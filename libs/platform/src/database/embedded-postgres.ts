@@ -102,9 +102,11 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
       // A user that has just disconnected can linger in pg_stat_activity for a moment: look again
       // briefly before deciding that somebody else is still using the server.
       for (const deadline = Date.now() + RELEASE_RECHECK_MS; ; ) {
-        others = await otherClients(adminUrl, ignoreApplication).catch((e: Error) => {
+        others = await otherClients(adminUrl, ignoreApplication).catch((e: Error & { code?: string }) => {
+          // Another process of the data directory released it last and is stopping it: nothing to do.
+          if (['57P01', '57P03', 'ECONNREFUSED'].includes(e.code ?? '')) opts.log.info({ dataDir }, 'embedded postgres: being stopped by another process of this data directory');
           // Unknown is not "nobody": never stop a server that someone else may be using.
-          opts.log.warn({ dataDir, err: e.message }, 'embedded postgres: could not tell who else uses it; leaving it running');
+          else opts.log.warn({ dataDir, err: e.message }, 'embedded postgres: could not tell who else uses it; leaving it running');
           return undefined;
         });
         if (!others?.length || Date.now() >= deadline) break;
@@ -153,6 +155,9 @@ async function otherClients(adminUrl: string, ignore?: string): Promise<string[]
   // Named, so that processes releasing at the same moment (a group stop in split mode) do not
   // count each other's checks as users: only real work keeps the server running.
   const client = new Client({ connectionString: adminUrl, application_name: RELEASE_CHECK_APPLICATION });
+  // Another process of the data directory may stop the server while this check runs (it was the
+  // last user): the query rejects, and the connection's own 'error' must not crash this process.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const { rows } = await client.query<{ app: string }>(
@@ -169,6 +174,7 @@ async function otherClients(adminUrl: string, ignore?: string): Promise<string[]
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
   const { Client } = await import('pg');
   const client = new Client({ connectionString: adminUrl });
+  client.on('error', () => undefined); // a failure rejects the query below
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
