@@ -25,6 +25,8 @@ runProcess('hadron-demo', () => createLogger('hadron-demo'), async () => {
   const config = parseEnv(mainEnvSchema, {
     PG_DATA_DIR: '.data/demo-postgres',
     EMBEDDED_PG_PORT: '54319',
+    // No load balancer in front of a local demo: Ctrl-C stops it without the API's rolling-restart grace.
+    API_SHUTDOWN_GRACE_SECONDS: '0',
     ...process.env,
     RPC_URL_MAINNET_BETA: sim.urls['mainnet-beta'],
     RPC_URL_DEVNET: sim.urls.devnet,
