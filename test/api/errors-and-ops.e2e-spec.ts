@@ -50,11 +50,11 @@ describe('errors, health, metrics, docs', () => {
       }
     });
 
-    it('unknown routes and methods are 404 in the same shape', async () => {
+    it('unknown routes are 404 and other methods 405, in the same shape', async () => {
       expect(await h.get('/pools/a/b/c')).toMatchObject({ status: 404, body: { statusCode: 404, error: 'Not Found' } });
       const post = await h.app.inject({ method: 'POST', url: '/pools' });
-      expect(post.statusCode).toBe(404);
-      expect(JSON.parse(post.body)).toMatchObject({ statusCode: 404, error: 'Not Found' });
+      expect(post.statusCode).toBe(405);
+      expect(JSON.parse(post.body)).toMatchObject({ statusCode: 405, error: 'Method Not Allowed' });
     });
 
     it('malformed percent-encoding is never a 500', async () => {

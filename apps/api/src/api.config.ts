@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envInt } from '@hadron/platform/config/env';
+import { envBool, envInt } from '@hadron/platform/config/env';
 
 /** Variables of the API process (validated once at boot with parseEnv; see .env.example). */
 export const apiEnvShape = {
@@ -19,6 +19,33 @@ export const apiEnvShape = {
    * deadline (SHUTDOWN_DEADLINE_SECONDS) and the orchestrator's kill timeout.
    */
   API_SHUTDOWN_GRACE_SECONDS: envInt(0, 600, 5),
+
+  // The HTTP edge (README "Security"; SECURITY.md). This API takes no request bodies.
+  /** A request (headers and any body) must arrive whole within this long, or its connection is closed. */
+  API_REQUEST_TIMEOUT_MS: envInt(1000, 600_000, 10_000),
+  /** The request line and headers must arrive within this long (at most API_REQUEST_TIMEOUT_MS: the smaller applies). */
+  API_HEADERS_TIMEOUT_MS: envInt(1000, 600_000, 5_000),
+  /** An idle kept-alive connection is closed after this long; keep it above the load balancer's idle timeout. */
+  API_KEEP_ALIVE_TIMEOUT_MS: envInt(1000, 600_000, 72_000),
+  /** Per-pool queries (fees, midprice and volume history) running at once; the pool list never waits for them. */
+  API_HEAVY_CONCURRENCY: envInt(1, 1000, 4),
+  /** Per-pool queries waiting for a slot at most; beyond, 503 with Retry-After. */
+  API_HEAVY_QUEUE: envInt(0, 100_000, 64),
+  /** Back-pressure: 503 with Retry-After while the event loop's mean delay exceeds this. 0 = off. */
+  API_MAX_EVENT_LOOP_DELAY_MS: envInt(0, 60_000, 500),
+  /** Per-client rate limit: requests per API_RATE_LIMIT_WINDOW_SECONDS per client address. 0 = off (the default). */
+  API_RATE_LIMIT_MAX: envInt(0, 10_000_000, 0),
+  API_RATE_LIMIT_WINDOW_SECONDS: envInt(1, 86_400, 60),
+  /** Behind a proxy or load balancer: take the client address from X-Forwarded-For (rate limits key on it). */
+  API_TRUST_PROXY: envBool(false),
+  /** Serve the OpenAPI document and Swagger UI at /docs, /docs-json, /docs-yaml. */
+  API_DOCS: envBool(true),
+  /**
+   * A separate port for /metrics and readiness details (like the indexer's and projector's
+   * OPS_PORT). Unset: /metrics and the details are on the API port, as before.
+   */
+  API_OPS_PORT: envInt(0, 65535, 0).optional(),
+  API_OPS_HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
 };
 export const apiEnvSchema = z.object(apiEnvShape);
 export type ApiConfig = z.infer<typeof apiEnvSchema>;

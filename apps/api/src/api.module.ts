@@ -8,9 +8,12 @@ import type { Pool } from 'pg';
 import type { ApiConfig } from './api.config';
 import { ReadDb } from './database/read-db';
 import { HealthHttpController } from './health/health.http.controller';
+import { closeApiOps } from './health/listen';
 import { ReadinessCheck } from './health/readiness';
 import { ShutdownState } from './health/shutdown-state';
 import { ApiExceptionFilter, toErrorBody } from './http/api-exception.filter';
+import { edgeServerOptions, registerEdge } from './http/edge';
+import { HeavyQueryGate } from './http/heavy-query-gate';
 import { JSON_CONTENT_TYPE } from './http/json';
 import { PinoNestLogger } from './http/nest-logger';
 import { API_CONFIG, API_LOGGER, CLOCK, type Clock } from './http/tokens';
@@ -63,6 +66,7 @@ export class ApiModule {
         PoolDirectory,
         ReadinessCheck,
         ShutdownState,
+        HeavyQueryGate,
         ListPoolsHandler,
         GetPoolFeesHandler,
         GetMidpriceHistoryHandler,
@@ -76,6 +80,7 @@ export class ApiModule {
 export function createNestApp(deps: ApiAppDeps, nestLogger: PinoNestLogger | false): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     logger: false,
+    ...edgeServerOptions(deps.config),
     // Fastify's close (app.close(), at the end of drainApiApp): stop accepting, close idle keep-alive
     // connections at once, answer 503 to a request arriving on a busy one, finish those in flight.
     // (Both are Fastify 5's defaults on Node 20; the adapter passes its options through to fastify().)
@@ -96,7 +101,7 @@ export function createNestApp(deps: ApiAppDeps, nestLogger: PinoNestLogger | fal
 /**
  * Builds the API (global pipe and filter, metrics, OpenAPI at /docs and /docs-json) and
  * initialises it: the pool list is loaded before this resolves. It does not listen: the caller
- * does `await app.listen({ port: config.PORT, host: config.HOST })` and owns `pool`. To stop it
+ * does `await listenApi(app, config)` (PORT, and API_OPS_PORT when set) and owns `pool`. To stop it
  * without dropping requests: `drainApiApp(app, config.API_SHUTDOWN_GRACE_SECONDS * 1000)`.
  */
 export async function createApiApp(deps: ApiAppDeps): Promise<NestFastifyApplication> {
@@ -121,7 +126,14 @@ export async function createApiApp(deps: ApiAppDeps): Promise<NestFastifyApplica
     if (shutdown.draining) void reply.header('connection', 'close');
     done(null, payload);
   });
-  serveOpenApi(app, buildOpenApiDocument(app));
+  fastify.addHook('onClose', async () => closeApiOps(app));
+  // A client hanging up is routine (timeouts, navigation, load balancers): one debug line, no stack.
+  fastify.addHook('onRequestAbort', (request, done) => {
+    logger.debug({ method: request.method, url: request.url.slice(0, 200) }, 'client closed the connection before the answer');
+    done();
+  });
+  await registerEdge(app, deps.config);
+  if (deps.config.API_DOCS) serveOpenApi(app, buildOpenApiDocument(app));
   await app.init();
   return app;
 }

@@ -3,6 +3,7 @@ import { createLogger, openStorage, parseEnv, runProcess, storageEnvShape } from
 import { apiEnvShape } from './api.config';
 import { createApiApp } from './api.module';
 import { drainApiApp } from './health/drain';
+import { listenApi } from './health/listen';
 
 const schema = z.object({ ...storageEnvShape, ...apiEnvShape });
 
@@ -14,8 +15,8 @@ runProcess('api', () => createLogger('api'), async () => {
   const log = createLogger('api', config.LOG_LEVEL);
   const storage = await openStorage(config, log, [], { application: 'hadron-api', poolSize: 20 });
   const app = await createApiApp({ pool: storage.pool, config, logger: log });
-  await app.listen(config.PORT, config.HOST);
-  log.info({ port: config.PORT, host: config.HOST }, 'api listening');
+  const { port, opsPort } = await listenApi(app, config);
+  log.info({ port, host: config.HOST, opsPort, opsHost: opsPort === null ? undefined : config.API_OPS_HOST }, 'api listening');
   return {
     stop: async () => {
       await drainApiApp(app, config.API_SHUTDOWN_GRACE_SECONDS * 1000);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { openStorage, storageEnvShape, type Logger, type Running } from '@hadron/platform';
-import { apiEnvShape, createApiApp, drainApiApp } from '../../api/src/index';
+import { apiEnvShape, createApiApp, drainApiApp, listenApi } from '../../api/src/index';
 import { indexerEnvShape, indexerMigrations, startIndexer } from '../../indexer/src/index';
 import { projectorEnvShape, projectorMigrations, startProjector } from '../../projector/src/index';
 
@@ -17,11 +17,10 @@ export async function startAll(config: MainConfig, log: Logger): Promise<Running
   const storage = await openStorage(config, log, [projectorMigrations, indexerMigrations], { application: 'hadron', poolSize: 24 });
   const projector = await startProjector(storage, config, log);
   const api = await createApiApp({ pool: storage.pool, config, logger: log });
-  await api.listen(config.PORT, config.HOST);
+  const { port } = await listenApi(api, config);
   const indexer = await startIndexer(storage, config, log);
-  const address = api.getHttpServer().address();
   return {
-    port: typeof address === 'object' && address ? address.port : config.PORT,
+    port,
     stop: async () => {
       await drainApiApp(api, config.API_SHUTDOWN_GRACE_SECONDS * 1000);
       await indexer.stop();

@@ -1,13 +1,18 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import type { ApiConfig } from '../api.config';
+import { API_CONFIG } from '../http/tokens';
 import { LivenessDto, ReadinessDto } from './health.response.dto';
 import { ReadinessCheck } from './readiness';
 
 @ApiTags('ops')
 @Controller('health')
 export class HealthHttpController {
-  constructor(private readonly readiness: ReadinessCheck) {}
+  constructor(
+    private readonly readiness: ReadinessCheck,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {}
 
   @Get()
   @ApiOperation({ operationId: 'health', summary: 'Liveness: the process answers HTTP' })
@@ -30,6 +35,8 @@ export class HealthHttpController {
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ReadinessDto> {
     const r = await this.readiness.check();
     void reply.code(r.ready ? 200 : 503);
-    return { status: r.ready ? 'ready' : 'not ready', detail: r.detail };
+    const status = r.ready ? 'ready' : 'not ready';
+    // With an ops port, the public port says only ready or not; the details are the operator's.
+    return this.config.API_OPS_PORT === undefined ? { status, detail: r.detail } : { status };
   }
 }

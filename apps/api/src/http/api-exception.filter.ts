@@ -4,6 +4,7 @@ import type { ApiErrorBody } from '@hadron/contracts/api';
 import { isTransientDbError } from '@hadron/platform/database/pool';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RetryLaterException } from './heavy-query-gate';
 import { JSON_CONTENT_TYPE } from './json';
 
 /**
@@ -11,6 +12,9 @@ import { JSON_CONTENT_TYPE } from './json';
  * string message, for Nest and Fastify errors alike. Anything unexpected is logged here with its
  * stack and answered with a bare 500; no stack trace or internal message reaches a client.
  */
+/** Errors that say the client's socket is gone, not that anything here failed. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
+
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   constructor(private readonly log: Logger) {}
@@ -20,8 +24,16 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     const body = toErrorBody(exception);
-    if (body.statusCode >= 500) this.log.error({ err: exception, method: request?.method, url: request?.url }, 'request failed');
+    if (body.statusCode >= 500) {
+      // The client is gone (it aborted, or its socket broke while we wrote): nothing failed here.
+      if (request?.raw?.destroyed || CLIENT_GONE.has((exception as { code?: string })?.code ?? '')) {
+        this.log.debug({ method: request?.method, url: request?.url?.slice(0, 200), code: (exception as { code?: string })?.code }, 'client closed the connection before the answer');
+        return;
+      }
+      this.log.error({ err: exception, method: request?.method, url: request?.url }, 'request failed');
+    }
     if (reply.sent) return;
+    if (exception instanceof RetryLaterException) void reply.header('retry-after', String(exception.retryAfterSeconds));
     void reply.code(body.statusCode).header('content-type', JSON_CONTENT_TYPE).send(JSON.stringify(body));
   }
 }

@@ -14,6 +14,6 @@ export const CLUSTER_PARAM_DOC = {
 
 export const ADDRESS_PARAM_DOC = {
   name: 'address',
-  description: 'Pool config PDA address (base58). An address that is not a pool of the cluster answers 404 `Pool not found`.',
+  description: 'Pool config PDA address (base58 of 32 bytes; anything else answers 400). An address that is not a pool of the cluster answers 404 `Pool not found`.',
   example: '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1',
 } as const;

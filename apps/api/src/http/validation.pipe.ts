@@ -1,4 +1,4 @@
-import { BadRequestException, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { BadRequestException, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 
 /**
@@ -7,7 +7,7 @@ import { getMetadataStorage } from 'class-validator';
  * otherwise the first invalid parameter (in declaration order) gives the message.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new QueryValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
@@ -17,13 +17,28 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
+/** Keys that name an object's prototype: class-transformer never copies them, so the whitelist would not see them. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The ValidationPipe, plus: a prototype key in the query string is an unknown parameter like any other. */
+class QueryValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'query' && value !== null && typeof value === 'object' && metadata.metatype) {
+      const unknown = Object.keys(value).filter((k) => PROTOTYPE_KEYS.has(k));
+      if (unknown.length > 0) throw new BadRequestException(unknownParamsMessage(unknown, allowedParams(metadata.metatype)));
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+function unknownParamsMessage(unknown: readonly string[], allowed: readonly string[]): string {
+  const names = unknown.map((n) => `'${n}'`).join(', ');
+  return `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}; allowed: ${allowed.join(', ') || '(none)'}`;
+}
+
 export function validationMessage(errors: readonly ValidationError[]): string {
   const unknown = errors.filter((e) => e.constraints?.whitelistValidation).map((e) => e.property);
-  if (unknown.length > 0) {
-    const allowed = allowedParams(errors[0].target);
-    const names = unknown.map((n) => `'${n}'`).join(', ');
-    return `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}; allowed: ${allowed.join(', ') || '(none)'}`;
-  }
+  if (unknown.length > 0) return unknownParamsMessage(unknown, errors[0].target ? allowedParams(errors[0].target.constructor as abstract new () => unknown) : []);
   for (const e of errors) {
     const first = e.constraints ? Object.values(e.constraints)[0] : undefined;
     if (first) return first;
@@ -31,8 +46,7 @@ export function validationMessage(errors: readonly ValidationError[]): string {
   return 'Invalid request';
 }
 
-function allowedParams(target: object | undefined): string[] {
-  if (!target) return [];
-  const metas = getMetadataStorage().getTargetValidationMetadatas(target.constructor, '', true, false);
+function allowedParams(dto: abstract new (...args: never[]) => unknown): string[] {
+  const metas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
   return [...new Set(metas.map((m) => m.propertyName))];
 }

@@ -3,7 +3,9 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
 import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
+import { HeavyQueryGate } from '../../../http/heavy-query-gate';
 import { JSON_CONTENT_TYPE, jsonText, type JsonText } from '../../../http/json';
+import { PoolAddressPipe } from '../../../http/pool-address.pipe';
 import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
 import { GetMidpriceHistoryRequestDto } from './get-midprice-history.request.dto';
 import { MidpriceHistoryResponseDto } from './get-midprice-history.response.dto';
@@ -14,6 +16,7 @@ export class GetMidpriceHistoryHttpController {
   constructor(
     private readonly queryBus: QueryBus,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly gate: HeavyQueryGate,
   ) {}
 
   @Get(':address/midprice/history')
@@ -28,11 +31,12 @@ export class GetMidpriceHistoryHttpController {
   @ApiOkResponse({ type: MidpriceHistoryResponseDto })
   @ApiBadRequestResponse({
     type: ApiErrorDto,
-    description: '`Invalid timeframe`; `start_time and end_time must be valid unix timestamps in seconds`; `cursor must be a valid unix timestamp in seconds`; start_time after end_time; too many buckets; invalid `limit` or `cluster`; a repeated or unknown parameter',
+    description: '`Invalid timeframe`; `start_time and end_time must be valid unix timestamps in seconds`; `cursor must be a valid unix timestamp in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; too many buckets; invalid `limit` or `cluster`; a repeated or unknown parameter',
   })
   @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
-  async history(@Param('address') address: string, @Query() request: GetMidpriceHistoryRequestDto): Promise<JsonText> {
-    return jsonText(await this.queryBus.execute(request.toQuery(address, nowSeconds(this.clock))));
+  async history(@Param('address', PoolAddressPipe) address: string, @Query() request: GetMidpriceHistoryRequestDto): Promise<JsonText> {
+    const query = request.toQuery(address, nowSeconds(this.clock));
+    return this.gate.run(async () => jsonText(await this.queryBus.execute(query)));
   }
 }

@@ -3,7 +3,9 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
 import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
+import { HeavyQueryGate } from '../../../http/heavy-query-gate';
 import { JSON_CONTENT_TYPE, jsonText, type JsonText } from '../../../http/json';
+import { PoolAddressPipe } from '../../../http/pool-address.pipe';
 import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
 import { GetPoolFeesQuery } from './get-pool-fees.query';
 import { GetPoolFeesRequestDto } from './get-pool-fees.request.dto';
@@ -15,6 +17,7 @@ export class GetPoolFeesHttpController {
   constructor(
     private readonly queryBus: QueryBus,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly gate: HeavyQueryGate,
   ) {}
 
   @Get(':address/fees')
@@ -26,11 +29,11 @@ export class GetPoolFeesHttpController {
   })
   @ApiParam(ADDRESS_PARAM_DOC)
   @ApiOkResponse({ type: PoolFeesReportDto })
-  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid `interval` or `cluster`, a repeated or unknown parameter' })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'An address that is not base58 of 32 bytes; invalid `interval` or `cluster`; a repeated or unknown parameter' })
   @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
-  async fees(@Param('address') address: string, @Query() request: GetPoolFeesRequestDto): Promise<JsonText> {
-    const report = await this.queryBus.execute(new GetPoolFeesQuery(request.cluster, address, request.interval, nowSeconds(this.clock)));
-    return jsonText(report);
+  async fees(@Param('address', PoolAddressPipe) address: string, @Query() request: GetPoolFeesRequestDto): Promise<JsonText> {
+    const query = new GetPoolFeesQuery(request.cluster, address, request.interval, nowSeconds(this.clock));
+    return this.gate.run(async () => jsonText(await this.queryBus.execute(query)));
   }
 }

@@ -3,7 +3,9 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
 import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
+import { HeavyQueryGate } from '../../../http/heavy-query-gate';
 import { JSON_CONTENT_TYPE, jsonText, type JsonText } from '../../../http/json';
+import { PoolAddressPipe } from '../../../http/pool-address.pipe';
 import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
 import { GetVolumeHistoryRequestDto } from './get-volume-history.request.dto';
 import { VolumeHistoryResponseDto } from './get-volume-history.response.dto';
@@ -14,6 +16,7 @@ export class GetVolumeHistoryHttpController {
   constructor(
     private readonly queryBus: QueryBus,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly gate: HeavyQueryGate,
   ) {}
 
   @Get(':address/volume/history')
@@ -27,11 +30,12 @@ export class GetVolumeHistoryHttpController {
   @ApiOkResponse({ type: VolumeHistoryResponseDto })
   @ApiBadRequestResponse({
     type: ApiErrorDto,
-    description: '`Only 24h timeframe is supported for volume history in v1`; `start_time and end_time must be valid unix timestamps in seconds`; start_time after end_time; more than 36600 days; invalid `cluster`; a repeated or unknown parameter',
+    description: '`Only 24h timeframe is supported for volume history in v1`; `start_time and end_time must be valid unix timestamps in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; more than 36600 days; invalid `cluster`; a repeated or unknown parameter',
   })
   @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
-  async history(@Param('address') address: string, @Query() request: GetVolumeHistoryRequestDto): Promise<JsonText> {
-    return jsonText(await this.queryBus.execute(request.toQuery(address, nowSeconds(this.clock))));
+  async history(@Param('address', PoolAddressPipe) address: string, @Query() request: GetVolumeHistoryRequestDto): Promise<JsonText> {
+    const query = request.toQuery(address, nowSeconds(this.clock));
+    return this.gate.run(async () => jsonText(await this.queryBus.execute(query)));
   }
 }
