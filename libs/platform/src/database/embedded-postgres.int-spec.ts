@@ -1,13 +1,21 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { createLogger } from '../logging/logger';
-import { startEmbeddedPostgres } from './embedded-postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 
 const log = createLogger('test', 'silent');
 const ROOT = resolve(__dirname, '../../../..');
+const randomPort = () => 54400 + Math.floor(Math.random() * 500);
+
+/** The OS user the server runs as: `postgres` when we are root (the module creates it), else us. */
+function serverOwner(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
 
 async function count(url: string): Promise<number> {
   const c = new Client({ connectionString: url });
@@ -19,19 +27,101 @@ async function count(url: string): Promise<number> {
   }
 }
 
+/** A logger whose JSON lines the test reads. */
+function capturingLogger(): { log: ReturnType<typeof createLogger>; lines: string[] } {
+  const lines: string[] = [];
+  return { log: createLogger('test', 'info', { write: (line: string) => void lines.push(line) }, 'json'), lines };
+}
+
+/** Connects as postgres with the given password ('' = none) and runs `sql`. */
+async function asPostgres(port: number, password: string, sql = 'SELECT 1', database = 'postgres'): Promise<void> {
+  const c = new Client({ host: '127.0.0.1', port, user: 'postgres', password, database });
+  c.on('error', () => undefined);
+  try {
+    await c.connect();
+    await c.query(sql);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
+/** What a user would see of the password protection of a started server. */
+async function expectPasswordRequired(pg: EmbeddedPostgres, port: number): Promise<string> {
+  const password = readFileSync(pg.passwordFile, 'utf8').trim();
+  expect(password.length).toBeGreaterThanOrEqual(40);
+  expect(decodeURIComponent(new URL(pg.url).password)).toBe(password);
+  // No password: the server asks for one (SCRAM), so the client cannot even start.
+  await expect(asPostgres(port, '')).rejects.toThrow(/SASL|password/);
+  // A wrong one: refused by the server.
+  await expect(asPostgres(port, 'not-the-password')).rejects.toMatchObject({ code: '28P01' });
+  await expect(asPostgres(port, password)).resolves.toBeUndefined();
+  const st = statSync(pg.passwordFile);
+  expect(st.mode & 0o777).toBe(0o600);
+  if (serverOwner().uid !== undefined) expect(st.uid).toBe(serverOwner().uid);
+  const hba = readFileSync(join(dirname(pg.passwordFile), 'pg_hba.conf'), 'utf8');
+  const rules = hba.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
+  expect(rules.length).toBeGreaterThan(0);
+  for (const rule of rules) expect(rule).toMatch(/\sscram-sha-256\s*$/);
+  return password;
+}
+
+/**
+ * A data directory exactly as releases before password authentication made and ran it: initdb
+ * --auth=trust, then pg_ctl with the same flags, as the `postgres` OS user when we are root.
+ */
+const legacy = {
+  bin(tool: string): string {
+    return join(dirname(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`))), 'native', 'bin', tool);
+  },
+  run(tool: string, args: string[]): void {
+    const r = spawnSync(this.bin(tool), args, { ...serverOwner(), env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${tool} ${args[0]} failed: ${r.stderr}`);
+  },
+  init(dataDir: string): void {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const { uid, gid } = serverOwner();
+    if (uid !== undefined) chownSync(dataDir, uid, gid!);
+    this.run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale']);
+  },
+  start(dataDir: string, port: number, extra = ''): void {
+    const flags = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=on -c max_connections=200 -c shared_buffers=256MB -c max_wal_size=4GB -c checkpoint_timeout=15min ${extra}`;
+    this.run('pg_ctl', ['start', '-D', dataDir, '-w', '-t', '60', '-l', join(dataDir, 'server.log'), '-o', flags]);
+  },
+  stop(dataDir: string): void {
+    this.run('pg_ctl', ['stop', '-D', dataDir, '-m', 'fast', '-w']);
+  },
+  /** Some data, written the way that release's processes connected: no password. */
+  async seed(port: number): Promise<void> {
+    await asPostgres(port, '', 'CREATE DATABASE hadron');
+    await asPostgres(port, '', 'CREATE TABLE kept (n int); INSERT INTO kept VALUES (42)', 'hadron');
+  },
+};
+
 describe('embedded Postgres (the zero-setup default)', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'hadron-embedded-'));
     chmodSync(dir, 0o755); // the server runs as an unprivileged user when we are root
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => {
+    // A failed test can leave a server running on one of its data directories.
+    for (const d of readdirSync(dir)) if (existsSync(join(dir, d, 'postmaster.pid'))) legacy.stop(join(dir, d));
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('keeps data across a stop and start, and reuses a server left running by a killed process', async () => {
     const dataDir = join(dir, 'pg');
-    const port = 54400 + Math.floor(Math.random() * 500);
-    const first = await startEmbeddedPostgres({ dataDir, port, log });
+    const port = randomPort();
+    const captured = capturingLogger();
+    const first = await startEmbeddedPostgres({ dataDir, port, log: captured.log });
     expect(first.reused).toBe(false);
+    const password = await expectPasswordRequired(first, port);
+    expect(captured.lines.length).toBeGreaterThan(0);
+    expect(captured.lines.join('')).not.toContain(password);
+    expect(captured.lines.join('')).not.toContain('upgraded'); // born with a password: initdb set it
+    // initdb's --pwfile is gone (other runs' temporary directories may be there, not with this password).
+    const leftovers = readdirSync(tmpdir()).filter((f) => f.startsWith('hadron-initdb-') && existsSync(join(tmpdir(), f, 'pwfile')));
+    expect(leftovers.filter((f) => readFileSync(join(tmpdir(), f, 'pwfile'), 'utf8').includes(password))).toEqual([]);
     const c = new Client({ connectionString: first.url });
     await c.connect();
     await c.query('CREATE TABLE kept (n int); INSERT INTO kept VALUES (1), (2)');
@@ -70,5 +160,77 @@ describe('embedded Postgres (the zero-setup default)', () => {
     expect(cold.reused).toBe(false);
     expect(await count(cold.url)).toBe(2);
     await cold.stop();
+  }, 120_000);
+
+  it('upgrades a data directory of an earlier release (trust, no password) in place, keeping its data', async () => {
+    const dataDir = join(dir, 'legacy-stopped');
+    const port = randomPort();
+    legacy.init(dataDir);
+    legacy.start(dataDir, port);
+    await legacy.seed(port);
+    legacy.stop(dataDir);
+    expect(existsSync(join(dataDir, 'postgres.password'))).toBe(false);
+
+    const captured = capturingLogger();
+    const pg = await startEmbeddedPostgres({ dataDir, port, log: captured.log });
+    expect(pg.reused).toBe(false);
+    expect(await count(pg.url)).toBe(1);
+    const password = await expectPasswordRequired(pg, port);
+    const messages = captured.lines.map((l) => JSON.parse(l).msg as string);
+    expect(messages).toContain('embedded postgres: data directory upgraded to password authentication');
+    expect(captured.lines.join('')).not.toContain(password);
+    await pg.stop();
+
+    // The next start finds it upgraded: same password, same data, no second upgrade.
+    const again = capturingLogger();
+    const cold = await startEmbeddedPostgres({ dataDir, port, log: again.log });
+    expect(await count(cold.url)).toBe(1);
+    expect(await expectPasswordRequired(cold, port)).toBe(password);
+    expect(again.lines.join('')).not.toContain('upgraded');
+    await cold.stop();
+
+    // Without its password file the directory is not silently opened up again: a clear error, and
+    // the server this start brought up is stopped.
+    rmSync(pg.passwordFile);
+    await expect(startEmbeddedPostgres({ dataDir, port, log })).rejects.toThrow(`${pg.passwordFile} is missing`);
+    expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(false);
+  }, 120_000);
+
+  it('finishes an upgrade cut short after the password file was written, with that password', async () => {
+    const dataDir = join(dir, 'legacy-interrupted');
+    const port = randomPort();
+    legacy.init(dataDir);
+    legacy.start(dataDir, port);
+    await legacy.seed(port);
+    legacy.stop(dataDir);
+    const file = join(dataDir, 'postgres.password');
+    writeFileSync(file, 'stored-before-the-crash-0123456789abcdefghij\n', { mode: 0o600 });
+    const { uid, gid } = serverOwner();
+    if (uid !== undefined) chownSync(file, uid, gid!);
+
+    const pg = await startEmbeddedPostgres({ dataDir, port, log });
+    expect(await expectPasswordRequired(pg, port)).toBe('stored-before-the-crash-0123456789abcdefghij');
+    expect(await count(pg.url)).toBe(1);
+    await pg.stop();
+  }, 120_000);
+
+  it('upgrades a server of an earlier release that is still running, without the password reaching its log', async () => {
+    const dataDir = join(dir, 'legacy-running');
+    const port = randomPort();
+    legacy.init(dataDir);
+    // Every statement logged: the upgrade must not put the password in the server log either way.
+    legacy.start(dataDir, port, '-c log_statement=all');
+    await legacy.seed(port);
+
+    const captured = capturingLogger();
+    const pg = await startEmbeddedPostgres({ dataDir, port: port + 1, log: captured.log });
+    expect(pg.reused).toBe(true);
+    expect(await count(pg.url)).toBe(1);
+    const password = await expectPasswordRequired(pg, port);
+    expect(captured.lines.join('')).toContain('upgraded to password authentication');
+    const serverLog = readFileSync(join(dataDir, 'server.log'), 'utf8');
+    expect(serverLog).toContain('ALTER ROLE postgres PASSWORD'); // it was logged, hashed
+    expect(serverLog).not.toContain(password);
+    expect(await pg.release()).toBe('stopped');
   }, 120_000);
 });
