@@ -8,22 +8,15 @@
  * 3. Sequential latency of fees and sampled midprice on a pool with 10^4 vs 10^6 swaps/points.
  * Prints tables; writes bench-results/api-bench.json.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import type { Pool } from 'pg';
-import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
-import { runMigrations } from '@hadron/platform/database/migrate';
-import { createPool } from '@hadron/platform/database/pool';
-import { withClient, withDatabase } from '@hadron/platform/database/admin';
-import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
-import { ALL_PROJECTIONS, BuildRegistry, projectorMigrations } from '../../projector/src';
 import { measureCpu, type CpuSplit } from './cpu-time';
-import { BIG, BIG_POOL, DEVNET_POOLS, generateDataset, type DatasetStats, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
+import { BIG, BIG_POOL, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
 import { serveApi, serveBare } from './bench-servers';
+import { child, prepareDataset, ROOT, type Server } from './bench-setup';
 
-const ROOT = resolve(__dirname, '../../..');
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const CONNECTIONS = 50;
 const log = (m: string) => process.stdout.write(`${m}\n`);
@@ -43,42 +36,16 @@ async function main(): Promise<void> {
   if (role === '--serve-api') return serveApi(process.argv[3]);
   if (role === '--serve-bare') return serveBare(process.argv[3]);
 
-  const { adminUrl, stop } = await benchPostgres(ROOT);
-  // BENCH_DB=<name> reuses a dataset kept by an earlier BENCH_KEEP=1 run (skips the ~80 s generation).
-  const reuse = process.env.BENCH_DB;
-  const keep = process.env.BENCH_KEEP === '1' || !!reuse;
-  const dbName = reuse ?? `bench_api_${Date.now().toString(36)}`;
-  const url = withDatabase(adminUrl, dbName);
+  const { url, stats, done } = await prepareDataset(log);
   const children: ChildProcess[] = [];
   try {
-    let stats: DatasetStats;
-    const pool = createPool(url, { max: 2, application: 'api-bench-setup' });
-    const now = Math.floor(Date.now() / 1000);
-    const poolsDef = ALL_PROJECTIONS.find((d) => d.name === 'pools')!;
-    if (reuse) {
-      const [r] = (await pool.query<{ swaps: string; points: string; pools: string }>(`SELECT (SELECT count(*) FROM read.swaps) AS swaps, (SELECT count(*) FROM read.midprice_points) AS points, (SELECT count(*) FROM read.pools) AS pools`)).rows;
-      stats = { pools: Number(r.pools), swaps: Number(r.swaps), points: Number(r.points), seconds: 0 };
-    } else {
-      await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${dbName}`));
-      await runMigrations(url, [eventLogMigrations, projectorMigrations]);
-      // Builds of the code's versions, as the projector activates them on a fresh install (the
-      // migration's initial builds are of the first versions).
-      const registry = new BuildRegistry(pool);
-      for (const def of ALL_PROJECTIONS) await registry.activate(def, await registry.create(def), { nowSec: now });
-      log(`generating dataset in ${dbName} …`);
-      stats = await generateDataset(pool, await activeSchemas(pool), now, log);
-    }
-    await poolsDef.refresh!(pool as never, (await activeSchemas(pool)).pools, now); // the projector's own 24 h stats refresher
-    log(`dataset: ${stats.pools} pools, ${stats.swaps.toLocaleString('en')} swaps, ${stats.points.toLocaleString('en')} midprice points${stats.seconds ? ` generated in ${stats.seconds.toFixed(0)} s` : ` (reused ${dbName})`}`);
-    await pool.end();
-
-    const api = await child(['--serve-api', url], children);
+    const api = await child(__filename, ['--serve-api', url], children);
     const apiUrl = api.url;
     const listJson = await (await fetch(`${apiUrl}/pools`)).text();
     const jsonFile = resolve(ROOT, 'bench-results/pool-list.json');
     mkdirSync(resolve(ROOT, 'bench-results'), { recursive: true });
     writeFileSync(jsonFile, listJson);
-    const bare = await child(['--serve-bare', jsonFile], children);
+    const bare = await child(__filename, ['--serve-bare', jsonFile], children);
 
     const rnd = (n: number) => Math.floor(Math.random() * n);
     const anyPool = () => poolAddress(1 + rnd(MAINNET_POOLS));
@@ -123,21 +90,11 @@ async function main(): Promise<void> {
     log('\n| query | SMALL p50 | SMALL p99 | BIG p50 | BIG p99 |');
     log('|---|---:|---:|---:|---:|');
     for (const s of scaling) log(`| ${s.query} | ${s.small.p50.toFixed(2)} | ${s.small.p99.toFixed(2)} | ${s.big.p50.toFixed(2)} | ${s.big.p99.toFixed(2)} |`);
-    writeFileSync(resolve(ROOT, 'bench-results/api-bench.json'), JSON.stringify({ at: new Date().toISOString(), dataset: { ...stats, mainnet: MAINNET_POOLS, devnet: DEVNET_POOLS }, load, scaling }, null, 2));
+    writeFileSync(resolve(ROOT, 'bench-results/api-bench.json'), JSON.stringify({ at: new Date().toISOString(), dataset: stats, load, scaling }, null, 2));
   } finally {
     for (const c of children) c.kill('SIGTERM');
-    if (keep) {
-      log(`kept database ${dbName} (${url}); rerun with BENCH_DB=${dbName}`);
-    } else {
-      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => undefined);
-      await stop();
-    }
+    await done();
   }
-}
-
-async function activeSchemas(pool: Pool): Promise<{ pools: string; swaps: string; midprice: string }> {
-  const { rows } = await pool.query<{ projection: string; schema_name: string }>(`SELECT projection, schema_name FROM projector.projection_builds WHERE status = 'active'`);
-  return Object.fromEntries(rows.map((r) => [r.projection, `"${r.schema_name}"`])) as { pools: string; swaps: string; midprice: string };
 }
 
 async function hammer(base: string, path: () => string, seconds: number): Promise<Omit<LoadResult, 'name' | 'cpu'> & { requests: number }> {
@@ -167,21 +124,6 @@ async function sequential(url: string, n: number): Promise<Lat> {
   }
   ms.sort((a, b) => a - b);
   return { p50: ms[Math.floor(n * 0.5)], p99: ms[Math.min(n - 1, Math.floor(n * 0.99))] };
-}
-
-/** A server under test in its own process: where it listens, and its pid (for its CPU time). */
-interface Server {
-  url: string;
-  pid: number;
-}
-
-function child(args: string[], children: ChildProcess[]): Promise<Server> {
-  const c = fork(__filename, args, { execArgv: ['-r', resolve(ROOT, 'scripts/register-ts.js')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  children.push(c);
-  return new Promise((res, rej) => {
-    c.once('message', (m: { port: number }) => res({ url: `http://127.0.0.1:${m.port}`, pid: c.pid! }));
-    c.once('exit', (code) => rej(new Error(`bench server ${args[0]} exited with ${code}`)));
-  });
 }
 
 main().catch((e: unknown) => {

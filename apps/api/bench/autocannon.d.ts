@@ -17,6 +17,9 @@ declare module 'autocannon' {
       latency: Histogram;
       non2xx: number;
       errors: number;
+      '2xx': number;
+      /** Responses per status code, e.g. { '200': { count: 10 }, '503': { count: 2 } }. */
+      statusCodeStats?: Record<string, { count: number }>;
     }
   }
   function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;

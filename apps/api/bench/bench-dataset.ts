@@ -19,7 +19,10 @@ export const SMALL = { count: 10_000, step: 300 };
 export const MAINNET_POOLS = 1000;
 export const DEVNET_POOLS = 200;
 
-export const poolAddress = (i: number): string => `Pool${String(i).padStart(6, '0')}${'x'.repeat(34)}`;
+/** Valid base58 of 32 bytes (the API answers 400 to anything else): 'Poo', the index with z for 0, x padding (43 characters). */
+export const poolAddress = (i: number): string => `Poo${String(i).padStart(6, '0').replace(/0/g, 'z')}${'x'.repeat(34)}`;
+/** The same address in SQL, for index expression `i`. */
+const sqlPoolAddress = (i: string): string => `'Poo' || translate(lpad(${i}::text, 6, '0'), '0', 'z') || repeat('x', 34)`;
 export const BIG_POOL = poolAddress(1);
 export const SMALL_POOL = poolAddress(2);
 
@@ -49,7 +52,7 @@ export async function generateDataset(pool: Pool, schemas: { pools: string; swap
         vault_x, vault_y, pool_state, pool_state_raw, oracle_mode, spread_config_initialized, has_pool_fee, fee_config, fee_ppm,
         fee_recipient, config_slot, quoting_authority, midprice_q32, spread_factor_q32, vault_x_amount, vault_y_amount)
      SELECT CASE WHEN i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END,
-            'Pool' || lpad(i::text, 6, '0') || repeat('x', 34), 'Prog1111111111111111111111111111111111111111', 1, i,
+            ${sqlPoolAddress('i')}, 'Prog1111111111111111111111111111111111111111', 1, i,
             'Auth' || (i % 20) || repeat('a', 38), 'Orcl' || i || repeat('o', 36),
             'MintX' || i || repeat('m', 35), 'TK' || i, 'Token ' || i, (ARRAY[9, 6, 5])[1 + i % 3], '',
             CASE WHEN i % 5 = 0 THEN 'So11111111111111111111111111111111111111112' ELSE 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' END,
@@ -79,7 +82,7 @@ export async function generateDataset(pool: Pool, schemas: { pools: string; swap
             CASE WHEN g % 3 = 0 THEN ARRAY['Rcpt1111111111111111111111111111111111111111', 'Rcpt2222222222222222222222222222222222222222'] END,
             CASE WHEN g % 3 = 0 THEN ARRAY[600000, 400000] END
        FROM (SELECT CASE WHEN s.i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END AS cluster,
-                    'Pool' || lpad(s.i::text, 6, '0') || repeat('x', 34) AS pool, s.i AS n, g,
+                    ${sqlPoolAddress('s.i')} AS pool, s.i AS n, g,
                     ${now}::int8 - 1 - (g - 1) * s.swap_step AS ts,
                     (1000000 + (g % 1000) * 1000)::numeric AS a,
                     div((1000000 + (g % 1000) * 1000)::numeric, 1000) AS f,
@@ -116,7 +119,7 @@ export async function generateDataset(pool: Pool, schemas: { pools: string; swap
     'midprice_points',
     `INSERT INTO ${M}.midprice_points (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction,
         sequence, midprice_q32, spread_factor_q32)
-     SELECT CASE WHEN s.i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END, 'Pool' || lpad(s.i::text, 6, '0') || repeat('x', 34),
+     SELECT CASE WHEN s.i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END, ${sqlPoolAddress('s.i')},
             ${now}::int8 - 1 - (g - 1) * s.point_step, 'mp:' || s.i || ':' || g, ${now}::int8 - 1 - (g - 1) * s.point_step,
             (${now}::int8 - 1 - (g - 1) * s.point_step - 1700000000) * 3 + 1, 0, 0, -1, 'Sig' || s.i || 'm' || g || repeat('t', 60),
             'UpdateMidpriceAndBaseSpread', g, 1073741824 + (g % 977) * 1000, 4294967296 - 262144

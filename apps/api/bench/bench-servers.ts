@@ -8,9 +8,9 @@ import { apiEnvSchema, createApiApp } from '../src';
  * The servers under test, each in its own process (the load generator must not share the
  * server's event loop). A child reports its port to the parent over IPC.
  */
-export async function serveApi(databaseUrl: string): Promise<void> {
-  const pool = createPool(databaseUrl, { max: 10, application: 'api-bench' });
-  const app = await createApiApp({ pool, config: apiEnvSchema.parse({}), logger: createLogger('api-bench', 'warn') });
+export async function serveApi(databaseUrl: string, env = '{}'): Promise<void> {
+  const pool = createPool(databaseUrl, { max: 20, application: 'api-bench' }); // as the API's main.ts
+  const app = await createApiApp({ pool, config: apiEnvSchema.parse(JSON.parse(env)), logger: createLogger('api-bench', 'warn') });
   await app.listen({ port: 0, host: '127.0.0.1' });
   process.send!({ port: (app.getHttpServer().address() as { port: number }).port });
 }

@@ -1,4 +1,4 @@
-import { toJson } from './json';
+import { jsonTextInSlices, mapInSlices, SLICE, toJson } from './json';
 
 describe('toJson', () => {
   it('matches JSON.stringify for plain values', () => {
@@ -13,5 +13,22 @@ describe('toJson', () => {
   it('strings that look like the marker stay strings', () => {
     const tricky = { name: '\u0000n123', other: '\\u0000abc:5', nul: '\u0000' };
     expect(JSON.parse(toJson(tricky))).toEqual(tricky);
+  });
+});
+
+describe('the slice-by-slice writers', () => {
+  it('jsonTextInSlices writes exactly what toJson writes, wherever data stands, for any length', async () => {
+    for (const n of [0, 1, SLICE - 1, SLICE, SLICE + 1, 3 * SLICE + 7]) {
+      const data = Array.from({ length: n }, (_, i) => ({ timestamp: i * 60, volume: i % 3 ? 0 : i / 7, big: BigInt(i) * 18446744073709551n, s: i % 5 ? 'x' : '"\u0000' }));
+      for (const value of [{ start_time: 1, data, next_cursor: null as number | null }, { data }]) expect(await jsonTextInSlices(value)).toBe(toJson(value));
+    }
+  });
+
+  it('mapInSlices is map, and lets other work run between slices', async () => {
+    const items = Array.from({ length: 3 * SLICE }, (_, i) => i);
+    let ranMeanwhile = false;
+    setImmediate(() => (ranMeanwhile = true));
+    expect(await mapInSlices(items, (i) => i * 2)).toEqual(items.map((i) => i * 2));
+    expect(ranMeanwhile).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import {
   type MidpriceSample,
   type SampledTimeframe,
 } from '@hadron/contracts/api';
+import { mapInSlices } from '../../../http/json';
 import { ReadDb } from '../../../database/read-db';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
@@ -126,7 +127,7 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
       r2.from,
       r2.to,
     ]);
-    return { start_time: q.startTime, end_time: q.endTime, timeframe, data: rows.map((r) => sample(Number(r.bucket), Number(r.slot), r)) };
+    return { start_time: q.startTime, end_time: q.endTime, timeframe, data: await mapInSlices(rows, (r) => sample(Number(r.bucket), Number(r.slot), r)) };
   }
 
   /**

@@ -4,7 +4,7 @@ import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation
 import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
 import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
 import { HeavyQueryGate } from '../../../http/heavy-query-gate';
-import { JSON_CONTENT_TYPE, jsonText, type JsonText } from '../../../http/json';
+import { JSON_CONTENT_TYPE, jsonTextInSlices, type JsonText } from '../../../http/json';
 import { PoolAddressPipe } from '../../../http/pool-address.pipe';
 import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
 import { GetMidpriceHistoryRequestDto } from './get-midprice-history.request.dto';
@@ -37,6 +37,6 @@ export class GetMidpriceHistoryHttpController {
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
   async history(@Param('address', PoolAddressPipe) address: string, @Query() request: GetMidpriceHistoryRequestDto): Promise<JsonText> {
     const query = request.toQuery(address, nowSeconds(this.clock));
-    return this.gate.run(async () => jsonText(await this.queryBus.execute(query)));
+    return this.gate.run(async () => jsonTextInSlices(await this.queryBus.execute(query)));
   }
 }

@@ -4,6 +4,7 @@ import { POOL_NOT_FOUND_MESSAGE, type VolumeBucket, type VolumeHistoryResponse }
 import { bucketStart, DAY, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../../database/numeric';
 import { ReadDb } from '../../../database/read-db';
+import { mapInSlices } from '../../../http/json';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetVolumeHistoryQuery } from './get-volume-history.query';
 
@@ -33,15 +34,16 @@ export class GetVolumeHistoryHandler implements IQueryHandler<GetVolumeHistoryQu
       lastDay,
     ]);
     const byDay = new Map(rows.map((r) => [Number(r.day_start), r]));
-    const data: VolumeBucket[] = [];
-    for (let day = firstDay; day <= lastDay; day += DAY) {
+    const days = Array.from({ length: (lastDay - firstDay) / DAY + 1 }, (_, i) => firstDay + i * DAY);
+    // Up to VOLUME_MAX_DAYS buckets: built a slice per turn of the event loop (see mapInSlices).
+    const data: VolumeBucket[] = await mapInSlices(days, (day) => {
       const r = byDay.get(day);
-      data.push({
+      return {
         timestamp: day,
         volume: r ? q32ToQuoteNumber(intOf(r.volume_q32), pool.decimalsY) : 0,
         fees: r ? q32ToQuoteNumber(intOf(r.fees_q32), pool.decimalsY) : 0,
-      });
-    }
+      };
+    });
     return { start_time: q.startTime, end_time: q.endTime, timeframe: '24h', data };
   }
 }

@@ -1,0 +1,89 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { Pool } from 'pg';
+import { withClient, withDatabase } from '@hadron/platform/database/admin';
+import { runMigrations } from '@hadron/platform/database/migrate';
+import { createPool } from '@hadron/platform/database/pool';
+import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
+import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
+import { ALL_PROJECTIONS, BuildRegistry, projectorMigrations } from '../../projector/src';
+import { DEVNET_POOLS, generateDataset, MAINNET_POOLS, type DatasetStats } from './bench-dataset';
+
+export const ROOT = resolve(__dirname, '../../..');
+
+/**
+ * The generated dataset (bench-dataset.ts) in a fresh database of DATABASE_URL's server or an
+ * embedded Postgres. BENCH_DB=<name> reuses one kept by an earlier BENCH_KEEP=1 run (skips the
+ * ~80 s generation). `done()` drops it (unless kept) and stops the embedded server.
+ */
+export async function prepareDataset(log: (m: string) => void): Promise<{ url: string; stats: DatasetStats & { mainnet: number; devnet: number }; done: () => Promise<void> }> {
+  const { adminUrl, stop } = await benchPostgres(ROOT);
+  const reuse = process.env.BENCH_DB;
+  const keep = process.env.BENCH_KEEP === '1' || !!reuse;
+  const dbName = reuse ?? `bench_api_${Date.now().toString(36)}`;
+  const url = withDatabase(adminUrl, dbName);
+  const done = async () => {
+    if (keep) {
+      log(`kept database ${dbName}; rerun with BENCH_DB=${dbName}`);
+    } else {
+      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => undefined);
+      await stop();
+    }
+  };
+  try {
+    let stats: DatasetStats;
+    const pool = createPool(url, { max: 2, application: 'api-bench-setup' });
+    const now = Math.floor(Date.now() / 1000);
+    const poolsDef = ALL_PROJECTIONS.find((d) => d.name === 'pools')!;
+    if (reuse) {
+      const [r] = (await pool.query<{ swaps: string; points: string; pools: string }>(`SELECT (SELECT count(*) FROM read.swaps) AS swaps, (SELECT count(*) FROM read.midprice_points) AS points, (SELECT count(*) FROM read.pools) AS pools`)).rows;
+      stats = { pools: Number(r.pools), swaps: Number(r.swaps), points: Number(r.points), seconds: 0 };
+    } else {
+      await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${dbName}`));
+      await runMigrations(url, [eventLogMigrations, projectorMigrations]);
+      // Builds of the code's versions, as the projector activates them on a fresh install (the
+      // migration's initial builds are of the first versions).
+      const registry = new BuildRegistry(pool);
+      for (const def of ALL_PROJECTIONS) await registry.activate(def, await registry.create(def), { nowSec: now });
+      log(`generating dataset in ${dbName} …`);
+      stats = await generateDataset(pool, await activeSchemas(pool), now, log);
+    }
+    await poolsDef.refresh!(pool as never, (await activeSchemas(pool)).pools, now); // the projector's own 24 h stats refresher
+    log(`dataset: ${stats.pools} pools, ${stats.swaps.toLocaleString('en')} swaps, ${stats.points.toLocaleString('en')} midprice points${stats.seconds ? ` generated in ${stats.seconds.toFixed(0)} s` : ` (reused ${dbName})`}`);
+    await pool.end();
+    return { url, stats: { ...stats, mainnet: MAINNET_POOLS, devnet: DEVNET_POOLS }, done };
+  } catch (e) {
+    await done();
+    throw e;
+  }
+}
+
+async function activeSchemas(pool: Pool): Promise<{ pools: string; swaps: string; midprice: string }> {
+  const { rows } = await pool.query<{ projection: string; schema_name: string }>(`SELECT projection, schema_name FROM projector.projection_builds WHERE status = 'active'`);
+  return Object.fromEntries(rows.map((r) => [r.projection, `"${r.schema_name}"`])) as { pools: string; swaps: string; midprice: string };
+}
+
+/** A server under test in its own process: where it listens, and its pid (for its CPU time and RSS). */
+export interface Server {
+  url: string;
+  pid: number;
+}
+
+/** Forks `script` with `args` (a bench's own server roles); resolves once the child reports its port over IPC. */
+export function child(script: string, args: string[], children: ChildProcess[]): Promise<Server> {
+  const c = fork(script, args, { execArgv: ['-r', resolve(ROOT, 'scripts/register-ts.js')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push(c);
+  return new Promise((res, rej) => {
+    c.once('message', (m: { port: number }) => res({ url: `http://127.0.0.1:${m.port}`, pid: c.pid! }));
+    c.once('exit', (code) => rej(new Error(`bench server ${args[0]} exited with ${code}`)));
+  });
+}
+
+/** `--json <file>` from the command line, if given. */
+export function jsonArg(argv: readonly string[] = process.argv): string | undefined {
+  const i = argv.indexOf('--json');
+  if (i < 0) return undefined;
+  const file = argv[i + 1];
+  if (!file || file.startsWith('--')) throw new Error('--json needs a file name');
+  return resolve(file);
+}
