@@ -39,7 +39,7 @@ runProcess('hadron-demo', () => createLogger('hadron-demo'), async () => {
     INDEXER_TX_POSITIONS: 'all',
   });
   const running = await startAll(config, log);
-  log.info(`demo ready: http://127.0.0.1:${running.port}/pools — try /pools/<address>/fees?interval=1h (docs at /docs)`);
+  log.info(`demo ready: http://127.0.0.1:${running.port}/pools — try /pools/<address>/fees?interval=1h${config.API_DOCS ? ' (docs at /docs)' : ''}`);
   return {
     stop: async () => {
       await running.stop();

@@ -10,6 +10,6 @@ runProcess('hadron', () => createLogger('hadron'), async () => {
   const config = parseEnv(mainEnvSchema);
   const log = createLogger('hadron', config.LOG_LEVEL);
   const running = await startAll(config, log);
-  log.info({ port: running.port, clusters: config.INDEXER_CLUSTERS }, `ready: http://127.0.0.1:${running.port}/pools (docs at /docs)`);
+  log.info({ port: running.port, clusters: config.INDEXER_CLUSTERS }, `ready: http://127.0.0.1:${running.port}/pools${config.API_DOCS ? ' (docs at /docs)' : ''}`);
   return running;
 });
