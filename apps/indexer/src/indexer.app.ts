@@ -1,5 +1,5 @@
 import type { RpcObserver } from './source/json-rpc-transport';
-import { publishStatus, type Logger, type Running, type Storage } from '@hadron/platform';
+import { publishStatus, redactUrl, type Logger, type Running, type Storage } from '@hadron/platform';
 import { clusterSettings, type IndexerConfig } from './config/indexer.config';
 import { HADRON_PROGRAMS, PoolReader } from './discovery/pool-reader';
 import { IndexerMetrics } from './metrics/indexer-metrics';
@@ -34,7 +34,9 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
 
   for (const cluster of config.INDEXER_CLUSTERS) {
     const settings = clusterSettings(config, cluster);
-    const observer = warnOnRetries(metrics.rpcObserver(cluster), base.child({ cluster, rpc: settings.rpcUrl }));
+    // Endpoints are logged by redactUrl: provider URLs carry API keys (`?api-key=`, a path token, userinfo).
+    const rpcShown = redactUrl(settings.rpcUrl);
+    const observer = warnOnRetries(metrics.rpcObserver(cluster), base.child({ cluster, rpc: rpcShown }));
     const rpc = new SolanaRpc({ ...settings, url: settings.rpcUrl, observer });
     const indexer = new ClusterIndexer({ settings, rpc, reader: new PoolReader(rpc, shippedTokenList), store, sink, metrics, log: base });
     await indexer.start();
@@ -42,7 +44,7 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
     if (settings.wsUrl) {
       wakeups.push(subscribeProgramLogs(settings.rpcUrl, settings.wsUrl, HADRON_PROGRAMS.map((p) => p.programId), () => indexer.poke(), (e) => base.warn({ cluster, err: e.message }, 'websocket wake-up failed; polling only')));
     }
-    base.info({ cluster, rpc: settings.rpcUrl, commitment: settings.commitment, start: settings.start }, 'indexing');
+    base.info({ cluster, rpc: rpcShown, ws: settings.wsUrl === null ? undefined : redactUrl(settings.wsUrl), commitment: settings.commitment, start: settings.start }, 'indexing');
   }
 
   // The freshness every reader judges by (the API's readiness, in one process or split mode): only

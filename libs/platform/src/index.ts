@@ -11,6 +11,7 @@ export * from './event-log/migrations';
 export * from './event-log/event-log.entities';
 export * from './event-log/postgres/postgres-event-log';
 export * from './logging/logger';
+export * from './logging/redact';
 export * from './runtime/storage';
 export * from './runtime/run-process';
 export * from './runtime/ops-server';

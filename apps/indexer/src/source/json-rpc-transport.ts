@@ -1,3 +1,4 @@
+import { quoteUpstream, redactUrl, urlSecrets } from '@hadron/platform';
 import { RpcFailure, rpcErrorFailure, type RpcFailureKind } from './retry-policy';
 import { Semaphore, TokenBucket } from './rate-limiter';
 
@@ -9,6 +10,12 @@ import { Semaphore, TokenBucket } from './rate-limiter';
  * Why not web3.js's Connection: its getTransaction(s) turn the wire JSON into PublicKey/Message
  * objects the pure decoder would have to turn back, its batch call is private, and its own 429
  * retry has to be disabled anyway (PLATFORM-NOTES). The wire JSON is exactly what we decode.
+ *
+ * The endpoint URL may carry a credential (`?api-key=`, a path token, `user:password@`): every
+ * message this file builds names it by `redactUrl`, and quotes of the upstream's body are cut,
+ * stripped of control characters and scrubbed of the URL's secrets, so a thrown error is safe to
+ * log or publish anywhere. Userinfo is sent as `Authorization: Basic` (fetch refuses URLs with
+ * credentials, and its error would quote the URL whole).
  */
 
 export interface JsonRpcCall {
@@ -43,15 +50,29 @@ export class JsonRpcTransport {
   private readonly bucket: TokenBucket;
   private readonly inFlight: Semaphore;
   private readonly observer: RpcObserver;
+  /** The endpoint fetched: the configured URL without its userinfo. */
+  private readonly endpoint: string;
+  private readonly headers: Record<string, string> = { 'content-type': 'application/json' };
+  /** Values of the configured URL that are credentials: masked in any upstream text we quote. */
+  private readonly secrets: readonly string[];
+  /** The endpoint as messages and logs name it (credentials masked). */
+  readonly displayUrl: string;
 
   constructor(private readonly options: TransportOptions) {
     this.bucket = new TokenBucket(options.rps);
     this.inFlight = new Semaphore(options.concurrency);
     this.observer = options.observer ?? noRpcObserver;
-  }
-
-  get url(): string {
-    return this.options.url;
+    this.displayUrl = redactUrl(options.url);
+    this.secrets = urlSecrets(options.url);
+    this.endpoint = options.url;
+    const parsed = URL.canParse(options.url) ? new URL(options.url) : null;
+    if (parsed && (parsed.username || parsed.password)) {
+      const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+      this.headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+      parsed.username = '';
+      parsed.password = '';
+      this.endpoint = parsed.toString();
+    }
   }
 
   /**
@@ -67,7 +88,7 @@ export class JsonRpcTransport {
       try {
         return await this.post(calls, stop);
       } catch (e) {
-        const failure = e instanceof RpcFailure ? e : classifyThrown(e, this.options.timeoutMs);
+        const failure = e instanceof RpcFailure ? e : classifyThrown(e, this.options.timeoutMs, this.secrets);
         this.observer.failure(method, failure.kind);
         throw failure;
       } finally {
@@ -81,10 +102,13 @@ export class JsonRpcTransport {
     const body = calls.length === 1 ? JSON.stringify(envelope(calls[0], ids[0])) : JSON.stringify(calls.map((c, i) => envelope(c, ids[i])));
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
-    const res = await fetch(this.options.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
+    const res = await fetch(this.endpoint, { method: 'POST', headers: this.headers, body, signal });
     const text = await res.text(); // under the same timeout signal
-    if (res.status === 429) throw new RpcFailure('rate_limited', `HTTP 429 from ${this.options.url}`, true, { status: 429, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) });
-    if (!res.ok) throw new RpcFailure('server_error', `HTTP ${res.status} from ${this.options.url}: ${text.slice(0, 120)}`, true, { status: res.status });
+    if (res.status === 429) throw new RpcFailure('rate_limited', `HTTP 429 from ${this.displayUrl}`, true, { status: 429, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) });
+    if (!res.ok) {
+      const quote = quoteUpstream(text, { secrets: this.secrets });
+      throw new RpcFailure('server_error', `HTTP ${res.status} from ${this.displayUrl}${quote ? `: ${quote}` : ''}`, true, { status: res.status });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -122,9 +146,10 @@ function retryAfterMs(header: string | null): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
-function classifyThrown(e: unknown, timeoutMs: number): RpcFailure {
+/** A thrown fetch error as an RpcFailure; its text may quote the request (a URL), so it is scrubbed like a body. */
+function classifyThrown(e: unknown, timeoutMs: number, secrets: readonly string[]): RpcFailure {
   const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return new RpcFailure('timeout', `no answer within ${timeoutMs} ms`, true);
   const cause = err?.cause?.code ?? err?.cause?.message ?? '';
-  return new RpcFailure('network', `request failed: ${err?.message ?? String(e)}${cause ? ` (${cause})` : ''}`, true);
+  return new RpcFailure('network', `request failed: ${quoteUpstream(`${err?.message ?? String(e)}${cause ? ` (${cause})` : ''}`, { secrets, max: 300 })}`, true);
 }

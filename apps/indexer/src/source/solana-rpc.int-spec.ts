@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { vectorCase } from '../decode/testing/swap-transaction-vectors';
 import type { RpcFailureKind } from './retry-policy';
-import { RpcClosed, SolanaRpc } from './solana-rpc';
+import { RpcClosed, SolanaRpc, type SolanaRpcOptions } from './solana-rpc';
 
 /**
  * The RPC source against a scripted JSON-RPC server: every failure kind of DESIGN §7 in turn, retried
@@ -48,7 +48,7 @@ const sig = tx.transaction.signatures[0];
 const json = (res: ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 const answer = (ids: unknown[], result: (i: number) => unknown) => ids.map((id, i) => ({ jsonrpc: '2.0', id, result: result(i) }));
 
-function rpc(observed: { failures: RpcFailureKind[]; retries: RpcFailureKind[] }, maxAttempts = 8) {
+function rpc(observed: { failures: RpcFailureKind[]; retries: RpcFailureKind[] }, maxAttempts = 8, options: Partial<SolanaRpcOptions> = {}) {
   return new SolanaRpc({
     url,
     commitment: 'confirmed',
@@ -58,6 +58,7 @@ function rpc(observed: { failures: RpcFailureKind[]; retries: RpcFailureKind[] }
     retry: { maxAttempts, baseDelayMs: 5, maxDelayMs: 50 },
     txBatchSize: 10,
     observer: { request: () => undefined, failure: (_m, k) => observed.failures.push(k), retry: (_m, k) => observed.retries.push(k) },
+    ...options,
   });
 }
 
@@ -180,4 +181,40 @@ it('close() ends backoff waits and in-flight requests at once, with RpcClosed ra
   await expect(backingOff).rejects.toThrow(RpcClosed);
   await expect(inFlight).rejects.toThrow(RpcClosed); // not an item failure the gap ledger would record
   await expect(slow.getSlot()).rejects.toThrow(RpcClosed);
+});
+
+// ---- secrets in the endpoint URL ---------------------------------------------------------------
+
+it('errors name the endpoint with its credentials masked, and quote the body cut, without control characters or the secret echoed', async () => {
+  const keyed = `${url}?api-key=SEKRET-123`;
+  script = [
+    (_r, res, n) => n === 0 && (json(res, { error: 'slow down' }, 429), true),
+    (_r, res) => (res.writeHead(500).end(`upstream said:\n\u001b[31m invalid key SEKRET-123 for /?api-key=SEKRET-123\u0000 ${'z'.repeat(10_000)}`), true),
+  ];
+  const client = rpc({ failures: [], retries: [] }, 1, { url: keyed });
+  await expect(client.getSlot()).rejects.toThrow(`HTTP 429 from ${url}?api-key=***`);
+  const failure = (await client.getSlot().catch((e: unknown) => e)) as Error;
+  expect(failure.message.startsWith(`HTTP 500 from ${url}?api-key=***: upstream said:  [31m invalid key *** for /?api-key=*** `)).toBe(true);
+  expect(failure.message).not.toContain('SEKRET');
+  expect(failure.message).not.toMatch(/[\u0000-\u001f\u007f]/);
+  expect(failure.message.length).toBeLessThan(250);
+});
+
+it('userinfo in the URL is sent as Basic authorization (fetch refuses such URLs) and masked in errors', async () => {
+  const seen: (string | undefined)[] = [];
+  const withUser = url.replace('http://', 'http://user:PASSWORD-XYZ@');
+  const original = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => (seen.push(req.headers.authorization), original(req, res)));
+  try {
+    script = [(r, res, n) => r.method === 'getSlot' && (n === 0 ? json(res, { jsonrpc: '2.0', id: (r.body as { id: number }).id, result: 42 }) : res.writeHead(503).end('down'), true)];
+    const client = rpc({ failures: [], retries: [] }, 1, { url: withUser });
+    await expect(client.getSlot()).resolves.toBe(42);
+    expect(seen[0]).toBe(`Basic ${Buffer.from('user:PASSWORD-XYZ').toString('base64')}`);
+    await expect(client.getSlot()).rejects.toThrow(`HTTP 503 from http://user:***@127.0.0.1:`);
+    await expect(rpc({ failures: [], retries: [] }, 1, { url: withUser }).getSlot().catch((e: Error) => e.message)).resolves.not.toContain('PASSWORD');
+  } finally {
+    server.removeAllListeners('request');
+    server.on('request', original);
+  }
 });

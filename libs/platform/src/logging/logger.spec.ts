@@ -180,3 +180,56 @@ describe('createLogger: LOG_FORMAT', () => {
     expect(() => logFormatFromEnv({ LOG_FORMAT: 'fancy' })).toThrow('invalid configuration: LOG_FORMAT: must be one of json, pretty, auto');
   });
 });
+
+describe('createLogger: secrets never logged', () => {
+  const RPC = 'https://rpc.example/?api-key=SEKRET-123';
+  const DB = 'postgres://hadron:PG-PASSWORD@db.internal:5432/hadron';
+
+  it('in fields, child bindings, the message, interpolated values, errors (message, stack, cause) and error-only calls', () => {
+    const { log, lines } = logTo('json', 'debug');
+    const child = log.child({ component: 'indexer', rpc: RPC });
+    child.info({ cluster: 'devnet', rpc: RPC, nested: { db: DB, list: [RPC] } }, `indexing ${RPC}`);
+    child.debug('connecting to %s', DB);
+    const err = new Error(`HTTP 429 from ${RPC}`, { cause: new Error(`connect failed: ${DB}`) });
+    child.warn({ err }, 'RPC calls failing');
+    child.error(err);
+    child.error({ err });
+    child.warn({ err: err.message }, 'as a string');
+    expect(lines).toHaveLength(6);
+    for (const line of lines) {
+      expect(line).not.toContain('SEKRET-123');
+      expect(line).not.toContain('PG-PASSWORD');
+    }
+    const first = JSON.parse(lines[0]);
+    expect(first).toMatchObject({ rpc: 'https://rpc.example/?api-key=***', msg: 'indexing https://rpc.example/?api-key=***', nested: { db: 'postgres://hadron:***@db.internal:5432/hadron', list: ['https://rpc.example/?api-key=***'] } });
+    expect(JSON.parse(lines[1]).msg).toBe('connecting to postgres://hadron:***@db.internal:5432/hadron');
+    const warned = JSON.parse(lines[2]);
+    expect(warned.err.message).toContain('HTTP 429 from https://rpc.example/?api-key=***');
+    expect(warned.err.stack).toMatch(/\n\s+at /); // the frames are kept
+    expect(JSON.parse(lines[3]).msg).toBe('HTTP 429 from https://rpc.example/?api-key=***');
+  });
+
+  it('fields named like credentials are masked whatever they hold, at any depth', () => {
+    const { log, lines } = logTo();
+    log.info({ headers: { Authorization: 'Bearer abc', 'x-api-key': 'k', cookie: 'a=b', accept: '*/*' }, password: 'hunter2', apiKey: 'AK' }, 'request');
+    const parsed = JSON.parse(only(lines));
+    expect(parsed.headers).toEqual({ Authorization: '***', 'x-api-key': '***', cookie: '***', accept: '*/*' });
+    expect(parsed.password).toBe('***');
+    expect(parsed.apiKey).toBe('***');
+  });
+
+  it('pretty output is redacted as well', () => {
+    const { log, lines } = logTo('pretty');
+    log.child({ rpc: RPC }).warn({ err: new Error(`HTTP 500 from ${RPC}`) }, `failing: ${DB}`);
+    const text = only(lines);
+    expect(text).toContain('api-key=***');
+    expect(text).not.toContain('SEKRET-123');
+    expect(text).not.toContain('PG-PASSWORD');
+  });
+
+  it('a secret in a field too long for a line is still masked (redacted before it is clipped)', () => {
+    const { log, lines } = logTo();
+    log.warn({ body: `${'y'.repeat(1020)}https://u:LONG-PASSWORD@h/` }, 'long');
+    expect(only(lines)).not.toContain('LONG-PASS');
+  });
+});

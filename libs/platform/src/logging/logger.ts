@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import pretty from 'pino-pretty';
 import { ConfigError, LOG_FORMATS, type LogFormat } from '../config/env';
+import { isSecretKey, REDACTED, redactSecrets } from './redact';
 
 export type Logger = pino.Logger;
 
@@ -13,6 +14,11 @@ export type LogDestination = pino.DestinationStream;
  * longer ones. Call sites log counts and the first few items of a list (`logList`) and say where
  * the full list lives; the logger bounds whatever still gets through (arrays, long strings, deep
  * objects, huge errors), and a line still over the limit is replaced by a short one that says so.
+ *
+ * Secrets never reach a line either: the same layer passes every string (fields, bindings, the
+ * message, error messages and stacks) through `redactSecrets` and masks fields named like
+ * credentials (`authorization`, `password`…; see redact.ts). Call sites redact URLs they log too:
+ * this is the second line of defence, not the only one.
  */
 export const MAX_LOG_LINE_BYTES = 4096;
 /** Items of an array kept in a log line (the rest are counted). */
@@ -40,6 +46,11 @@ export function clipText(s: string, max = MAX_LOGGED_CHARS): string {
   return s.length <= max ? s : `${s.slice(0, max)}… (+${s.length - max} chars)`;
 }
 
+/** A string as a log line may carry it: secrets masked first (a cut must not hide half a URL from the masking), then clipped. */
+function logText(s: string, max = MAX_LOGGED_CHARS): string {
+  return clipText(redactSecrets(s), max);
+}
+
 /**
  * The process's logger (one per process, a child per component): JSON lines on stdout, or
  * human-readable text with LOG_FORMAT=pretty (default `auto`: pretty on a terminal, JSON
@@ -59,7 +70,7 @@ export function createLogger(name: string, level: string = process.env.LOG_LEVEL
     hooks: { logMethod: boundArgs, streamWrite: guardLine },
   };
   const tty = (destination === undefined ? process.stdout.isTTY : (destination as { isTTY?: boolean }).isTTY) === true;
-  if (format === 'json' || (format === 'auto' && !tty)) return destination ? pino(options, destination) : pino(options);
+  if (format === 'json' || (format === 'auto' && !tty)) return boundChildBindings(destination ? pino(options, destination) : pino(options));
   // Synchronous writes to stdout: the line logged right before process.exit is printed.
   const target = destination ?? pino.destination({ dest: process.stdout.fd ?? 1, sync: true });
   const prettyStream = pretty({
@@ -69,7 +80,20 @@ export function createLogger(name: string, level: string = process.env.LOG_LEVEL
     sync: true,
     destination: clippingWriter(target),
   });
-  return pino(options, prettyStream);
+  return boundChildBindings(pino(options, prettyStream));
+}
+
+/**
+ * pino applies `formatters.bindings` to the root's bindings only (a child gets a reset
+ * formatter): every `child()` of this logger, at any depth (children inherit the method), bounds
+ * and redacts its bindings here — `log.child({ rpc: url })` is a common way to log an endpoint.
+ */
+function boundChildBindings(logger: Logger): Logger {
+  const child = logger.child as unknown as (this: Logger, bindings: pino.Bindings, options?: unknown) => Logger;
+  logger.child = function (this: Logger, bindings: pino.Bindings, childOptions?: unknown) {
+    return child.call(this, safely(bindings, () => boundObject(bindings, 0, new Set(), null)), childOptions);
+  } as unknown as Logger['child'];
+  return logger;
 }
 
 /** LOG_FORMAT as createLogger reads it; the processes also validate it at boot (storageEnvShape). */
@@ -97,7 +121,7 @@ function safely<T>(original: T, bounded: () => T): T {
  * (same object), so an ordinary line is exactly what plain pino writes.
  */
 function bound(value: unknown, depth: number, seen: Set<object>): unknown {
-  if (typeof value === 'string') return value.length > MAX_LOGGED_CHARS ? clipText(value) : value;
+  if (typeof value === 'string') return logText(value);
   if (value === null || typeof value !== 'object') return value;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') {
@@ -141,7 +165,7 @@ function boundObject(obj: Record<string, unknown>, depth: number, seen: Set<obje
   for (const key of kept) {
     const v = obj[key];
     // The error key goes through the err serializer (boundErr), which needs the Error itself.
-    const b = key === skip && isErrorLike(v) ? v : bound(v, depth + 1, seen);
+    const b = isSecretKey(key) && v !== undefined && v !== null && v !== REDACTED ? REDACTED : key === skip && isErrorLike(v) ? v : bound(v, depth + 1, seen);
     if (b !== v) changed = true;
     out[key] = b;
   }
@@ -156,15 +180,15 @@ function isErrorLike(v: unknown): v is Error {
 
 // ---- errors ------------------------------------------------------------------------------------
 
-/** pino's error serializer (type, message, stack, causes, own fields), with its message and stack clipped. */
+/** pino's error serializer (type, message, stack, causes, own fields), with its message and stack redacted and clipped. */
 function boundErr(err: unknown): unknown {
   const out = pino.stdSerializers.err(err as Error) as unknown;
   if (out === err || typeof out !== 'object' || out === null) return bound(out, 1, new Set());
   const e = out as Record<string, unknown>;
   for (const key of Object.keys(e)) {
     const v = e[key];
-    if (key === 'message' && typeof v === 'string') e.message = clipText(v, MAX_ERROR_MESSAGE_CHARS);
-    else if (key === 'stack' && typeof v === 'string') e.stack = clipStack(v);
+    if (key === 'message' && typeof v === 'string') e.message = logText(v, MAX_ERROR_MESSAGE_CHARS);
+    else if (key === 'stack' && typeof v === 'string') e.stack = clipStack(redactSecrets(v));
     else if (key !== 'type') e[key] = bound(v, 1, new Set());
   }
   return e;
@@ -180,16 +204,17 @@ function clipStack(stack: string): string {
 
 // ---- the message -------------------------------------------------------------------------------
 
-/** pino's logMethod hook: long string arguments (the message, interpolated values) clipped. */
+/** pino's logMethod hook: string arguments (the message, interpolated values) redacted and clipped. */
 function boundArgs(this: pino.Logger, args: Parameters<pino.LogFn>, method: pino.LogFn): void {
   let out: unknown[] = args;
   const [first] = args as unknown[];
-  // Without a message pino uses the error's: clip it here (the err serializer clips its own copy).
+  // Without a message pino uses the error's: redact and clip it here (the err serializer does its own copy).
   if (typeof first === 'object' && first !== null && args.length === 1) {
     const err = first instanceof Error ? first : (first as { msg?: unknown }).msg === undefined ? (first as { err?: unknown }).err : undefined;
-    if (isErrorLike(err) && err.message.length > MAX_LOGGED_CHARS) out = [first, err.message];
+    if (isErrorLike(err) && logText(err.message) !== err.message) out = [first, err.message];
   }
-  if (out.some((a) => typeof a === 'string' && a.length > MAX_LOGGED_CHARS)) out = out.map((a) => (typeof a === 'string' ? clipText(a) : a));
+  const cleaned = out.map((a) => (typeof a === 'string' ? logText(a) : a));
+  if (cleaned.some((a, i) => a !== out[i])) out = cleaned;
   (method as (...a: unknown[]) => void).apply(this, out);
 }
 

@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/env';
 import type { Logger } from '../logging/logger';
+import { redactSecrets } from '../logging/redact';
 import { runLastResort } from './last-resort';
 
 export interface Running {
@@ -63,7 +64,7 @@ export function runProcess(name: string, log: () => Logger, start: () => Promise
   try {
     deadlineS = deadlineSeconds();
   } catch (e) {
-    process.stderr.write(`${name}: ${(e as Error).message}\n`);
+    process.stderr.write(`${name}: ${redactSecrets((e as Error).message)}\n`);
     process.exit(1);
   }
   start().then(
@@ -80,7 +81,7 @@ export function runProcess(name: string, log: () => Logger, start: () => Promise
     },
     (e: unknown) => {
       if (e instanceof ConfigError) {
-        process.stderr.write(`${name}: ${e.message}\n`);
+        process.stderr.write(`${name}: ${redactSecrets(e.message)}\n`);
         void runLastResort(LAST_RESORT_MS).finally(() => process.exit(1));
       } else fail(`${name}: failed to start`, e);
     },
