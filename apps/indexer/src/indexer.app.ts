@@ -44,7 +44,7 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
     if (settings.wsUrl) {
       wakeups.push(subscribeProgramLogs(settings.rpcUrl, settings.wsUrl, HADRON_PROGRAMS.map((p) => p.programId), () => indexer.poke(), (e) => base.warn({ cluster, err: e.message }, 'websocket wake-up failed; polling only')));
     }
-    base.info({ cluster, rpc: rpcShown, ws: settings.wsUrl === null ? undefined : redactUrl(settings.wsUrl), commitment: settings.commitment, start: settings.start }, 'indexing');
+    base.info({ cluster, rpc: rpcShown, ws: settings.wsUrl === null ? undefined : redactUrl(settings.wsUrl), commitment: settings.commitment, start: settings.start, maxResponseBytes: settings.maxResponseBytes }, 'indexing');
   }
 
   // The freshness every reader judges by (the API's readiness, in one process or split mode): only

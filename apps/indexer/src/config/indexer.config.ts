@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CLUSTERS, type Cluster } from '@hadron/contracts';
 import { envInt } from '@hadron/platform';
 import type { PositionsMode } from '../pipeline/chain-order';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../source/json-rpc-transport';
 import type { Commitment } from '../source/solana-rpc';
 
 /** The indexer's variables (validated once at boot; .env.example lists them). */
@@ -31,6 +32,8 @@ export const indexerEnvShape = {
   RPC_RETRY_MAX_MS: envInt(1, 600_000, 10_000),
   /** getTransaction calls per JSON-RPC batch request. */
   RPC_TX_BATCH: envInt(1, 1000, 50),
+  /** Largest RPC response body accepted, in bytes (default 32 MiB: why in json-rpc-transport.ts); a batch over it is split. */
+  RPC_MAX_RESPONSE_BYTES: envInt(1024, 1024 * 1024 * 1024, DEFAULT_MAX_RESPONSE_BYTES),
   /** getSignaturesForAddress page size (the RPC's maximum is 1000; some providers allow less). */
   RPC_SIGNATURES_PAGE: envInt(1, 1000, 1000),
   INDEXER_COMMITMENT: z.enum(['confirmed', 'finalized']).default('confirmed'),
@@ -78,6 +81,7 @@ export interface ClusterSettings {
   timeoutMs: number;
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
   txBatchSize: number;
+  maxResponseBytes: number;
   signaturePage: number;
   start: { slot: number } | { time: number };
   pollMs: number;
@@ -112,6 +116,7 @@ export function clusterSettings(config: IndexerConfig, cluster: Cluster, now: ()
     timeoutMs: config.RPC_TIMEOUT_MS,
     retry: { maxAttempts: config.RPC_MAX_ATTEMPTS, baseDelayMs: config.RPC_RETRY_BASE_MS, maxDelayMs: config.RPC_RETRY_MAX_MS },
     txBatchSize: config.RPC_TX_BATCH,
+    maxResponseBytes: config.RPC_MAX_RESPONSE_BYTES,
     signaturePage: config.RPC_SIGNATURES_PAGE,
     start,
     pollMs: config.INDEXER_POLL_MS,

@@ -16,6 +16,10 @@ import { Semaphore, TokenBucket } from './rate-limiter';
  * stripped of control characters and scrubbed of the URL's secrets, so a thrown error is safe to
  * log or publish anywhere. Userinfo is sent as `Authorization: Basic` (fetch refuses URLs with
  * credentials, and its error would quote the URL whole).
+ *
+ * Bodies are read as they arrive and the request is aborted past `maxResponseBytes` (also when
+ * Content-Length announces more): a runaway or hostile answer is dropped at the cap instead of
+ * filling memory.
  */
 
 export interface JsonRpcCall {
@@ -34,9 +38,24 @@ export interface RpcObserver {
 
 export const noRpcObserver: RpcObserver = { request: () => undefined, failure: () => undefined, retry: () => undefined };
 
+/**
+ * Default RPC_MAX_RESPONSE_BYTES: 32 MiB. The biggest answers we ask for legitimately: a batch of
+ * RPC_TX_BATCH (50) getTransaction results in `json` encoding — a transaction is ≤ 1232 bytes raw,
+ * but with its meta (log messages are capped at 10 KB by the validator, inner instructions, token
+ * balances) a heavy one is ~10–100 KB of JSON, so ≤ 5 MB; a getBlock batch of 10 blocks' signatures
+ * (~3000 × 90 bytes each) ≈ 3 MB; getProgramAccounts of every pool config and getMultipleAccounts
+ * of 100 mints (base64) ≈ 1–2 MB. 32 MiB is > 5× the largest, and a batch over it is split anyway.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** Bytes of a non-2xx body read to quote from (the rest is dropped, the connection with it). */
+const ERROR_BODY_BYTES = 4096;
+
 export interface TransportOptions {
   url: string;
   timeoutMs: number;
+  /** Largest response body accepted (RPC_MAX_RESPONSE_BYTES); more aborts the request. */
+  maxResponseBytes?: number;
   /** JSON-RPC calls per second (token bucket). */
   rps: number;
   /** HTTP requests in flight. */
@@ -55,6 +74,7 @@ export class JsonRpcTransport {
   private readonly headers: Record<string, string> = { 'content-type': 'application/json' };
   /** Values of the configured URL that are credentials: masked in any upstream text we quote. */
   private readonly secrets: readonly string[];
+  private readonly maxResponseBytes: number;
   /** The endpoint as messages and logs name it (credentials masked). */
   readonly displayUrl: string;
 
@@ -62,6 +82,7 @@ export class JsonRpcTransport {
     this.bucket = new TokenBucket(options.rps);
     this.inFlight = new Semaphore(options.concurrency);
     this.observer = options.observer ?? noRpcObserver;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.displayUrl = redactUrl(options.url);
     this.secrets = urlSecrets(options.url);
     this.endpoint = options.url;
@@ -100,15 +121,20 @@ export class JsonRpcTransport {
   private async post(calls: readonly JsonRpcCall[], stop?: AbortSignal): Promise<CallOutcome[]> {
     const ids = calls.map(() => nextId++);
     const body = calls.length === 1 ? JSON.stringify(envelope(calls[0], ids[0])) : JSON.stringify(calls.map((c, i) => envelope(c, ids[i])));
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
+    const abort = new AbortController(); // ours: drops the connection of a body we stop reading
+    const signal = AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), abort.signal, ...(stop ? [stop] : [])]);
     const res = await fetch(this.endpoint, { method: 'POST', headers: this.headers, body, signal });
-    const text = await res.text(); // under the same timeout signal
-    if (res.status === 429) throw new RpcFailure('rate_limited', `HTTP 429 from ${this.displayUrl}`, true, { status: 429, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) });
+    // The bodies are read under the same signals (timeout, close()).
+    if (res.status === 429) {
+      await readHead(res, ERROR_BODY_BYTES, abort); // drained (a short one), so the connection is reused
+      throw new RpcFailure('rate_limited', `HTTP 429 from ${this.displayUrl}`, true, { status: 429, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) });
+    }
     if (!res.ok) {
-      const quote = quoteUpstream(text, { secrets: this.secrets });
+      const quote = quoteUpstream(await readHead(res, ERROR_BODY_BYTES, abort), { secrets: this.secrets });
       throw new RpcFailure('server_error', `HTTP ${res.status} from ${this.displayUrl}${quote ? `: ${quote}` : ''}`, true, { status: res.status });
     }
+    const { text, over } = await readBody(res, this.maxResponseBytes, abort);
+    if (over !== null) throw this.tooLarge(calls, over);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -132,6 +158,54 @@ export class JsonRpcTransport {
       return { ok: true, result: reply.result };
     });
   }
+
+  /** An answer over the cap: 'malformed' (retried, the caller splits a batch), naming the cap and its variable. */
+  private tooLarge(calls: readonly JsonRpcCall[], over: { declared: number | null }): RpcFailure {
+    const cap = this.maxResponseBytes;
+    const what = over.declared !== null ? `announced ${over.declared} bytes` : `passed ${cap} bytes`;
+    const batch = calls.length > 1 ? ` for a batch of ${calls.length} calls` : ' for a single call (raise RPC_MAX_RESPONSE_BYTES if the endpoint legitimately answers this much)';
+    return new RpcFailure('malformed', `${calls[0].method}: response over the RPC_MAX_RESPONSE_BYTES cap of ${cap} bytes (${what}; request aborted)${batch}`, true, { tooLarge: true });
+  }
+}
+
+/**
+ * A response body read as it arrives, up to `limit` bytes. More (announced by Content-Length or
+ * counted) stops the read and aborts the request: `over` says so and `text` is what was read.
+ */
+async function readBody(res: Response, limit: number, abort: AbortController): Promise<{ text: string; over: { declared: number | null } | null }> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    abort.abort();
+    await res.body?.cancel().catch(() => undefined);
+    return { text: '', over: { declared } };
+  }
+  return readUpTo(res, limit, abort);
+}
+
+/** The first `limit` bytes of a body (an error's, to quote), whatever its length; the rest is dropped with the connection. */
+async function readHead(res: Response, limit: number, abort: AbortController): Promise<string> {
+  return (await readUpTo(res, limit, abort)).text;
+}
+
+async function readUpTo(res: Response, limit: number, abort: AbortController): Promise<{ text: string; over: { declared: number | null } | null }> {
+  if (!res.body) return { text: '', over: null };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (total + value.byteLength > limit) {
+      chunks.push(value.subarray(0, limit - total));
+      total = limit;
+      abort.abort();
+      await reader.cancel().catch(() => undefined);
+      return { text: Buffer.concat(chunks, total).toString('utf8'), over: { declared: null } };
+    }
+    chunks.push(value);
+    total += value.byteLength;
+  }
+  return { text: Buffer.concat(chunks, total).toString('utf8'), over: null };
 }
 
 function envelope(call: JsonRpcCall, id: number): unknown {

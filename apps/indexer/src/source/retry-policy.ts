@@ -12,7 +12,7 @@ export type RpcFailureKind =
   | 'timeout'
   /** Connection refused/reset/dropped before an answer. */
   | 'network'
-  /** Not JSON, a JSON-RPC envelope we cannot use, or a result of the wrong shape. */
+  /** Not JSON, a JSON-RPC envelope we cannot use, a result of the wrong shape, or a body over RPC_MAX_RESPONSE_BYTES. */
   | 'malformed'
   /** A JSON-RPC error object. `retryable` tells whether it can pass (node behind, block not yet available). */
   | 'rpc_error'
@@ -26,7 +26,8 @@ export class RpcFailure extends Error {
     readonly kind: RpcFailureKind,
     message: string,
     readonly retryable: boolean,
-    readonly details: { status?: number; code?: number; retryAfterMs?: number } = {},
+    /** `tooLarge`: the answer passed RPC_MAX_RESPONSE_BYTES (a batch is split before it is retried). */
+    readonly details: { status?: number; code?: number; retryAfterMs?: number; tooLarge?: boolean } = {},
   ) {
     super(message);
   }

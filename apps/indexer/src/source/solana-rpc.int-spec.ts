@@ -183,6 +183,95 @@ it('close() ends backoff waits and in-flight requests at once, with RpcClosed ra
   await expect(slow.getSlot()).rejects.toThrow(RpcClosed);
 });
 
+// ---- bounded responses (RPC_MAX_RESPONSE_BYTES) ------------------------------------------------
+
+/** Streams `chunk` for as long as the client reads (backpressure respected); `sent` when it hangs up. */
+function endless(res: ServerResponse, status: number, sent: (bytes: number) => void): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  let bytes = 0;
+  const pump = () => {
+    // 1 GiB: a client that never stops reading fails the test, it does not hang it
+    while (!res.destroyed && bytes < 2 ** 30) {
+      bytes += chunk.length;
+      if (!res.write(chunk)) return;
+    }
+  };
+  res.on('drain', pump);
+  res.on('close', () => sent(bytes));
+  res.write('[');
+  pump();
+}
+
+it('an endless answer is cut at the cap: the request is aborted within bounded bytes and time, with an error naming RPC_MAX_RESPONSE_BYTES', async () => {
+  const MiB = 1024 * 1024;
+  const sent: number[] = [];
+  script = [(r, res) => r.method === 'getSlot' && (endless(res, 200, (b) => sent.push(b)), true)];
+  const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
+  const started = performance.now();
+  // A long timeout: what stops the read is the cap, not the clock.
+  const failure = await rpc(observed, 1, { maxResponseBytes: MiB, timeoutMs: 30_000 })
+    .getSlot()
+    .catch((e: unknown) => e);
+  expect(performance.now() - started).toBeLessThan(5_000);
+  expect(failure).toMatchObject({ kind: 'malformed', details: { tooLarge: true } });
+  expect((failure as Error).message).toBe(`getSlot: response over the RPC_MAX_RESPONSE_BYTES cap of ${MiB} bytes (passed ${MiB} bytes; request aborted) for a single call (raise RPC_MAX_RESPONSE_BYTES if the endpoint legitimately answers this much)`);
+  expect(observed.failures).toEqual(['malformed']);
+  // The server saw the client hang up: what it pushed is the cap plus the sockets' buffers, not the gigabyte it would have sent.
+  await new Promise((r) => setTimeout(r, 100));
+  expect(sent).toHaveLength(1);
+  expect(sent[0]).toBeLessThan(32 * MiB);
+});
+
+it('a Content-Length over the cap fails at once, without waiting for the body', async () => {
+  script = [(r, res) => r.method === 'getSlot' && (res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) }).write('[1'), true)];
+  const started = performance.now();
+  const failure = await rpc({ failures: [], retries: [] }, 1, { maxResponseBytes: 64 * 1024, timeoutMs: 30_000 })
+    .getSlot()
+    .catch((e: unknown) => e);
+  expect(performance.now() - started).toBeLessThan(2_000);
+  expect(failure).toMatchObject({ kind: 'malformed', details: { tooLarge: true } });
+  expect((failure as Error).message).toContain(`RPC_MAX_RESPONSE_BYTES cap of ${64 * 1024} bytes (announced ${100 * 1024 * 1024} bytes`);
+});
+
+it('an endless error body is read only as far as the quote needs', async () => {
+  script = [(r, res) => r.method === 'getSlot' && (endless(res, 502, () => undefined), true)];
+  const started = performance.now();
+  const failure = await rpc({ failures: [], retries: [] }, 1, { timeoutMs: 30_000 })
+    .getSlot()
+    .catch((e: unknown) => e);
+  expect(performance.now() - started).toBeLessThan(2_000);
+  expect(failure).toMatchObject({ kind: 'server_error', details: { status: 502 } });
+});
+
+it('a batch answered over the cap is split and sent again at once, without using an attempt, until every answer fits', async () => {
+  const oneAnswer = Buffer.byteLength(JSON.stringify(answer([1_000_000], () => tx)));
+  const batchSizes: number[] = [];
+  script = [(r, res) => (batchSizes.push(r.ids.length), json(res, answer(r.ids, () => tx)), true)];
+  const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
+  // Room for three answers: 10 → 5 + 5 (both over) → five of 2. Two attempts only: the splits must not spend them.
+  const results = await rpc(observed, 2, { maxResponseBytes: Math.floor(oneAnswer * 3.5) }).getTransactions(Array.from({ length: 10 }, () => sig));
+  expect(results.map((r) => r.ok)).toEqual(Array.from({ length: 10 }, () => true));
+  expect(results.every((r) => r.ok && r.value.transaction.signatures[0] === sig)).toBe(true);
+  expect(batchSizes.slice(0, 3)).toEqual([10, 5, 5]);
+  expect(batchSizes.slice(3)).toEqual([2, 2, 2, 2, 2]);
+  expect(observed.failures).toEqual(['malformed', 'malformed', 'malformed']); // counted as malformed answers
+  expect(observed.retries).toEqual(Array.from({ length: 20 }, () => 'malformed'));
+});
+
+it('a single answer over the cap is retried with backoff like any fault, then returned as a failure naming the cap (the gap ledger, never a silent skip)', async () => {
+  const oneAnswer = Buffer.byteLength(JSON.stringify(answer([1_000_000], () => tx)));
+  script = [(r, res) => (json(res, answer(r.ids, () => tx)), true)];
+  const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
+  const cap = Math.floor(oneAnswer / 2);
+  const [res] = await rpc(observed, 3, { maxResponseBytes: cap }).getTransactions([sig]);
+  expect(res.ok).toBe(false);
+  expect(!res.ok && [res.failure.kind, res.attempts]).toEqual(['malformed', 3]);
+  expect(!res.ok && res.failure.message).toContain(`getTransaction: response over the RPC_MAX_RESPONSE_BYTES cap of ${cap} bytes`);
+  expect(requests).toBe(3);
+  expect(observed.retries).toEqual(['malformed', 'malformed']);
+});
+
 // ---- secrets in the endpoint URL ---------------------------------------------------------------
 
 it('errors name the endpoint with its credentials masked, and quote the body cut, without control characters or the secret echoed', async () => {

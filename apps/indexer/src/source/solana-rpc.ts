@@ -48,6 +48,8 @@ export interface SolanaRpcOptions {
   retry: RetryPolicyOptions;
   /** getTransaction calls per HTTP request. */
   txBatchSize: number;
+  /** RPC_MAX_RESPONSE_BYTES: a longer answer is refused (a batch is split and sent again). */
+  maxResponseBytes?: number;
   observer?: RpcObserver;
 }
 
@@ -220,43 +222,55 @@ export class SolanaRpc {
   /**
    * Many calls of one method, `batchSize` per HTTP request. Each round sends what is still pending;
    * failed items wait the policy's backoff (the longest Retry-After hint among them) and go again.
+   * A batch whose answer passed RPC_MAX_RESPONSE_BYTES is not the endpoint failing but too many
+   * answers in one response: its items go again at once in batches half its size, without using an
+   * attempt. A single call over the cap is an ordinary failure: retried with backoff, then returned
+   * as a failure naming the cap (for transactions: the gap ledger, never a silent skip).
    */
   async callMany<T>(method: string, paramsList: readonly (readonly unknown[])[], parse: (result: unknown, index: number) => T, batchSize = 1, maxAttempts = Number.POSITIVE_INFINITY): Promise<ItemResult<T>[]> {
     const out: ItemResult<T>[] = new Array(paramsList.length);
+    const attempts = paramsList.map(() => 0);
+    /** Largest batch each item may go in: halved for the items of a batch answered over the cap. */
+    const batchLimit = paramsList.map(() => batchSize);
     let pending = paramsList.map((_, i) => i);
-    for (let attempt = 1; pending.length > 0; attempt++) {
+    while (pending.length > 0) {
       this.throwIfClosed();
-      const failed: { index: number; failure: RpcFailure }[] = [];
-      const batches: number[][] = [];
-      for (let i = 0; i < pending.length; i += batchSize) batches.push(pending.slice(i, i + batchSize));
+      const failed: { index: number; failure: RpcFailure; batchLength: number }[] = [];
       await Promise.all(
-        batches.map(async (batch) => {
+        batchesOf(pending, batchLimit).map(async (batch) => {
           const calls: JsonRpcCall[] = batch.map((i) => ({ method, params: paramsList[i] }));
           try {
             const outcomes = await this.transport.send(calls, this.closing.signal);
             outcomes.forEach((o, k) => {
               const index = batch[k];
-              if (!o.ok) return void failed.push({ index, failure: o.failure });
+              if (!o.ok) return void failed.push({ index, failure: o.failure, batchLength: batch.length });
               try {
                 out[index] = { ok: true, value: parse(o.result, index) };
                 this.failingSince = null;
               } catch (e) {
                 const failure = e instanceof RpcFailure ? e : malformed(method, (e as Error).message);
                 this.observer?.failure(method, failure.kind);
-                failed.push({ index, failure });
+                failed.push({ index, failure, batchLength: batch.length });
               }
             });
           } catch (e) {
             const failure = e instanceof RpcFailure ? e : new RpcFailure('network', (e as Error).message, true);
-            for (const index of batch) failed.push({ index, failure });
+            for (const index of batch) failed.push({ index, failure, batchLength: batch.length });
           }
         }),
       );
       this.throwIfClosed(); // failures caused by close() are not failures of the items
       pending = [];
       let wait = 0;
-      for (const { index, failure } of failed) {
+      for (const { index, failure, batchLength } of failed) {
         if (failure.kind !== 'missing') this.failingSince ??= Date.now();
+        if (failure.details.tooLarge && batchLength > 1) {
+          batchLimit[index] = Math.min(batchLimit[index], Math.floor(batchLength / 2));
+          pending.push(index);
+          this.observer?.retry(method, failure.kind);
+          continue;
+        }
+        const attempt = ++attempts[index];
         if (attempt < maxAttempts && this.policy.shouldRetry(attempt, failure)) {
           pending.push(index);
           wait = Math.max(wait, this.policy.delayMs(attempt, failure));
@@ -265,15 +279,32 @@ export class SolanaRpc {
           out[index] = { ok: false, failure, attempts: attempt };
         }
       }
+      pending.sort((a, b) => a - b);
       if (pending.length > 0) await Promise.race([this.sleep(wait), this.closed]);
     }
     return out;
   }
 
-
   private throwIfClosed(): void {
     if (this.closing.signal.aborted) throw new RpcClosed();
   }
+}
+
+/** `pending` in order, cut into batches no larger than any of their items' limits. */
+function batchesOf(pending: readonly number[], limit: readonly number[]): number[][] {
+  const batches: number[][] = [];
+  let batch: number[] = [];
+  let cap = 0;
+  for (const index of pending) {
+    if (batch.length > 0 && batch.length + 1 > Math.min(cap, limit[index])) {
+      batches.push(batch);
+      batch = [];
+    }
+    cap = batch.length === 0 ? limit[index] : Math.min(cap, limit[index]);
+    batch.push(index);
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
 
 function malformed(method: string, why: string): RpcFailure {
