@@ -83,7 +83,7 @@ describe('the HTTP edge: strict, bounded, fair', () => {
     const docs = await h.get('/docs');
     expect(docs.headers['x-content-type-options']).toBe('nosniff');
     expect(docs.headers['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self'; .*frame-ancestors 'none'/);
-    expect(docs.headers['content-security-policy']).not.toMatch(/script-src[^;]*unsafe/);
+    expect(docs.headers['content-security-policy']).not.toMatch(/unsafe/); // Swagger UI works without inline scripts or styles (checked in Chromium)
   });
 
   it('API_DOCS=false: no /docs, /docs-json or /docs-yaml', async () => {

@@ -14,7 +14,7 @@ const ALWAYS_ANSWERED = new Set(['/health', '/metrics']);
 const PROBES = new Set(['/health', '/health/ready']);
 
 /** Swagger UI: its own scripts and styles only; it fetches /docs-json from the same origin. */
-export const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /** Everything else is data: nothing in it may ever be run or framed. */
 export const DATA_CSP = "default-src 'none'; frame-ancestors 'none'";
 
