@@ -33,13 +33,14 @@ interface LoadResult {
 
 async function main(): Promise<void> {
   const role = process.argv[2];
-  if (role === '--serve-api') return serveApi(process.argv[3]);
+  if (role === '--serve-api') return serveApi(process.argv[3], process.argv[4]);
   if (role === '--serve-bare') return serveBare(process.argv[3]);
 
   const { url, stats, done } = await prepareDataset(log);
   const children: ChildProcess[] = [];
   try {
-    const api = await child(__filename, ['--serve-api', url], children);
+    // BENCH_API_ENV='{"API_HEAVY_CONCURRENCY":"8"}' runs the API with other settings.
+    const api = await child(__filename, ['--serve-api', url, process.env.BENCH_API_ENV ?? '{}'], children);
     const apiUrl = api.url;
     const listJson = await (await fetch(`${apiUrl}/pools`)).text();
     const jsonFile = resolve(ROOT, 'bench-results/pool-list.json');
