@@ -95,6 +95,15 @@ const legacy = {
     await asPostgres(port, '', 'CREATE DATABASE hadron');
     await asPostgres(port, '', 'CREATE TABLE kept (n int); INSERT INTO kept VALUES (42)', 'hadron');
   },
+  /** A data directory of that release with its data, on a free port; left running when `running`. */
+  async make(dataDir: string, opts: { running?: boolean; extra?: string } = {}): Promise<number> {
+    const port = randomPort();
+    this.init(dataDir);
+    this.start(dataDir, port, opts.extra);
+    await this.seed(port);
+    if (!opts.running) this.stop(dataDir);
+    return port;
+  },
 };
 
 describe('embedded Postgres (the zero-setup default)', () => {
@@ -164,11 +173,7 @@ describe('embedded Postgres (the zero-setup default)', () => {
 
   it('upgrades a data directory of an earlier release (trust, no password) in place, keeping its data', async () => {
     const dataDir = join(dir, 'legacy-stopped');
-    const port = randomPort();
-    legacy.init(dataDir);
-    legacy.start(dataDir, port);
-    await legacy.seed(port);
-    legacy.stop(dataDir);
+    const port = await legacy.make(dataDir);
     expect(existsSync(join(dataDir, 'postgres.password'))).toBe(false);
 
     const captured = capturingLogger();
@@ -198,11 +203,7 @@ describe('embedded Postgres (the zero-setup default)', () => {
 
   it('finishes an upgrade cut short after the password file was written, with that password', async () => {
     const dataDir = join(dir, 'legacy-interrupted');
-    const port = randomPort();
-    legacy.init(dataDir);
-    legacy.start(dataDir, port);
-    await legacy.seed(port);
-    legacy.stop(dataDir);
+    const port = await legacy.make(dataDir);
     const file = join(dataDir, 'postgres.password');
     writeFileSync(file, 'stored-before-the-crash-0123456789abcdefghij\n', { mode: 0o600 });
     const { uid, gid } = serverOwner();
@@ -216,11 +217,8 @@ describe('embedded Postgres (the zero-setup default)', () => {
 
   it('upgrades a server of an earlier release that is still running, without the password reaching its log', async () => {
     const dataDir = join(dir, 'legacy-running');
-    const port = randomPort();
-    legacy.init(dataDir);
     // Every statement logged: the upgrade must not put the password in the server log either way.
-    legacy.start(dataDir, port, '-c log_statement=all');
-    await legacy.seed(port);
+    const port = await legacy.make(dataDir, { running: true, extra: '-c log_statement=all' });
 
     const captured = capturingLogger();
     const pg = await startEmbeddedPostgres({ dataDir, port: port + 1, log: captured.log });
