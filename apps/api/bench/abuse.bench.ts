@@ -16,7 +16,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { BIG_POOL, MAINNET_POOLS, poolAddress } from './bench-dataset';
 import { serveApi } from './bench-servers';
-import { child, jsonArg, prepareDataset, type Server } from './bench-setup';
+import { jsonArg } from '@hadron/platform/testing/bench-args';
+import { child, prepareDataset, type Server } from './bench-setup';
 
 const PHASE_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const NORMAL_CONNECTIONS = 10;

@@ -78,12 +78,3 @@ export function child(script: string, args: string[], children: ChildProcess[]):
     c.once('exit', (code) => rej(new Error(`bench server ${args[0]} exited with ${code}`)));
   });
 }
-
-/** `--json <file>` from the command line, if given. */
-export function jsonArg(argv: readonly string[] = process.argv): string | undefined {
-  const i = argv.indexOf('--json');
-  if (i < 0) return undefined;
-  const file = argv[i + 1];
-  if (!file || file.startsWith('--')) throw new Error('--json needs a file name');
-  return resolve(file);
-}
