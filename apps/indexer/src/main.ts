@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createLogger, envInt, openStorage, parseEnv, runProcess, startOpsServer, storageEnvShape } from '@hadron/platform';
+import { createLogger, envInt, openStorage, parseEnv, runProcess, startOpsServer, storageEnvShape, whenDatabaseAnswers } from '@hadron/platform';
 import { indexerEnvShape } from './config/indexer.config';
 import { startIndexer } from './indexer.app';
 import { indexerMigrations } from './store/migrations';
@@ -12,7 +12,7 @@ runProcess('indexer', () => createLogger('indexer'), async () => {
   const log = createLogger('indexer', config.LOG_LEVEL);
   const storage = await openStorage(config, log, [indexerMigrations], { application: 'hadron-indexer' });
   const indexer = await startIndexer(storage, config, log);
-  const ops = await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, registry: indexer.metrics.registry, ready: indexer.ready });
+  const ops = await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, registry: indexer.metrics.registry, ready: whenDatabaseAnswers(storage.pool, indexer.ready) });
   log.info({ opsPort: ops.port, clusters: config.INDEXER_CLUSTERS }, 'indexer running');
   return {
     stop: async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createLogger, envInt, openStorage, parseEnv, runProcess, startOpsServer, storageEnvShape } from '@hadron/platform';
+import { createLogger, envInt, openStorage, parseEnv, runProcess, startOpsServer, storageEnvShape, whenDatabaseAnswers } from '@hadron/platform';
 import { projectorMigrations } from './migrations';
 import { projectorEnvShape, startProjector } from './projector.app';
 
@@ -10,7 +10,7 @@ runProcess('projector', () => createLogger('projector'), async () => {
   const log = createLogger('projector', config.LOG_LEVEL);
   const storage = await openStorage(config, log, [projectorMigrations], { application: 'hadron-projector' });
   const projector = await startProjector(storage, config, log);
-  const ops = await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, registry: projector.metrics.registry, ready: projector.ready });
+  const ops = await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, registry: projector.metrics.registry, ready: whenDatabaseAnswers(storage.pool, projector.ready) });
   log.info({ opsPort: ops.port }, 'projector running');
   return {
     stop: async () => {

@@ -196,7 +196,28 @@ export class ClusterIndexer {
 
   async start(): Promise<void> {
     await this.reload();
-    this.running = this.loop();
+    this.running = this.supervise();
+  }
+
+  /**
+   * Runs the loop until stop(); a failure outside a cycle (e.g. the database lost while taking
+   * over the cluster) is retried with backoff rather than left to end the process.
+   */
+  private async supervise(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      try {
+        await this.loop(); // returns when stopping, or having given the cluster up: stand by again
+        failures = 0;
+      } catch (e) {
+        failures++;
+        this.active = false;
+        this.lastError = (e as Error).message;
+        const delay = Math.min(MAX_CYCLE_BACKOFF_MS, 500 * 2 ** Math.min(failures - 1, 10));
+        this.log.warn({ err: (e as Error).message, failures, retryInMs: delay }, 'indexer loop failed; starting over');
+        await this.sleep(delay);
+      }
+    }
   }
 
   async stop(): Promise<void> {

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 /** Runs `fn` on a one-off connection (database administration: CREATE / DROP DATABASE), always closing it. */
 export async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
   const c = new Client({ connectionString: url });
+  c.on('error', () => undefined); // a lost connection fails fn's queries instead
   await c.connect();
   try {
     return await fn(c);

@@ -16,6 +16,7 @@ export interface MigrationSet {
  */
 export async function runMigrations(url: string, sets: readonly MigrationSet[]): Promise<string[]> {
   const lock = new Client({ connectionString: url });
+  lock.on('error', () => undefined); // a lost connection fails the migration's queries instead
   await lock.connect();
   const applied: string[] = [];
   try {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database';
-import { createPool, endPool } from './pool';
+import { createPool, endPool, whenDatabaseAnswers } from './pool';
 
 let db: TestDatabase;
 
@@ -44,5 +44,50 @@ describe('endPool', () => {
     client.release();
     await ending;
     expect(await backends(application)).toBe(0);
+  });
+});
+
+/** Terminates the backends of an application name, as an SRE's pg_terminate_backend would. */
+async function terminate(application: string): Promise<number> {
+  const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1`, [application]);
+  return rows[0].n;
+}
+
+describe('a pool survives its connections being terminated', () => {
+  it('a checked-out client losing its backend fails its queries, does not crash the process, and the pool reconnects', async () => {
+    const application = `fault-${randomBytes(4).toString('hex')}`;
+    const pool = createPool(db.url, { max: 2, application });
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const held = await pool.connect(); // e.g. a session-lock or LISTEN connection
+      await pool.query('SELECT 1'); // and an idle one
+      expect(await terminate(application)).toBe(2);
+      await new Promise((r) => setTimeout(r, 200));
+      await expect(held.query('SELECT 1')).rejects.toThrow();
+      held.release(); // not queryable: the pool drops it rather than handing it out again
+      expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0].one).toBe(1);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await endPool(pool);
+    }
+  });
+});
+
+describe('whenDatabaseAnswers', () => {
+  it('is not ready, with the reason, while the database does not answer, and asks the inner check once it does', async () => {
+    const inner = jest.fn(async () => ({ ready: true, detail: ['ok'] }));
+    const down = createPool('postgres://postgres@127.0.0.1:1/none', { max: 1, application: 'down' });
+    try {
+      const r = await whenDatabaseAnswers(down, inner)();
+      expect(r.ready).toBe(false);
+      expect(JSON.stringify(r.detail)).toContain('database unreachable');
+      expect(inner).not.toHaveBeenCalled();
+    } finally {
+      await endPool(down);
+    }
+    expect(await whenDatabaseAnswers(db.pool, inner)()).toEqual({ ready: true, detail: ['ok'] });
   });
 });

@@ -14,6 +14,11 @@ export function createPool(url: string, opts: { max?: number; application?: stri
   const open = new Set<Promise<void>>();
   closings.set(pool, open);
   pool.on('connect', (client) => {
+    // pg-pool listens for 'error' only while a client is idle; a checked-out client whose backend
+    // dies (pg_terminate_backend, a restart, a failover) emits 'error' too, and an 'error' event
+    // with no listener kills the process. Its in-flight and later queries fail instead, the holder
+    // sees that, and the pool drops the client on release (it is no longer queryable).
+    client.on('error', () => undefined);
     const closed: Promise<void> = new Promise<void>((resolve) => client.once('end', resolve)).then(() => void open.delete(closed));
     open.add(closed);
   });
@@ -45,4 +50,20 @@ export function isTransientDbError(e: unknown): boolean {
     ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
     /Connection terminated|connection.*closed|Client has encountered a connection error/i.test(err?.message ?? '')
   );
+}
+
+/**
+ * A deployable's readiness gated on its database answering: while it does not (down, restarting,
+ * failing over), not ready with the reason, without asking `ready` (whose own reads would fail).
+ * Pools reconnect by themselves, so readiness comes back as soon as the server does.
+ */
+export function whenDatabaseAnswers(pool: Pool, ready: () => Promise<{ ready: boolean; detail: unknown }>): () => Promise<{ ready: boolean; detail: unknown }> {
+  return async () => {
+    try {
+      await pool.query('SELECT 1');
+    } catch (e) {
+      return { ready: false, detail: { reasons: [`database unreachable: ${(e as Error).message || (e as { code?: string }).code || 'error'}`] } };
+    }
+    return ready();
+  };
 }
