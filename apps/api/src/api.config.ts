@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { envBool, envInt } from '@hadron/platform/config/env';
+import { envBool, envInt, postgresUrl } from '@hadron/platform/config/env';
 
 /** Variables of the API process (validated once at boot with parseEnv; see .env.example). */
 export const apiEnvShape = {
+  /**
+   * Optional: a read replica (hot standby) of DATABASE_URL that the API reads from; DATABASE_URL
+   * still migrates. The indexer and projector never read it: they write and checkpoint on the primary.
+   */
+  DATABASE_READ_URL: postgresUrl.optional(),
   PORT: envInt(1, 65535, 3000),
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
   /** Raw edge swaps aggregated per fees query at most (see README "Fees"); more sets `truncated`. */
@@ -11,6 +16,8 @@ export const apiEnvShape = {
   READY_MAX_LAG: envInt(0, Number.MAX_SAFE_INTEGER, 1000),
   /** …and must have published its lag within this many seconds. */
   READY_MAX_STALENESS_S: envInt(1, 86_400, 30),
+  /** Reading from a replica: not ready while it replays WAL more than this many seconds behind. */
+  READY_MAX_REPLICA_LAG_S: envInt(0, 86_400, 30),
   /** How often the pool list checks whether projections advanced (then reloads its snapshot). */
   POOL_LIST_REFRESH_MS: envInt(50, 600_000, 1000),
   /**

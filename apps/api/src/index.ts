@@ -3,3 +3,4 @@ export { apiEnvSchema, apiEnvShape, type ApiConfig } from './api.config';
 export { createApiApp, type ApiAppDeps } from './api.module';
 export { drainApiApp } from './health/drain';
 export { listenApi } from './health/listen';
+export { openReadPool } from './database/read-pool';

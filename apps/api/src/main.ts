@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createLogger, openStorage, parseEnv, runProcess, storageEnvShape } from '@hadron/platform';
 import { apiEnvShape } from './api.config';
 import { createApiApp } from './api.module';
+import { openReadPool } from './database/read-pool';
 import { drainApiApp } from './health/drain';
 import { listenApi } from './health/listen';
 
@@ -14,12 +15,15 @@ runProcess('api', () => createLogger('api'), async () => {
   const config = parseEnv(schema);
   const log = createLogger('api', config.LOG_LEVEL);
   const storage = await openStorage(config, log, [], { application: 'hadron-api', poolSize: 20 });
-  const app = await createApiApp({ pool: storage.pool, config, logger: log });
+  // Reads go to DATABASE_READ_URL's replica when set; the primary still migrates (replicas are read-only).
+  const reads = openReadPool(storage.pool, config, log, { application: 'hadron-api', poolSize: 20 });
+  const app = await createApiApp({ pool: reads.pool, config, logger: log });
   const { port, opsPort } = await listenApi(app, config);
   log.info({ port, host: config.HOST, opsPort, opsHost: opsPort === null ? undefined : config.API_OPS_HOST }, 'api listening');
   return {
     stop: async () => {
       await drainApiApp(app, config.API_SHUTDOWN_GRACE_SECONDS * 1000);
+      await reads.close();
       await storage.close();
     },
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { openStorage, storageEnvShape, type Logger, type Running } from '@hadron/platform';
-import { apiEnvShape, createApiApp, drainApiApp, listenApi } from '../../api/src/index';
+import { apiEnvShape, createApiApp, drainApiApp, listenApi, openReadPool } from '../../api/src/index';
 import { indexerEnvShape, indexerMigrations, startIndexer } from '../../indexer/src/index';
 import { projectorEnvShape, projectorMigrations, startProjector } from '../../projector/src/index';
 
@@ -16,7 +16,9 @@ export type MainConfig = z.infer<typeof mainEnvSchema>;
 export async function startAll(config: MainConfig, log: Logger): Promise<Running & { port: number }> {
   const storage = await openStorage(config, log, [projectorMigrations, indexerMigrations], { application: 'hadron', poolSize: 24 });
   const projector = await startProjector(storage, config, log);
-  const api = await createApiApp({ pool: storage.pool, config, logger: log });
+  // The API part alone reads DATABASE_READ_URL's replica when set; indexer and projector stay on the primary.
+  const reads = openReadPool(storage.pool, config, log, { application: 'hadron-api', poolSize: 20 });
+  const api = await createApiApp({ pool: reads.pool, config, logger: log });
   const { port } = await listenApi(api, config);
   const indexer = await startIndexer(storage, config, log);
   return {
@@ -25,6 +27,7 @@ export async function startAll(config: MainConfig, log: Logger): Promise<Running
       await drainApiApp(api, config.API_SHUTDOWN_GRACE_SECONDS * 1000);
       await indexer.stop();
       await projector.stop();
+      await reads.close();
       await storage.close();
     },
   };

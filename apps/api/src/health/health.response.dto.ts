@@ -48,9 +48,26 @@ class PoolListStatusDto {
   age_s: number | null;
 }
 
+class ReplicaStatusDto {
+  @ApiProperty({ type: String, nullable: true, example: '0/3A2B1C8', description: 'WAL replayed up to here: what the API reads' })
+  replay_lsn: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '0/3A2B1C8', description: 'WAL received from the primary up to here' })
+  receive_lsn: string | null;
+  @ApiProperty({ example: 0, description: 'Seconds the replayed data is behind the primary; 0 when nothing received is left to replay' })
+  replay_lag_s: number;
+  @ApiProperty({ example: false, description: 'Replay is paused (pg_wal_replay_pause)' })
+  paused: boolean;
+}
+
 class ReadinessDetailDto {
   @ApiProperty({ enum: ['ok', 'unreachable'], example: 'ok' })
   database: 'ok' | 'unreachable';
+  @ApiProperty({
+    type: ReplicaStatusDto,
+    nullable: true,
+    description: 'The read replica the API reads (DATABASE_READ_URL): its replay position and lag; null when the API reads a primary',
+  })
+  replica: ReplicaStatusDto | null;
   @ApiProperty({ type: [ClusterFreshnessDto], description: 'Per indexed cluster: how fresh the data is' })
   clusters: ClusterFreshnessDto[];
   @ApiProperty({ type: [ProjectionStatusDto] })

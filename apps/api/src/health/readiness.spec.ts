@@ -25,7 +25,7 @@ describe('ReadinessCheck while shutting down', () => {
     const before = await check.check();
     expect(before).toEqual({
       ready: true,
-      detail: { database: 'ok', clusters: [devnet], projections: [{ component: 'projector:swaps', lag: 0, age_s: 1.3, ok: true }], pool_list: { loaded: true, pools: 3, age_s: 0.5 }, reasons: [] },
+      detail: { database: 'ok', replica: null, clusters: [devnet], projections: [{ component: 'projector:swaps', lag: 0, age_s: 1.3, ok: true }], pool_list: { loaded: true, pools: 3, age_s: 0.5 }, reasons: [] },
     });
     expect(shutdown.begin()).toBe(true);
     expect(await check.check()).toEqual({ ready: false, detail: { ...before.detail, reasons: [SHUTTING_DOWN] } });
@@ -78,6 +78,36 @@ describe('ReadinessCheck: freshness of every cluster', () => {
     const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
     const r = await new ReadinessCheck(db, snapshot, new ShutdownState(), apiEnvSchema.parse({}), pino({ level: 'silent' })).check();
     expect([r.ready, r.detail.database, r.detail.reasons]).toEqual([false, 'unreachable', ['database unreachable']]);
+  });
+});
+
+describe('ReadinessCheck on a read replica (DATABASE_READ_URL)', () => {
+  const caughtUp = [
+    { component: 'indexer:devnet', lag: '0', detail: { cursorSlot: 5, headSlot: 5, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true }, age_s: 1 },
+    { component: 'projector:pools', lag: '0', detail: {}, age_s: 1 },
+  ];
+  const check = (replica: Record<string, unknown> | undefined, env: Record<string, string> = {}) => {
+    const db = { query: jest.fn(async (name: string) => (name === 'api-readiness-replica' ? (replica ? [replica] : []) : caughtUp)) } as unknown as ReadDb;
+    const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
+    return new ReadinessCheck(db, snapshot, new ShutdownState(), apiEnvSchema.parse(env), pino({ level: 'silent' })).check();
+  };
+  const standby = { in_recovery: true, replay_lsn: '0/3000148', receive_lsn: '0/3000148', paused: false, replay_lag_s: 0 };
+
+  it('on a primary: replica null', async () => {
+    const r = await check({ ...standby, in_recovery: false, replay_lsn: null, receive_lsn: null });
+    expect([r.ready, r.detail.replica]).toEqual([true, null]);
+  });
+
+  it('reports the replay position; ready within READY_MAX_REPLICA_LAG_S', async () => {
+    const r = await check({ ...standby, receive_lsn: '0/3000200', replay_lag_s: 12.34 });
+    expect(r.ready).toBe(true);
+    expect(r.detail.replica).toEqual({ replay_lsn: '0/3000148', receive_lsn: '0/3000200', replay_lag_s: 12.3, paused: false });
+  });
+
+  it('not ready past READY_MAX_REPLICA_LAG_S, saying so (and that replay is paused)', async () => {
+    const r = await check({ ...standby, receive_lsn: '0/3000200', replay_lag_s: 31, paused: true });
+    expect([r.ready, r.detail.reasons]).toEqual([false, ['replica replay 31 s behind the primary (> 30 s), replay paused']]);
+    expect((await check({ ...standby, replay_lag_s: 31 }, { READY_MAX_REPLICA_LAG_S: '60' })).ready).toBe(true);
   });
 });
 

@@ -31,10 +31,23 @@ export interface ClusterFreshness {
   age_s: number;
 }
 
+/** Where a read replica (DATABASE_READ_URL) is in replaying its primary's WAL. */
+export interface ReplicaStatus {
+  /** WAL replayed up to here: what the API reads. */
+  replay_lsn: string | null;
+  /** WAL received from the primary up to here. */
+  receive_lsn: string | null;
+  /** Seconds the replayed data is behind the primary; 0 when nothing received is left to replay. */
+  replay_lag_s: number;
+  paused: boolean;
+}
+
 export interface Readiness {
   ready: boolean;
   detail: {
     database: 'ok' | 'unreachable';
+    /** null when the database read is not a replica (in recovery). */
+    replica: ReplicaStatus | null;
     clusters: ClusterFreshness[];
     projections: ProjectionStatus[];
     pool_list: { loaded: boolean; pools: number; age_s: number | null };
@@ -45,6 +58,24 @@ export interface Readiness {
 /** What the indexer and the projector publish (component_status); ages by the database's own clock. */
 const STATUS_SQL = `SELECT component, lag::text AS lag, detail, extract(epoch FROM now() - updated_at)::float8 AS age_s
   FROM component_status WHERE component LIKE 'projector:%' OR component LIKE 'indexer:%' ORDER BY component`;
+
+/**
+ * On a hot standby, how far replay is behind. now() − the last replayed commit's time grows while
+ * the primary is idle, so with nothing received left to replay the lag is 0 (a replica cut off
+ * from its primary shows as stale component_status instead: nothing new is published to it).
+ */
+const REPLICA_SQL = `SELECT pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replay_lsn, pg_last_wal_receive_lsn()::text AS receive_lsn,
+    CASE WHEN pg_is_in_recovery() THEN pg_is_wal_replay_paused() ELSE false END AS paused,
+    CASE WHEN NOT pg_is_in_recovery() OR pg_last_wal_receive_lsn() IS NOT DISTINCT FROM pg_last_wal_replay_lsn() THEN 0
+         ELSE coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8 AS replay_lag_s`;
+
+interface ReplicaRow {
+  in_recovery: boolean;
+  replay_lsn: string | null;
+  receive_lsn: string | null;
+  paused: boolean;
+  replay_lag_s: number;
+}
 
 /** Readiness answers within a second whatever the database does: a slower answer counts as unreachable. */
 const STATUS_TIMEOUT_MS = 800;
@@ -62,7 +93,8 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
  * Ready = the database answers (within 800 ms), every cluster's active indexer says it is ready
  * (backfilled, near the head, RPC answering, no gap — its own thresholds) and published so within
  * READY_MAX_STALENESS_S, at least one projector has published its status, every `projector:*`
- * lag is <= READY_MAX_LAG and was published within READY_MAX_STALENESS_S, the pool list is
+ * lag is <= READY_MAX_LAG and was published within READY_MAX_STALENESS_S, a read replica (if the
+ * API reads one) replays within READY_MAX_REPLICA_LAG_S of its primary, the pool list is
  * loaded, and the process is not shutting down (from SIGTERM on it is never ready again, while it
  * still serves through the grace period: see drainApiApp). The body says, per cluster, how fresh
  * the data is, in one process and in split mode alike: the indexer publishes it in the database.
@@ -83,15 +115,24 @@ export class ReadinessCheck {
     const poolList = this.snapshot.status();
     if (!poolList.loaded) reasons.push('pool list not loaded');
     let rows: StatusRow[];
+    let replicaRow: ReplicaRow | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STATUS_TIMEOUT_MS} ms`)), STATUS_TIMEOUT_MS)));
-      rows = await Promise.race([this.db.query<StatusRow>('api-readiness', STATUS_SQL), timeout]);
+      [rows, [replicaRow]] = await Promise.race([Promise.all([this.db.query<StatusRow>('api-readiness', STATUS_SQL), this.db.query<ReplicaRow>('api-readiness-replica', REPLICA_SQL)]), timeout]);
     } catch (e) {
       this.log.warn({ err: (e as Error).message }, 'readiness: database query failed');
-      return { ready: false, detail: { database: 'unreachable', clusters: [], projections: [], pool_list: poolList, reasons: [...reasons, 'database unreachable'] } };
+      return { ready: false, detail: { database: 'unreachable', replica: null, clusters: [], projections: [], pool_list: poolList, reasons: [...reasons, 'database unreachable'] } };
     } finally {
       clearTimeout(timer);
+    }
+    // On a replica, component_status is the replica's copy: its ages also count replay delay.
+    const replica: ReplicaStatus | null =
+      replicaRow?.in_recovery === true
+        ? { replay_lsn: replicaRow.replay_lsn, receive_lsn: replicaRow.receive_lsn, replay_lag_s: Math.round(replicaRow.replay_lag_s * 10) / 10, paused: replicaRow.paused }
+        : null;
+    if (replica && replica.replay_lag_s > this.config.READY_MAX_REPLICA_LAG_S) {
+      reasons.push(`replica replay ${Math.round(replica.replay_lag_s)} s behind the primary (> ${this.config.READY_MAX_REPLICA_LAG_S} s)${replica.paused ? ', replay paused' : ''}`);
     }
     const stale = (r: StatusRow) => r.age_s > this.config.READY_MAX_STALENESS_S;
     const staleReason = (r: StatusRow) => `${r.component} status is ${Math.round(r.age_s)} s old (> ${this.config.READY_MAX_STALENESS_S} s)`;
@@ -125,7 +166,7 @@ export class ReadinessCheck {
       return { component: r.component, lag: Number(r.lag), age_s: Math.round(r.age_s * 10) / 10, ok: lagOk && fresh };
     });
     if (projections.length === 0) reasons.push('no projector has published its status yet');
-    return { ready: reasons.length === 0, detail: { database: 'ok', clusters, projections, pool_list: poolList, reasons } };
+    return { ready: reasons.length === 0, detail: { database: 'ok', replica, clusters, projections, pool_list: poolList, reasons } };
   }
 }
 
