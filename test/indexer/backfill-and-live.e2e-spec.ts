@@ -98,7 +98,21 @@ it('a second indexer on the same database stands by, and takes over when the fir
   try {
     await new Promise((r) => setTimeout(r, 500));
     expect(standby.status().map((s) => s.active)).toEqual([false, false]);
-    expect((await standby.ready()).ready).toBe(false);
+    // It says it stands by (healthy: ready), with no head or lag of its own, and its metrics publish
+    // no indexing state for the clusters — only hadron_indexer_active 0; the active one publishes it.
+    expect(await standby.ready()).toEqual({
+      ready: true,
+      detail: ['mainnet-beta', 'devnet'].map((cluster) => ({ cluster, role: 'standby', ready: true, note: expect.any(String) })),
+    });
+    const standing = await standby.metrics.registry.metrics();
+    for (const cluster of ['mainnet-beta', 'devnet']) expect(standing).toContain(`hadron_indexer_active{cluster="${cluster}"} 0`);
+    expect(standing).not.toMatch(/^hadron_indexer_(head_slot|cursor_slot|slot_lag|lag_seconds|gap_ledger_size|pools)\{/m);
+    const indexing = await fx.indexer!.metrics.registry.metrics();
+    for (const cluster of ['mainnet-beta', 'devnet']) {
+      expect(indexing).toContain(`hadron_indexer_active{cluster="${cluster}"} 1`);
+      expect(indexing).toMatch(new RegExp(`^hadron_indexer_head_slot\\{cluster="${cluster}"\\} [1-9]`, 'm'));
+      expect(indexing).toMatch(new RegExp(`^hadron_indexer_slot_lag\\{cluster="${cluster}"\\} \\d`, 'm'));
+    }
     const accountEvents = async () => (await readEventLog(fx.db)).filter((e) => e.type === 'FeeSplitChanged' || e.type === 'PoolConfigChanged').length;
     const before = await accountEvents();
     const headBefore = Math.max(...(['mainnet-beta', 'devnet'] as const).map((c) => fx.sim.groundTruth(c).head_slot));
@@ -112,6 +126,10 @@ it('a second indexer on the same database stands by, and takes over when the fir
     expect(changed).toEqual([]);
     expect(await accountEvents()).toBe(before);
     await waitFor('ready', async () => (await standby.ready()).ready, 10_000, 100);
+    expect((await standby.ready()).detail).toEqual([expect.objectContaining({ cluster: 'mainnet-beta', role: 'active' }), expect.objectContaining({ cluster: 'devnet', role: 'active' })]);
+    const tookOver = await standby.metrics.registry.metrics();
+    expect(tookOver).toContain('hadron_indexer_active{cluster="devnet"} 1');
+    expect(tookOver).toMatch(/^hadron_indexer_head_slot\{cluster="devnet"\} [1-9]/m);
   } finally {
     await standby.stop();
   }

@@ -12,7 +12,7 @@ import { shippedTokenList } from './tokens/token-list';
 
 export interface RunningIndexer extends Running {
   metrics: IndexerMetrics;
-  /** Ready = every cluster backfilled, within INDEXER_READY_MAX_SLOT_LAG of its head, with an empty gap ledger and no held pool. */
+  /** Ready = every cluster this process indexes backfilled, within INDEXER_READY_MAX_SLOT_LAG of its head, with an empty gap ledger and no held pool; a cluster it stands by for says `role: 'standby'` (and is ready). */
   ready(): Promise<{ ready: boolean; detail: unknown }>;
   status(): ClusterStatus[];
 }
@@ -31,6 +31,7 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
   const indexers: ClusterIndexer[] = [];
   const wakeups: LiveWakeup[] = [];
   const base = log.child({ component: 'indexer' });
+  metrics.watchRoles(() => indexers.map((i) => ({ cluster: i.status().cluster, active: i.status().active })));
 
   for (const cluster of config.INDEXER_CLUSTERS) {
     const settings = clusterSettings(config, cluster);
@@ -62,7 +63,7 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
     metrics,
     status: () => indexers.map((i) => i.status()),
     ready: async () => {
-      const detail = indexers.map((i) => ({ ...i.status(), ready: i.ready() }));
+      const detail = indexers.map((i) => readiness(i));
       return { ready: detail.every((d) => d.ready), detail };
     },
     stop: async () => {
@@ -75,6 +76,17 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
   };
 }
 
+/**
+ * A cluster's part of the process's readiness. The active indexer: its freshness, ready when
+ * current. A standby says only that it stands by — it has no head or lag of its own (no "lag 0")
+ * — and counts as ready: it is healthy and takes over when the active one stops. Nothing routes
+ * traffic to an indexer; the cluster's freshness is what the active one publishes (component_status).
+ */
+function readiness(i: ClusterIndexer): ({ role: 'active'; ready: boolean } & ClusterStatus) | { cluster: ClusterStatus['cluster']; role: 'standby'; ready: true; note: string } {
+  const s = i.status();
+  if (!s.active) return { cluster: s.cluster, role: 'standby', ready: true, note: 'another indexer process holds this cluster; this one takes over when it stops' };
+  return { role: 'active', ...s, ready: i.ready() };
+}
 
 /**
  * Retries are counted in metrics; an operator reading logs must also see that the RPC is failing

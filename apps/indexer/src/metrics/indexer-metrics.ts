@@ -1,21 +1,38 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CollectFunction } from 'prom-client';
 import type { RpcObserver } from '../source/json-rpc-transport';
 import type { RpcFailureKind } from '../source/retry-policy';
 
 /** Prometheus metrics of the indexer (one registry per process; `/metrics` on the ops server). */
 export class IndexerMetrics {
   readonly registry = new Registry();
+  /** Per cluster: whether this process is its active indexer (set by watchRoles). */
+  private roles: () => ReadonlyArray<{ cluster: string; active: boolean }> = () => [];
 
-  readonly headSlot = new Gauge({ name: 'hadron_indexer_head_slot', help: 'Newest slot seen at the indexing commitment', labelNames: ['cluster'], registers: [this.registry] });
-  readonly cursorSlot = new Gauge({ name: 'hadron_indexer_cursor_slot', help: 'Every transaction up to this slot is indexed', labelNames: ['cluster'], registers: [this.registry] });
-  readonly slotLag = new Gauge({ name: 'hadron_indexer_slot_lag', help: 'head slot − cursor slot', labelNames: ['cluster'], registers: [this.registry] });
-  readonly indexedBlockTime = new Gauge({ name: 'hadron_indexer_indexed_block_time_seconds', help: 'Block time (unix s) of the newest indexed transaction', labelNames: ['cluster'], registers: [this.registry] });
-  readonly lagSeconds = new Gauge({ name: 'hadron_indexer_lag_seconds', help: 'Age of the newest indexed transaction while behind the head; 0 at the head', labelNames: ['cluster'], registers: [this.registry] });
-  readonly rpcFailingSeconds = new Gauge({ name: 'hadron_indexer_rpc_failing_seconds', help: 'How long the RPC has been failing without a good answer; 0 when healthy', labelNames: ['cluster'], registers: [this.registry] });
+  /**
+   * 1 while this process holds the cluster (indexes it), 0 as a standby: `sum by (cluster)` is 1
+   * when exactly one process indexes it. A standby publishes none of the cluster's indexing state
+   * (head, cursor, lag, gaps…: every gauge below marked `standbyHidden`), so it never reads as "lag 0".
+   */
+  readonly active = new Gauge({
+    name: 'hadron_indexer_active',
+    help: "1 while this process is the cluster's active indexer (holds its lock), 0 while it stands by; the cluster's head, cursor and lag gauges come from the active one only",
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: () => {
+      for (const r of this.roles()) this.active.set({ cluster: r.cluster }, r.active ? 1 : 0);
+    },
+  });
+
+  readonly headSlot = new Gauge({ name: 'hadron_indexer_head_slot', help: 'Newest slot seen at the indexing commitment', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
+  readonly cursorSlot = new Gauge({ name: 'hadron_indexer_cursor_slot', help: 'Every transaction up to this slot is indexed', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
+  readonly slotLag = new Gauge({ name: 'hadron_indexer_slot_lag', help: 'head slot − cursor slot', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
+  readonly indexedBlockTime = new Gauge({ name: 'hadron_indexer_indexed_block_time_seconds', help: 'Block time (unix s) of the newest indexed transaction', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
+  readonly lagSeconds = new Gauge({ name: 'hadron_indexer_lag_seconds', help: 'Age of the newest indexed transaction while behind the head; 0 at the head', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
+  readonly rpcFailingSeconds = new Gauge({ name: 'hadron_indexer_rpc_failing_seconds', help: 'How long the RPC has been failing without a good answer; 0 when healthy', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
   readonly transactions = new Counter({ name: 'hadron_indexer_transactions_total', help: 'Successful Hadron transactions processed', labelNames: ['cluster'], registers: [this.registry] });
   readonly events = new Counter({ name: 'hadron_indexer_events_total', help: 'Events appended to the log', labelNames: ['cluster', 'type'], registers: [this.registry] });
   readonly problems = new Counter({ name: 'hadron_indexer_decode_problems_total', help: 'Hadron instructions that yielded no event (indexer.problem)', labelNames: ['cluster', 'code'], registers: [this.registry] });
-  readonly gapLedger = new Gauge({ name: 'hadron_indexer_gap_ledger_size', help: 'Transactions listed but not fetched yet (indexer.gap)', labelNames: ['cluster'], registers: [this.registry] });
+  readonly gapLedger = new Gauge({ name: 'hadron_indexer_gap_ledger_size', help: 'Transactions listed but not fetched yet (indexer.gap)', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
   readonly gapsRecorded = new Counter({ name: 'hadron_indexer_gaps_recorded_total', help: 'Transactions that went to the gap ledger', labelNames: ['cluster'], registers: [this.registry] });
   readonly gapsResolved = new Counter({ name: 'hadron_indexer_gaps_resolved_total', help: 'Gap-ledger transactions fetched later', labelNames: ['cluster'], registers: [this.registry] });
   readonly lateListed = new Counter({
@@ -29,6 +46,7 @@ export class IndexerMetrics {
     help: 'Pools whose fee config tail did not read as a plausible fee split (assumed layout) at the last snapshot: default recipient used',
     labelNames: ['cluster'],
     registers: [this.registry],
+    collect: this.standbyHidden(),
   });
   readonly oracleUnknownAtStart = new Counter({
     name: 'hadron_indexer_oracle_unknown_at_start_total',
@@ -54,9 +72,10 @@ export class IndexerMetrics {
     help: 'Pools discovered but held back because a mint does not read yet (their transactions wait in indexer.held_tx; every other pool goes on)',
     labelNames: ['cluster'],
     registers: [this.registry],
+    collect: this.standbyHidden(),
   });
-  readonly pools = new Gauge({ name: 'hadron_indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry] });
-  readonly backfillRatio = new Gauge({ name: 'hadron_indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry] });
+  readonly pools = new Gauge({ name: 'hadron_indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
+  readonly backfillRatio = new Gauge({ name: 'hadron_indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
   readonly cycleErrors = new Counter({ name: 'hadron_indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });
   readonly rpcRequests = new Counter({ name: 'hadron_indexer_rpc_calls_total', help: 'JSON-RPC calls sent, by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
   readonly rpcHttpRequests = new Counter({ name: 'hadron_indexer_rpc_http_requests_total', help: 'HTTP requests sent (a batch is one), by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
@@ -72,6 +91,19 @@ export class IndexerMetrics {
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'hadron_indexer_' });
+  }
+
+  /** Where each cluster's role comes from, read at every scrape (the indexers' own state, so it cannot drift). */
+  watchRoles(roles: () => ReadonlyArray<{ cluster: string; active: boolean }>): void {
+    this.roles = roles;
+  }
+
+  /** A gauge's collect hook: the series of clusters this process stands by for are removed before each scrape. */
+  private standbyHidden(): CollectFunction<Gauge<'cluster'>> {
+    const roles = () => this.roles();
+    return function (this: Gauge<'cluster'>) {
+      for (const r of roles()) if (!r.active) this.remove({ cluster: r.cluster });
+    };
   }
 
   rpcObserver(cluster: string): RpcObserver {

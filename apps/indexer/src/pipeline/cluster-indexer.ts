@@ -7,7 +7,7 @@ import { HADRON_PROGRAMS, type AccountsSnapshot, type PoolReader } from '../disc
 import type { IndexerMetrics } from '../metrics/indexer-metrics';
 import type { EventSink } from '../publish/event-publisher';
 import type { ItemResult, SignatureInfo, SolanaRpc, WireTransaction } from '../source/solana-rpc';
-import type { ClusterProgress, CycleRecord, GapRow, HeldTx, IndexerStore, NewPool, ProgramCursor, RecordedProblem } from '../store/indexer-store';
+import { LeaseLostError, type ClusterLease, type ClusterProgress, type FencedTx, type CycleRecord, type GapRow, type HeldTx, type IndexerStore, type NewPool, type ProgramCursor, type RecordedProblem } from '../store/indexer-store';
 import { scanTransaction, type AdminScan } from './admin-scan';
 import { attribute, splitChanged, type At, type PoolAttribution } from './attribution';
 import { applyBlockPositions, mergeInChainOrder, slotAlignedChunks, slotsNeedingPositions, type ListedSignature, type TxRef } from './chain-order';
@@ -35,6 +35,8 @@ import { adoptOracle, canonicalSplit, knownPoolOf, UNKNOWN_STATE, type PoolRecor
 const GAP_BATCH = 100;
 const MAX_GAP_DELAY_MS = 10 * 60_000;
 const MAX_CYCLE_BACKOFF_MS = 30_000;
+/** After losing the cluster lock, wait longer than a standby's poll (1 s) before trying again: a healthy standby takes over first. */
+const LOST_LOCK_STEP_BACK_MS = 2500;
 /** While a pool is held (its mint unreadable), its mints are read again at least this often. */
 const HELD_RETRY_MS = 5_000;
 const HELD_REPLAY_BATCH = 200;
@@ -170,6 +172,8 @@ export class ClusterIndexer {
   private stopping = false;
   /** Holds the cluster lock (a standby process is never ready). */
   private active = false;
+  /** The cluster lock while held: every append and cursor commit is fenced by its epoch (`fenced`). */
+  private lease?: ClusterLease;
   private running?: Promise<void>;
   private wakeUp?: () => void;
   private nextGapCheck = 0;
@@ -279,12 +283,15 @@ export class ClusterIndexer {
       await this.index();
     } finally {
       this.active = false;
+      this.lease = undefined;
       await lock.release();
     }
+    // Lock lost (its connection failed): nothing more was appended (fenced); stand by and try again.
+    if (lock.lost && !this.stopping) await this.sleep(LOST_LOCK_STEP_BACK_MS);
   }
 
   /** Waits (as a standby) until this process is the cluster's one active indexer. */
-  private async acquireClusterLock(): Promise<{ release(): Promise<void> } | null> {
+  private async acquireClusterLock(): Promise<ClusterLease | null> {
     let logged = false;
     while (!this.stopping) {
       const lock = await this.d.store.tryLockCluster(this.cluster).catch((e: Error) => {
@@ -292,11 +299,22 @@ export class ClusterIndexer {
         return null;
       });
       if (lock) {
-        if (logged) this.log.info('cluster lock acquired: indexing');
-        this.active = true;
+        try {
+          await this.reload(); // another process may have moved the cursor meanwhile
+        } catch (e) {
+          await lock.release();
+          throw e;
+        }
+        if (logged) this.log.info({ epoch: lock.epoch.toString() }, 'cluster lock acquired: indexing');
+        lock.onLost((e) => {
+          this.log.warn({ err: e.message, epoch: lock.epoch.toString() }, 'cluster lock connection lost: appending stops; standing by');
+          this.active = false;
+          this.wakeUp?.();
+        });
+        this.lease = lock;
+        this.active = !lock.lost;
         this.lastError = null;
         this.lastProgressAt = this.now();
-        await this.reload(); // another process may have moved the cursor meanwhile
         return lock;
       }
       if (!logged) this.log.warn('another indexer holds this cluster: standing by');
@@ -311,7 +329,7 @@ export class ClusterIndexer {
     let failures = 0;
     // After a restart: the freshness of what is already indexed (one getBlock; unknown on failure).
     if (this.progress.throughSlot !== null) this.noteIndexedTime((await this.d.rpc.getBlockTime(this.progress.throughSlot).catch(() => null)) ?? -1);
-    while (!this.stopping) {
+    while (!this.stopping && this.lease && !this.lease.lost) {
       let busy = false;
       const startedAt = this.now();
       try {
@@ -324,6 +342,10 @@ export class ClusterIndexer {
         this.lastError = null;
       } catch (e) {
         if (this.stopping) break; // interrupted on purpose; the cursor is where the last commit left it
+        if (e instanceof LeaseLostError || this.lease?.lost) {
+          this.log.warn({ err: (e as Error).message }, 'no longer the cluster\'s indexer: appending stopped');
+          break;
+        }
         // A cycle that committed chunks before failing made progress: its retry starts the backoff over.
         failures = this.lastProgressAt >= startedAt ? 1 : failures + 1;
         if (!(e instanceof HoldingForMissing)) this.cycleFailures++;
@@ -338,6 +360,16 @@ export class ClusterIndexer {
       }
       if (!busy) await this.sleep(this.d.settings.pollMs);
     }
+  }
+
+  /**
+   * An append and the indexer's writes that go with it, fenced by the cluster lease
+   * (IndexerStore.fenced): refused (LeaseLostError) once this process no longer holds the cluster.
+   */
+  private fenced<T>(fn: (db: FencedTx, epoch: bigint) => Promise<T>): Promise<T> {
+    const lease = this.lease;
+    if (!lease) return Promise.reject(new LeaseLostError(`cluster ${this.cluster}: not holding the cluster lock; not appending`));
+    return this.d.store.fenced(lease, (db) => fn(db, lease.epoch));
   }
 
   private sleep(ms: number): Promise<void> {
@@ -459,7 +491,7 @@ export class ClusterIndexer {
     };
     if (snapshot) {
       await this.lookback(cycle, fetched?.refs[0] ?? firstOf(listing), fetched);
-      await this.d.store.saveCycle(this.cluster, cycle);
+      await this.fenced((db) => this.d.store.saveCycle(this.cluster, cycle, db));
       this.progress.cycle = cycle;
     }
     this.rebuildContext(Object.values(cycle.newPools));
@@ -543,8 +575,10 @@ export class ClusterIndexer {
       const at: ObservationPosition = { slot: read.slot, blockTime: await this.d.rpc.getBlockTime(read.slot), signature: null, txIndex: null };
       const builder = new EventBuilder(this.cluster, this.progress.pools);
       const events = renames.flatMap((r) => r.renamed.map((token) => builder.tokenMetadataChanged(r.pool, token, at)));
-      await this.d.sink.append(events);
-      await this.d.store.updatePoolTokens(this.cluster, renames.map((r) => r.pool));
+      await this.fenced(async (db, epoch) => {
+        await this.d.sink.append(events, epoch);
+        await this.d.store.updatePoolTokens(this.cluster, renames.map((r) => r.pool), db);
+      });
       for (const r of renames) this.progress.pools.set(r.pool.static.config, r.pool);
       this.countEvents(events);
       const renamed = events.slice(0, LOGGED_RENAMES).map((e) => ({ pool: e.pool, mint: e.data.mint, symbol: e.data.symbol, name: e.data.name }));
@@ -812,7 +846,7 @@ export class ClusterIndexer {
       const newPools = Object.keys(cycle.newPools).filter((c) => pools.has(c) && !this.progress.pools.has(c));
       if (!cycle.discoveryPublished && newPools.length > 0) {
         const events = newPools.flatMap((c) => builder(pools).discovered(pools.get(c)!, snapshot!.pools[c], at, oracleOf(snapshot!.pools[c].oracle)));
-        await this.d.sink.append(events);
+        await this.fenced((_db, epoch) => this.d.sink.append(events, epoch));
         this.countEvents(events);
       }
       cycle.discoveryPublished = true;
@@ -904,7 +938,7 @@ export class ClusterIndexer {
           events.push(...built.events);
           problems.push(...built.problems.map((p) => ({ ...p, slot: h.slot })));
         });
-        await this.d.sink.append(events);
+        await this.fenced((_db, epoch) => this.d.sink.append(events, epoch));
         this.countEvents(events);
       }
       this.log.info({ pool: config, replayed: rows.length }, 'held pool announced: its held transactions indexed');
@@ -1037,8 +1071,6 @@ export class ClusterIndexer {
     listing: Listing,
     last: boolean,
   ): Promise<void> {
-    await this.d.sink.append(out.events);
-    this.countEvents(out.events);
     const programCursors = new Map(this.progress.programCursors);
     for (const [program, all] of listing.listed) {
       const c = newestAtOrBelow(all, throughSlot);
@@ -1046,8 +1078,13 @@ export class ClusterIndexer {
     }
     const startSlot = this.progress.startSlot ?? (listing.refs[0]?.slot ?? cycle.targetSlot);
     const backfillDone = this.progress.backfillDone || last;
-    await this.d.store.commit(this.cluster, {
-      throughSlot,
+    // Fenced: the append and the cursor it moves happen only while this process holds the cluster.
+    await this.fenced(async (db, epoch) => {
+      await this.d.sink.append(out.events, epoch);
+      await this.d.store.commit(
+        this.cluster,
+        {
+          throughSlot,
       lastSignature: out.lastSignature ?? this.progress.lastSignature,
       startSlot,
       backfillDone,
@@ -1056,9 +1093,13 @@ export class ClusterIndexer {
       pools: [...pools.values()],
       gaps: out.gaps,
       problems: out.problems,
-      held: out.held,
-      released: out.released,
+          held: out.held,
+          released: out.released,
+        },
+        db,
+      );
     });
+    this.countEvents(out.events);
     this.noteIndexedTime(Math.max(-1, ...listing.refs.filter((r) => r.slot <= throughSlot).map((r) => r.blockTime ?? -1), last && cycle.targetSlot === throughSlot ? (cycle.targetBlockTime ?? -1) : -1));
     // Durable: make it the in-memory truth.
     this.progress = { ...this.progress, throughSlot, lastSignature: out.lastSignature ?? this.progress.lastSignature, startSlot, backfillDone, cycle: last ? null : cycle, programCursors, pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])) };
@@ -1125,9 +1166,11 @@ export class ClusterIndexer {
       resolved.push(gap.signature);
     }
     if (resolved.length === 0) return;
-    await this.d.sink.append(events);
+    await this.fenced(async (db, epoch) => {
+      await this.d.sink.append(events, epoch);
+      await this.d.store.resolveGaps(this.cluster, resolved, problems, db);
+    });
     this.countEvents(events);
-    await this.d.store.resolveGaps(this.cluster, resolved, problems);
     this.gaps = await this.d.store.gapCount(this.cluster);
     this.openGapPrograms = await this.d.store.openGapsByProgram(this.cluster);
     this.d.metrics.gapsResolved.inc({ cluster: this.cluster }, resolved.length);

@@ -7,7 +7,8 @@ import type { EventLogProducer } from '@hadron/platform';
  * Postgres log ignores a known id, and on Kafka projections drop duplicates by id.
  */
 export interface EventSink {
-  append(events: readonly HadronEvent[]): Promise<void>;
+  /** `writerEpoch`: the cluster lease's epoch the append is fenced by, recorded with each record (see the indexer README). */
+  append(events: readonly HadronEvent[], writerEpoch?: bigint): Promise<void>;
 }
 
 export class EventPublisher implements EventSink {
@@ -16,9 +17,9 @@ export class EventPublisher implements EventSink {
     private readonly onAppended: (events: readonly HadronEvent[]) => void = () => undefined,
   ) {}
 
-  async append(events: readonly HadronEvent[]): Promise<void> {
+  async append(events: readonly HadronEvent[], writerEpoch?: bigint): Promise<void> {
     if (events.length === 0) return;
-    await this.producer.append(events);
+    await this.producer.append(events, writerEpoch === undefined ? undefined : { writerEpoch });
     this.onAppended(events);
   }
 }

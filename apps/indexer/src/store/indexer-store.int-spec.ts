@@ -3,7 +3,7 @@ import { eventLogMigrations } from '@hadron/platform';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import type { PoolRecord } from '../pipeline/pool-state';
 import { indexerEntities } from './indexer.entities';
-import { IndexerStore, type CycleRecord } from './indexer-store';
+import { IndexerStore, LeaseLostError, type CycleRecord } from './indexer-store';
 import { indexerMigrations } from './migrations';
 
 let db: TestDatabase;
@@ -104,4 +104,74 @@ it('lets one indexer per cluster be active; a second one waits for the lock', as
   expect(again).not.toBeNull();
   await again!.release();
   await other!.release();
+});
+
+describe('the cluster lease (fencing)', () => {
+  const lockPid = async (cluster: string) => {
+    const { rows } = await db.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`hadron-indexer-lock:${cluster}`]);
+    return rows.map((r) => r.pid);
+  };
+  const terminateLock = async (cluster: string) => {
+    const [pid] = await lockPid(cluster);
+    await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+  };
+  const until = async (cond: () => boolean) => {
+    for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(cond()).toBe(true);
+  };
+  const cycle = (targetSlot: number): CycleRecord => ({ targetSlot, targetBlockTime: 1, mode: 'at-target', snapshot: null, newPools: {}, rangeStartSlot: null, rangeStartTime: null, discoveryPublished: false });
+
+  it('taking the lock bumps the epoch; an append under a stale epoch or a lost lock is refused, and the process survives the terminated connection', async () => {
+    const store = new IndexerStore(db.pool);
+    const a = await store.tryLockCluster('fence-1');
+    expect(a).not.toBeNull();
+    expect(await store.tryLockCluster('fence-1')).toBeNull(); // one holder
+    expect(await lockPid('fence-1')).toHaveLength(1);
+    await store.fenced(a!, (tx) => store.saveCycle('fence-1', cycle(1), tx));
+
+    await terminateLock('fence-1'); // 57P01 on the lock connection: handled, no crash
+    await until(() => a!.lost !== null);
+    await expect(store.fenced(a!, (tx) => store.saveCycle('fence-1', cycle(2), tx))).rejects.toThrow(LeaseLostError);
+
+    const b = await store.tryLockCluster('fence-1');
+    expect(b!.epoch).toBe(a!.epoch + 1n);
+    await store.fenced(b!, (tx) => store.saveCycle('fence-1', cycle(3), tx));
+    // Someone else took the lease (its epoch moved on) while b's connection is still up: b is refused by the database check.
+    await db.pool.query("UPDATE indexer.lease SET epoch = epoch + 1 WHERE cluster = 'fence-1'");
+    await expect(store.fenced(b!, (tx) => store.saveCycle('fence-1', cycle(4), tx))).rejects.toThrow(/superseded/);
+    expect((await store.load('fence-1')).cycle?.targetSlot).toBe(3);
+    await b!.release();
+    await a!.release();
+    expect(await lockPid('fence-1')).toEqual([]);
+  });
+
+  it("a takeover waits for the old holder's append in flight, and that append's cursor commit is rolled back", async () => {
+    const store = new IndexerStore(db.pool);
+    const a = (await store.tryLockCluster('fence-2'))!;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let appended = false;
+    const inFlight = store.fenced(a, async (tx) => {
+      await gate; // the append to the log, still in flight
+      appended = true;
+      await store.saveCycle('fence-2', cycle(9), tx);
+    });
+    inFlight.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    await terminateLock('fence-2');
+    await until(() => a.lost !== null);
+
+    let tookOver = false;
+    const b = store.tryLockCluster('fence-2').then((l) => ((tookOver = true), l));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(tookOver).toBe(false); // the epoch bump waits for a's fenced transaction
+    open();
+    await expect(inFlight).rejects.toThrow(LeaseLostError);
+    expect(appended).toBe(true);
+    const lease = (await b)!;
+    expect(lease.epoch).toBe(a.epoch + 1n);
+    expect((await store.load('fence-2')).cycle).toBeNull(); // a's cursor write went with its refused transaction
+    await lease.release();
+    await a.release();
+  });
 });

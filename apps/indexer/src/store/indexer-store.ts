@@ -1,4 +1,5 @@
-import type { Pool, PoolClient } from 'pg';
+import { hostname } from 'node:os';
+import { Client, type Pool, type PoolClient } from 'pg';
 import type { TokenMetadata } from '@hadron/contracts';
 import type { PoolStatic } from '../discovery/pool-accounts';
 import type { AccountsSnapshot } from '../discovery/pool-reader';
@@ -103,6 +104,52 @@ export interface Commit {
   released?: readonly string[];
 }
 
+/** The transaction of a fenced append (IndexerStore.fenced): the indexer's writes that go with it run in it. */
+export type FencedTx = PoolClient;
+
+/** An append refused: this process no longer holds the cluster (its lock connection is gone, or another holder took over). */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+}
+
+/** The cluster lock, held: its fencing epoch, and whether its connection was lost. */
+export class ClusterLease {
+  epoch = 0n;
+  /** Why the lock was lost (its connection failed or ended); null while held. */
+  lost: Error | null = null;
+  private released = false;
+  private readonly listeners: Array<(e: Error) => void> = [];
+
+  constructor(
+    readonly cluster: string,
+    private readonly client: Client,
+    private readonly key: string,
+  ) {}
+
+  /** Called once if the lock is lost (not on release). */
+  onLost(cb: (e: Error) => void): void {
+    this.listeners.push(cb);
+  }
+
+  /** Throws LeaseLostError once the lock is lost. */
+  check(): void {
+    if (this.lost) throw new LeaseLostError(`cluster ${this.cluster}: lock connection lost (${this.lost.message}); not appending`);
+  }
+
+  lose(e: Error): void {
+    if (this.released || this.lost) return;
+    this.lost = e;
+    for (const cb of this.listeners) cb(e);
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    if (!this.lost) await this.client.query('SELECT pg_advisory_unlock(hashtext($1))', [this.key]).catch(() => undefined);
+    await this.client.end().catch(() => undefined);
+  }
+}
+
 export class IndexerStore {
   constructor(private readonly pool: Pool) {}
 
@@ -128,8 +175,8 @@ export class IndexerStore {
   }
 
   /** Records the cycle about to run (before any of its events is appended). */
-  async saveCycle(cluster: string, cycle: CycleRecord | null): Promise<void> {
-    await this.pool.query(
+  async saveCycle(cluster: string, cycle: CycleRecord | null, db: Pool | PoolClient = this.pool): Promise<void> {
+    await db.query(
       `INSERT INTO indexer.cluster_cursor (cluster, cycle, updated_at) VALUES ($1, $2, now())
        ON CONFLICT (cluster) DO UPDATE SET cycle = EXCLUDED.cycle, updated_at = now()`,
       [cluster, cycle === null ? null : JSON.stringify(cycle)],
@@ -137,7 +184,7 @@ export class IndexerStore {
   }
 
   /** Cursor, pool state, gaps and problems of one processed chunk: all or nothing. */
-  async commit(cluster: string, c: Commit): Promise<void> {
+  async commit(cluster: string, c: Commit, outer?: PoolClient): Promise<void> {
     await this.tx(async (db) => {
       await db.query(
         `INSERT INTO indexer.cluster_cursor (cluster, through_slot, last_signature, start_slot, backfill_done, cycle, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now())
@@ -181,13 +228,13 @@ export class IndexerStore {
         );
       }
       if (c.released && c.released.length > 0) await db.query('DELETE FROM indexer.held_tx WHERE cluster = $1 AND pool = ANY($2::text[])', [cluster, c.released]);
-    });
+    }, outer);
   }
 
   /** New token metadata of pools (a rename, appended as TokenMetadataChanged first). */
-  async updatePoolTokens(cluster: string, pools: readonly PoolRecord[]): Promise<void> {
+  async updatePoolTokens(cluster: string, pools: readonly PoolRecord[], db: Pool | PoolClient = this.pool): Promise<void> {
     if (pools.length === 0) return;
-    await this.pool.query(
+    await db.query(
       `UPDATE indexer.pool AS p SET record = jsonb_set(p.record, '{tokens}', x.tokens), updated_at = now()
          FROM jsonb_to_recordset($2::jsonb) AS x(config text, tokens jsonb)
         WHERE p.cluster = $1 AND p.config = x.config`,
@@ -238,11 +285,11 @@ export class IndexerStore {
   }
 
   /** Resolved gaps: their events are durable; the rows (and any new problems) go. */
-  async resolveGaps(cluster: string, signatures: readonly string[], problems: readonly RecordedProblem[]): Promise<void> {
+  async resolveGaps(cluster: string, signatures: readonly string[], problems: readonly RecordedProblem[], outer?: PoolClient): Promise<void> {
     await this.tx(async (db) => {
       await db.query('DELETE FROM indexer.gap WHERE cluster = $1 AND signature = ANY($2::text[])', [cluster, signatures]);
       await insertProblems(db, cluster, problems);
-    });
+    }, outer);
   }
 
   async problemCount(cluster: string): Promise<number> {
@@ -251,31 +298,69 @@ export class IndexerStore {
   }
 
   /**
-   * One active indexer per cluster: a session advisory lock held on its own connection for as long
-   * as the indexer runs (a crashed process's lock goes with its connection). Null = held elsewhere.
+   * One active indexer per cluster: a session advisory lock held on a connection of its own
+   * (application_name `hadron-indexer-lock:<cluster>`) for as long as the indexer runs; a crashed
+   * process's lock goes with its connection. Taking it bumps the cluster's lease epoch, which
+   * fences every later append (see `fenced`). The connection failing or ending (a terminated
+   * backend, a database restart) marks the lease lost, never throws: the caller stops appending
+   * and stands by. Null = held elsewhere.
    */
-  async tryLockCluster(cluster: string): Promise<{ release(): Promise<void> } | null> {
+  async tryLockCluster(cluster: string): Promise<ClusterLease | null> {
     const key = `hadron:indexer:${cluster}`;
-    const client = await this.pool.connect();
+    const client = new Client({ ...this.pool.options, application_name: `hadron-indexer-lock:${cluster}` });
+    const lease = new ClusterLease(cluster, client, key);
+    client.on('error', (e) => lease.lose(e));
+    client.on('end', () => lease.lose(new Error('cluster lock connection ended')));
     try {
+      await client.connect();
       const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [key]);
       if (!rows[0].ok) {
-        client.release();
+        await lease.release();
         return null;
       }
+      // Waits for a fenced append of the previous holder still in flight (it holds the row FOR SHARE).
+      const bumped = await client.query<{ epoch: string }>(
+        `INSERT INTO indexer.lease (cluster, epoch, holder, acquired_at) VALUES ($1, 1, $2, now())
+         ON CONFLICT (cluster) DO UPDATE SET epoch = indexer.lease.epoch + 1, holder = EXCLUDED.holder, acquired_at = now()
+         RETURNING epoch`,
+        [cluster, `${hostname()}:${process.pid}`],
+      );
+      lease.epoch = BigInt(bumped.rows[0].epoch);
+      return lease;
     } catch (e) {
-      client.release(true);
+      await lease.release();
       throw e;
     }
-    return {
-      release: async () => {
-        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
-        client.release();
-      },
-    };
   }
 
-  private async tx<T>(fn: (db: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * FENCING. Runs `fn` — an append to the event log and the indexer's writes that go with it (the
+   * cursor commit) — in one transaction on this database that first takes the cluster's lease row
+   * FOR SHARE and checks that its epoch is still the lease's. The row lock is held until `fn` has
+   * finished (the log's append acknowledged, on Kafka too) and the cursor committed. A process that
+   * takes the cluster lock bumps the epoch with an UPDATE of that row, which waits for the old
+   * holder's fenced transaction in flight; the old holder's next one sees the new epoch and is
+   * refused. So the appends of two holders never overlap: every append of epoch N is acknowledged
+   * before the first append of epoch N+1 starts. A lease whose lock connection is lost is refused
+   * at once, and a loss during `fn` rolls the cursor back (the events appended are re-derived, same
+   * ids, by whoever holds the cluster next). Limits: README "Only one indexer appends".
+   */
+  async fenced<T>(lease: ClusterLease, fn: (db: FencedTx) => Promise<T>): Promise<T> {
+    lease.check();
+    return this.tx(async (db) => {
+      const { rows } = await db.query<{ epoch: string }>('SELECT epoch FROM indexer.lease WHERE cluster = $1 FOR SHARE', [lease.cluster]);
+      const current = rows[0] === undefined ? null : BigInt(rows[0].epoch);
+      if (current !== lease.epoch) throw new LeaseLostError(`cluster ${lease.cluster}: lease epoch ${lease.epoch} superseded by ${current ?? 'none'}; not appending`);
+      lease.check();
+      const out = await fn(db);
+      lease.check();
+      return out;
+    });
+  }
+
+  /** In `outer` (a fenced transaction) when given, else in a transaction of its own. */
+  private async tx<T>(fn: (db: PoolClient) => Promise<T>, outer?: PoolClient): Promise<T> {
+    if (outer) return fn(outer);
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');

@@ -175,4 +175,26 @@ export class IndexerProblemEntity {
   firstSeenAt: Date;
 }
 
-export const indexerEntities = [IndexerClusterCursorEntity, IndexerProgramCursorEntity, IndexerPoolEntity, IndexerGapEntity, IndexerHeldTxEntity, IndexerProblemEntity];
+/**
+ * The cluster LEASE: the fencing epoch of the active indexer. Taking the cluster lock bumps it;
+ * every append (and the cursor commit with it) runs while holding this row FOR SHARE with the
+ * holder's epoch, so a superseded holder's appends are refused and the new holder's bump waits
+ * for the old holder's append in flight.
+ */
+@Entity({ schema: 'indexer', name: 'lease' })
+export class IndexerLeaseEntity {
+  @PrimaryColumn({ type: 'text' })
+  cluster: string;
+
+  @Column({ type: 'bigint' })
+  epoch: string;
+
+  /** Who took it: application name, host and pid (for operators). */
+  @Column({ type: 'text' })
+  holder: string;
+
+  @Column({ type: 'timestamptz', name: 'acquired_at', default: () => 'now()' })
+  acquiredAt: Date;
+}
+
+export const indexerEntities = [IndexerClusterCursorEntity, IndexerProgramCursorEntity, IndexerPoolEntity, IndexerGapEntity, IndexerHeldTxEntity, IndexerProblemEntity, IndexerLeaseEntity];

@@ -24,6 +24,10 @@ export class EventLogEntity {
   @Column({ type: 'text', nullable: true })
   type: string | null;
 
+  /** The fencing epoch of the appender (the indexer's cluster lease) that inserted the row; null when unfenced. */
+  @Column({ type: 'bigint', name: 'writer_epoch', nullable: true })
+  writerEpoch: string | null;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'appended_at' })
   appendedAt: Date;
 }

@@ -34,9 +34,18 @@ export interface EventLogProducer {
    * on Kafka a re-append can duplicate a record, which projections ignore (they key by event id).
    * Order is kept per key (pool) within one call and across calls from one producer.
    */
-  append(events: readonly HadronEvent[]): Promise<void>;
-  appendRaw(records: readonly RawLogRecord[]): Promise<void>;
+  append(events: readonly HadronEvent[], options?: AppendOptions): Promise<void>;
+  appendRaw(records: readonly RawLogRecord[], options?: AppendOptions): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface AppendOptions {
+  /**
+   * The fencing epoch of the writer (the indexer's cluster lease), stored with each record
+   * (Postgres column `writer_epoch`, Kafka header `writer-epoch`): in log order it never goes
+   * down within a cluster (Kafka: a partition), which is how takeovers are audited and tested.
+   */
+  writerEpoch?: bigint;
 }
 
 /** Where a delivered event sits in the log; the consumer checkpoints it with the batch. */

@@ -1,6 +1,6 @@
 import type { HadronEvent } from '@hadron/contracts';
 import type { Message, Producer } from 'kafkajs';
-import type { EventLogProducer, RawLogRecord } from '../event-log.port';
+import type { AppendOptions, EventLogProducer, RawLogRecord } from '../event-log.port';
 import { toRawRecords } from '../postgres/postgres-event-log';
 import { eventsTopic, type KafkaTopics } from './kafka-topics';
 
@@ -13,7 +13,8 @@ const CHUNK_RECORDS = 2000;
 
 /**
  * Kafka log producer: topic per cluster, key = pool, value = the event JSON, headers `event-id` and
- * `event-type` (when known: consumers skip the types they do not read without parsing them).
+ * `event-type` (when known: consumers skip the types they do not read without parsing them), and
+ * `writer-epoch` when the appender is fenced (AppendOptions).
  * The kafkajs producer is idempotent with one request in flight, so broker-side retries never
  * reorder or duplicate within a session. Appends are serialised in call order, so per-key order
  * holds across calls even when callers do not await each other. A re-append after a failure can
@@ -29,13 +30,13 @@ export class KafkaEventLogProducer implements EventLogProducer {
     private readonly onClose: () => void,
   ) {}
 
-  async append(events: readonly HadronEvent[]): Promise<void> {
-    return this.appendRaw(toRawRecords(events));
+  async append(events: readonly HadronEvent[], options?: AppendOptions): Promise<void> {
+    return this.appendRaw(toRawRecords(events), options);
   }
 
-  async appendRaw(records: readonly RawLogRecord[]): Promise<void> {
+  async appendRaw(records: readonly RawLogRecord[], options: AppendOptions = {}): Promise<void> {
     if (records.length === 0) return;
-    const sent = this.tail.then(() => this.send(records));
+    const sent = this.tail.then(() => this.send(records, options.writerEpoch));
     this.tail = sent.catch(() => undefined);
     return sent;
   }
@@ -45,14 +46,16 @@ export class KafkaEventLogProducer implements EventLogProducer {
     await this.producer.disconnect();
   }
 
-  private async send(records: readonly RawLogRecord[]): Promise<void> {
+  private async send(records: readonly RawLogRecord[], writerEpoch: bigint | undefined): Promise<void> {
     await this.topics.ensure(records.map((r) => eventsTopic(this.prefix, r.cluster)));
     for (const chunk of chunks(records)) {
       const byTopic = new Map<string, Message[]>();
       for (const r of chunk) {
         const topic = eventsTopic(this.prefix, r.cluster);
         const messages = byTopic.get(topic) ?? [];
-        messages.push({ key: r.key, value: r.payload, headers: r.type ? { 'event-id': r.id, 'event-type': r.type } : { 'event-id': r.id } });
+        const headers: Record<string, string> = r.type ? { 'event-id': r.id, 'event-type': r.type } : { 'event-id': r.id };
+        if (writerEpoch !== undefined) headers['writer-epoch'] = writerEpoch.toString();
+        messages.push({ key: r.key, value: r.payload, headers });
         byTopic.set(topic, messages);
       }
       // acks -1: resolves only once every in-sync replica has the records.

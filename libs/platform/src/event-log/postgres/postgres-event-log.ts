@@ -3,7 +3,7 @@ import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import type { Logger } from '../../logging/logger';
 import { CheckpointedBatch, needsRecord, skippedRecord, validatedRecord, type PendingRecord } from '../checkpointed-batch';
-import type { ConsumeOptions, EventLogConsumer, EventLogProducer, RawLogRecord } from '../event-log.port';
+import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, RawLogRecord } from '../event-log.port';
 
 export const PG_STREAM = 'event_log';
 const CHANNEL = 'hadron_event_log';
@@ -35,12 +35,13 @@ export function toRawRecords(events: readonly HadronEvent[]): RawLogRecord[] {
 export class PostgresEventLogProducer implements EventLogProducer {
   constructor(private readonly pool: Pool) {}
 
-  async append(events: readonly HadronEvent[]): Promise<void> {
-    return this.appendRaw(toRawRecords(events));
+  async append(events: readonly HadronEvent[], options?: AppendOptions): Promise<void> {
+    return this.appendRaw(toRawRecords(events), options);
   }
 
-  async appendRaw(records: readonly RawLogRecord[]): Promise<void> {
+  async appendRaw(records: readonly RawLogRecord[], options: AppendOptions = {}): Promise<void> {
     if (records.length === 0) return;
+    const epoch = options.writerEpoch === undefined ? null : options.writerEpoch.toString();
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -48,12 +49,12 @@ export class PostgresEventLogProducer implements EventLogProducer {
       for (let i = 0; i < records.length; i += APPEND_CHUNK) {
         const chunk = records.slice(i, i + APPEND_CHUNK);
         await client.query(
-          `INSERT INTO event_log (id, cluster, key, payload, type)
-           SELECT id, cluster, key, payload, type
+          `INSERT INTO event_log (id, cluster, key, payload, type, writer_epoch)
+           SELECT id, cluster, key, payload, type, $6::bigint
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t(id, cluster, key, payload, type, ord)
             ORDER BY ord
            ON CONFLICT (id) DO NOTHING`,
-          [chunk.map((r) => r.id), chunk.map((r) => r.cluster), chunk.map((r) => r.key), chunk.map((r) => r.payload), chunk.map((r) => r.type ?? null)],
+          [chunk.map((r) => r.id), chunk.map((r) => r.cluster), chunk.map((r) => r.key), chunk.map((r) => r.payload), chunk.map((r) => r.type ?? null), epoch],
         );
       }
       await client.query(`SELECT pg_notify('${CHANNEL}', '')`);
