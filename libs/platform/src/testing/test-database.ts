@@ -10,9 +10,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database on the test server, migrated with `sets`; dropped by `drop()`. */
-export async function createTestDatabase(sets: readonly MigrationSet[] = []): Promise<TestDatabase> {
-  const admin = process.env.TEST_ADMIN_DATABASE_URL;
+/** A fresh database on the test server (or on `adminUrl`'s), migrated with `sets`; dropped by `drop()`. */
+export async function createTestDatabase(sets: readonly MigrationSet[] = [], adminUrl?: string): Promise<TestDatabase> {
+  const admin = adminUrl ?? process.env.TEST_ADMIN_DATABASE_URL;
   if (!admin) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run integration tests through jest (global setup)');
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   await withClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
