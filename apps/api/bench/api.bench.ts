@@ -6,12 +6,15 @@
  * 2. The API and a bare Fastify server (same pool-list JSON from memory) in child processes;
  *    autocannon (50 connections, BENCH_DURATION_S each, distinct queries) against every endpoint.
  * 3. Sequential latency of fees and sampled midprice on a pool with 10^4 vs 10^6 swaps/points.
+ * 4. BENCH_REPLICA=1: a streaming replica of the bench server (startStreamingReplica), a second API
+ *    reading it (as DATABASE_READ_URL does), and the per-pool endpoints against it, next to the primary's.
  * Prints tables; writes bench-results/api-bench.json.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { startStreamingReplica } from '@hadron/platform/testing/streaming-replica';
 import { measureCpu, type CpuSplit } from './cpu-time';
 import { BIG, BIG_POOL, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
 import { serveApi, serveBare } from './bench-servers';
@@ -80,6 +83,8 @@ async function main(): Promise<void> {
       log(`  ${q.padEnd(44)} SMALL p50 ${small.p50.toFixed(2)} / p99 ${small.p99.toFixed(2)} ms   BIG p50 ${big.p50.toFixed(2)} / p99 ${big.p99.toFixed(2)} ms`);
     }
 
+    const replicaLoad = process.env.BENCH_REPLICA === '1' ? await againstReplica(url, load, children) : [];
+
     const bareObj = load[0].rps;
     log('\nsummary');
     log('| endpoint | req/s | p50 ms | p99 ms | vs bare (object) | CPU ms/req server | postgres | load gen |');
@@ -91,10 +96,44 @@ async function main(): Promise<void> {
     log('\n| query | SMALL p50 | SMALL p99 | BIG p50 | BIG p99 |');
     log('|---|---:|---:|---:|---:|');
     for (const s of scaling) log(`| ${s.query} | ${s.small.p50.toFixed(2)} | ${s.small.p99.toFixed(2)} | ${s.big.p50.toFixed(2)} | ${s.big.p99.toFixed(2)} |`);
-    writeFileSync(resolve(ROOT, 'bench-results/api-bench.json'), JSON.stringify({ at: new Date().toISOString(), dataset: stats, load, scaling }, null, 2));
+    writeFileSync(resolve(ROOT, 'bench-results/api-bench.json'), JSON.stringify({ at: new Date().toISOString(), dataset: stats, load, scaling, replica: replicaLoad }, null, 2));
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await done();
+  }
+}
+
+/** The per-pool endpoints again, against an API reading a streaming replica of the bench server. */
+async function againstReplica(url: string, primaryLoad: readonly LoadResult[], children: ChildProcess[]): Promise<LoadResult[]> {
+  log('\nstreaming replica of the bench server (pg_basebackup) …');
+  const t = Date.now();
+  const replica = await startStreamingReplica({ primaryUrl: url });
+  try {
+    log(`replica up in ${((Date.now() - t) / 1000).toFixed(0)} s on port ${replica.port}`);
+    const api = await child(__filename, ['--serve-api', replica.urlFor(new URL(url).pathname.slice(1)), process.env.BENCH_API_ENV ?? '{}'], children);
+    const rnd = (n: number) => Math.floor(Math.random() * n);
+    const pick = <T>(xs: readonly T[]) => xs[rnd(xs.length)];
+    const anyPool = () => poolAddress(1 + rnd(MAINNET_POOLS));
+    const endpoints: Array<[string, () => string]> = [
+      ['API GET /pools/:a/fees (random pool, interval)', () => `/pools/${anyPool()}/fees?interval=${pick(['1h', '24h', '7d', '30d', 'all'])}`],
+      ['API GET /pools/:a/midprice/history (sampled)', () => `/pools/${anyPool()}/midprice/history?timeframe=${pick(['5m', '30m', '1h', '4h'])}`],
+      ['API GET /pools/:a/midprice/history (raw)', () => `/pools/${anyPool()}/midprice/history?timeframe=raw&limit=${pick([50, 200])}`],
+      ['API GET /pools/:a/volume/history', () => `/pools/${anyPool()}/volume/history`],
+    ];
+    const out: LoadResult[] = [];
+    for (const [name, path] of endpoints) {
+      await hammer(api.url, path, 2);
+      out.push({ name, ...(await measureCpu(api.pid, () => hammer(api.url, path, DURATION_S))) });
+    }
+    log('\n| per-pool endpoint | primary req/s | p50 | p99 | replica req/s | p50 | p99 |');
+    log('|---|---:|---:|---:|---:|---:|---:|');
+    for (const r of out) {
+      const p = primaryLoad.find((l) => l.name === r.name)!;
+      log(`| ${r.name} | ${p.rps.toFixed(0)} | ${p.p50} | ${p.p99} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} |${r.non2xx || r.errors ? ` (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`);
+    }
+    return out;
+  } finally {
+    await replica.stop();
   }
 }
 

@@ -29,11 +29,13 @@ export interface StreamingReplica {
 
 /** Settings a hot standby must have at least as high as its primary's, or it refuses to start. */
 const AT_LEAST_PRIMARY = ['max_connections', 'max_worker_processes', 'max_wal_senders', 'max_prepared_transactions', 'max_locks_per_transaction'];
+/** …and the primary's cache size, so reads on either compare (a bench runs the same queries on both). */
+const COPIED = [...AT_LEAST_PRIMARY, 'shared_buffers'];
 
 export async function startStreamingReplica(opts: { primaryUrl: string; port?: number; startTimeoutS?: number }): Promise<StreamingReplica> {
   const primary = new URL(withDatabase(opts.primaryUrl, 'postgres'));
   const settings = await withClient(primary.toString(), async (c) => {
-    const { rows } = await c.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name = ANY($1) OR name IN ('wal_level', 'server_version_num')`, [AT_LEAST_PRIMARY]);
+    const { rows } = await c.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name = ANY($1) OR name IN ('wal_level', 'server_version_num')`, [COPIED]);
     return Object.fromEntries(rows.map((r) => [r.name, r.setting]));
   });
   if (settings.wal_level === 'minimal') throw new Error('the primary runs with wal_level=minimal: no streaming replica can follow it');
@@ -65,7 +67,7 @@ export async function startStreamingReplica(opts: { primaryUrl: string; port?: n
       ['-h', primary.hostname, '-p', primary.port || '5432', '-U', decodeURIComponent(primary.username || 'postgres'), '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync', '-w'],
       { ...asUser, env },
     );
-    const same = AT_LEAST_PRIMARY.filter((k) => settings[k] !== undefined).map((k) => `-c ${k}=${settings[k]}`);
+    const same = COPIED.filter((k) => settings[k] !== undefined).map((k) => `-c ${k}=${settings[k]}`);
     const flags = [`-p ${port}`, '-c listen_addresses=127.0.0.1', "-c unix_socket_directories=''", '-c hot_standby=on', ...same].join(' ');
     // In a session of its own, as the embedded server: a Ctrl-C of the test run does not reach it.
     started = true;
