@@ -55,7 +55,18 @@ export async function startProjector(storage: Storage, config: ProjectorConfig, 
       const notReady = serving.filter((p) => p.lag > BigInt(config.READY_MAX_LAG) || p.stalled);
       return {
         ready: notReady.length === 0 && serving.length > 0,
-        detail: lag.projections.map((p) => ({ projection: p.projection, lag: p.lag.toString(), status: p.status, stalled: p.stalled, ...(p.failing.length ? { error: p.failing[0].error } : {}) })),
+        // `lag` is the group's; `owned` is this replica's share of it (none: idle — a Kafka member
+        // beyond the partition count, or a Postgres-log standby), each partition with its own lag.
+        detail: lag.projections.map((p) => ({
+          projection: p.projection,
+          group: p.group,
+          lag: p.lag.toString(),
+          status: p.status,
+          stalled: p.stalled,
+          owned: p.owned.partitions.map((o) => ({ topic: o.stream, partition: o.partition, lag: o.lag.toString() })),
+          ...(p.owned.partitions.length === 0 ? { idle: true } : {}),
+          ...(p.failing.length ? { error: p.failing[0].error } : {}),
+        })),
       };
     },
     stop: async () => {

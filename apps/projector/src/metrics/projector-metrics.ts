@@ -1,4 +1,12 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { OwnedPartitions } from '@hadron/platform/event-log/event-log.port';
+
+/** One build this replica consumes, and its share of the build's consumer group. */
+export interface BuildOwnership {
+  projection: string;
+  group: string;
+  owned: OwnedPartitions;
+}
 
 /** What the projector reports; the runner and replay only see this interface. */
 export interface ProjectorMetrics {
@@ -9,6 +17,8 @@ export interface ProjectorMetrics {
   batchFailed(projection: string, info: { transient: boolean }): void;
   /** Whether the projection's consumer is stuck on a failure (cleared by the next commit). */
   stalled(projection: string, stalled: boolean): void;
+  /** What this replica consumes now, every build it runs: replaces the previous report (a build not listed loses its series). */
+  ownership(builds: readonly BuildOwnership[]): void;
 }
 
 export const noMetrics: ProjectorMetrics = {
@@ -17,6 +27,7 @@ export const noMetrics: ProjectorMetrics = {
   activeBuild: () => undefined,
   batchFailed: () => undefined,
   stalled: () => undefined,
+  ownership: () => undefined,
 };
 
 /**
@@ -36,6 +47,11 @@ export class PromProjectorMetrics implements ProjectorMetrics {
   private readonly counted = new Map<string, number>();
   private readonly lastScrape = new Map<string, { at: number; count: number }>();
   private readonly served = new Map<string, { projection: string; version: string; build: string }>();
+  private readonly ownedGauge: Gauge<'projection' | 'group' | 'topic'>;
+  private readonly partitionLagGauge: Gauge<'projection' | 'group' | 'topic' | 'partition'>;
+  /** Label sets of the last ownership report, to remove what is no longer owned. */
+  private ownedSeries: Array<Record<'projection' | 'group' | 'topic', string>> = [];
+  private lagSeries: Array<Record<'projection' | 'group' | 'topic' | 'partition', string>> = [];
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry;
@@ -49,7 +65,24 @@ export class PromProjectorMetrics implements ProjectorMetrics {
       registers,
     });
     this.deadLetters = new Counter({ name: 'hadron_projector_dead_letters_total', help: 'Events dead-lettered per projection', labelNames: ['projection'], registers });
-    this.lagGauge = new Gauge({ name: 'hadron_projector_lag_events', help: 'Events in the log not yet applied by the serving build', labelNames: ['projection'], registers });
+    this.lagGauge = new Gauge({
+      name: 'hadron_projector_lag_events',
+      help: "Events in the log not yet applied by the serving build's consumer group (the whole group: the same on every replica; this replica's share is hadron_projector_partition_lag_events)",
+      labelNames: ['projection'],
+      registers,
+    });
+    this.ownedGauge = new Gauge({
+      name: 'hadron_projector_partitions_owned',
+      help: 'Partitions of the topic this replica consumes for the group (Kafka: its assignment; Postgres log: 1 while it holds the group lock, 0 as a standby); 0 = idle for that group',
+      labelNames: ['projection', 'group', 'topic'],
+      registers,
+    });
+    this.partitionLagGauge = new Gauge({
+      name: 'hadron_projector_partition_lag_events',
+      help: "Records past the group's checkpoint (high watermark − processed offset) in each partition this replica owns; no series for partitions it does not own",
+      labelNames: ['projection', 'group', 'topic', 'partition'],
+      registers,
+    });
     this.build = new Gauge({ name: 'hadron_projector_active_build', help: '1 for the build being served', labelNames: ['projection', 'version', 'build'], registers });
     this.failures = new Counter({
       name: 'hadron_projector_batch_failures_total',
@@ -99,6 +132,30 @@ export class PromProjectorMetrics implements ProjectorMetrics {
 
   stalled(projection: string, stalled: boolean): void {
     this.stalledGauge.set({ projection }, stalled ? 1 : 0);
+  }
+
+  ownership(builds: readonly BuildOwnership[]): void {
+    const owned: typeof this.ownedSeries = [];
+    const lags: typeof this.lagSeries = [];
+    for (const { projection, group, owned: o } of builds) {
+      for (const topic of o.streams) {
+        const labels = { projection, group, topic };
+        this.ownedGauge.set(labels, o.partitions.filter((p) => p.stream === topic).length);
+        owned.push(labels);
+      }
+      for (const p of o.partitions) {
+        const labels = { projection, group, topic: p.stream, partition: String(p.partition) };
+        this.partitionLagGauge.set(labels, Number(p.lag));
+        lags.push(labels);
+      }
+    }
+    const key = (l: Record<string, string>) => JSON.stringify(Object.entries(l).sort());
+    const keptOwned = new Set(owned.map(key));
+    for (const l of this.ownedSeries) if (!keptOwned.has(key(l))) this.ownedGauge.remove(l);
+    const keptLags = new Set(lags.map(key));
+    for (const l of this.lagSeries) if (!keptLags.has(key(l))) this.partitionLagGauge.remove(l);
+    this.ownedSeries = owned;
+    this.lagSeries = lags;
   }
 
   activeBuild(projection: string, version: number, buildId: string): void {

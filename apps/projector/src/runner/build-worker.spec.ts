@@ -1,4 +1,4 @@
-import type { ConsumeOptions, EventLogConsumer } from '@hadron/platform/event-log/event-log.port';
+import type { ConsumeOptions, EventLogConsumer, OwnedPartitions } from '@hadron/platform/event-log/event-log.port';
 import { createLogger } from '@hadron/platform/logging/logger';
 import { noMetrics } from '../metrics/projector-metrics';
 import { midpriceProjection } from '../projections/midprice/midprice.projection';
@@ -13,6 +13,9 @@ class CaughtUpConsumer implements EventLogConsumer {
   }
   async lag(): Promise<bigint> {
     return 0n;
+  }
+  async owned(): Promise<OwnedPartitions> {
+    return { streams: ['event_log'], partitions: [] };
   }
 }
 

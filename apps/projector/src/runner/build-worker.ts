@@ -1,5 +1,5 @@
 import { CLUSTERS } from '@hadron/contracts';
-import type { ConsumeFailure, EventLogConsumer } from '@hadron/platform/event-log/event-log.port';
+import type { ConsumeFailure, EventLogConsumer, OwnedPartitions } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import { guardBuild, type BuildRecord } from '../builds/build-registry';
 import type { ProjectorMetrics } from '../metrics/projector-metrics';
@@ -94,6 +94,11 @@ export class BuildWorker {
 
   lag(): Promise<bigint> {
     return this.consumer.lag();
+  }
+
+  /** This replica's share of the build's group: the partitions it owns now, with their lag. */
+  owned(): Promise<OwnedPartitions> {
+    return this.consumer.owned();
   }
 
   health(now = Date.now()): WorkerHealth {

@@ -1,3 +1,4 @@
+import type { OwnedPartitions } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { Pool } from 'pg';
 import { BuildRegistry, ProjectionLock, type BuildRecord } from '../builds/build-registry';
@@ -30,7 +31,12 @@ export interface ProjectionLag {
   buildId: string;
   /** `active`: the build readers see; `building`: a newer version replaying beside it. */
   status: BuildRecord['status'];
+  /** The build's consumer group. */
+  group: string;
+  /** Of the whole group (the same on every replica). */
   lag: bigint;
+  /** This replica's share of the group: the partitions it owns now, with their lag (none = idle). */
+  owned: OwnedPartitions;
   /** Stuck on a failure (a bug, a missing table…): retried with backoff, but not advancing. */
   stalled: boolean;
   failing: WorkerHealth['failing'];
@@ -116,12 +122,13 @@ export class ProjectorRunner {
     for (const slot of this.slots.values()) {
       for (const w of [slot.serving, slot.rebuilding]) {
         if (!w) continue;
-        const lag = await w.lag();
+        const [lag, owned] = await Promise.all([w.lag(), w.owned()]);
         const health = w.health();
         if (w === slot.serving || !slot.serving) this.metrics.lag(w.def.name, lag);
-        projections.push({ projection: w.def.name, version: w.build.version, buildId: w.build.buildId, status: w.build.status, lag, stalled: health.stalled, failing: health.failing });
+        projections.push({ projection: w.def.name, version: w.build.version, buildId: w.build.buildId, status: w.build.status, group: w.build.consumerGroup, lag, owned, stalled: health.stalled, failing: health.failing });
       }
     }
+    this.metrics.ownership(projections.map((p) => ({ projection: p.projection, group: p.group, owned: p.owned })));
     return { total: projections.reduce((a, p) => a + p.lag, 0n), projections };
   }
 

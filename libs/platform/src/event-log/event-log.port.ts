@@ -117,6 +117,19 @@ export interface EventLogConsumer {
   stop(): Promise<void>;
   /** Events in the log not yet processed by this group (for readiness/lag and progress bars). */
   lag(): Promise<bigint>;
+  /**
+   * This consumer's share of its group's work right now — not the group's: the partitions it owns
+   * and each one's lag. A replica that owns nothing (a Kafka member beyond the partition count, a
+   * Postgres standby) lists no partition, so "idle" never reads as "lag 0".
+   */
+  owned(): Promise<OwnedPartitions>;
+}
+
+export interface OwnedPartitions {
+  /** Every stream the group reads (Kafka topics; `event_log`), owned or not. */
+  streams: string[];
+  /** Owned now; `lag` = records past the group's checkpoint (high watermark − processed offset). */
+  partitions: Array<{ stream: string; partition: number; lag: bigint }>;
 }
 
 export interface EventLogSettings {

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Logger } from '../../logging/logger';
 import { isTransientDbError } from '../../database/pool';
 import { CheckpointBehindError, CheckpointedBatch, needsRecord, skippedRecord, type BatchOutcome, type PendingRecord } from '../checkpointed-batch';
-import type { ConsumeOptions, EventLogConsumer } from '../event-log.port';
+import type { ConsumeOptions, EventLogConsumer, OwnedPartitions } from '../event-log.port';
 import { clusterOfTopic, deadLetterTopic, eventsTopic, type KafkaTopics } from './kafka-topics';
 
 export interface KafkaConsumerTuning {
@@ -62,6 +62,8 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
   /** Assignment of the current generation, and the seek to DB checkpoints that must precede its first batch. */
   private assignment: Record<string, number[]> = {};
   private aligned: Promise<void> = Promise.resolve();
+  /** What this member owns now (metrics, readiness): the assignment, emptied while it rebalances, crashed or stopped. */
+  private owning: Record<string, number[]> = {};
   private restartTimer?: NodeJS.Timeout;
   private restartDelayMs = RESTART_MIN_MS;
   private types?: ReadonlySet<string>;
@@ -109,12 +111,19 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       // Runs synchronously inside kafkajs's join, before the first fetch of the new generation.
       this.restartDelayMs = RESTART_MIN_MS;
       this.assignment = payload.memberAssignment;
+      this.owning = payload.memberAssignment;
       this.committed.clear();
       this.aligned = this.alignWithCheckpoints(payload.memberAssignment);
       this.aligned.catch(() => undefined); // surfaced (and retried) by the next batch
       this.log.info({ group: opts.group, assignment: payload.memberAssignment }, 'kafka consumer joined its group');
     });
-    consumer.on(consumer.events.CRASH, ({ payload }) => this.onCrash(payload.error, payload.restart));
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.owning = {};
+      this.onCrash(payload.error, payload.restart);
+    });
+    // Partitions are revoked until the next GROUP_JOIN says what this member owns.
+    consumer.on(consumer.events.REBALANCING, () => (this.owning = {}));
+    consumer.on(consumer.events.STOP, () => (this.owning = {}));
 
     await Promise.all([consumer.connect(), this.dlqProducer.connect()]);
     await consumer.subscribe({ topics: this.topics, fromBeginning: true });
@@ -135,6 +144,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
   /** Finishes the chunk in flight (DB commit, DLQ, Kafka commit), then leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.owning = {};
     clearTimeout(this.restartTimer);
     await this.inFlight;
     await this.consumer?.disconnect().catch((e) => this.log.warn({ err: (e as Error).message }, 'kafka consumer disconnect failed'));
@@ -157,6 +167,27 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       }
     }
     return lag;
+  }
+
+  /** The partitions this member owns (its last GROUP_JOIN), each with high watermark − DB checkpoint. */
+  async owned(): Promise<OwnedPartitions> {
+    const streams = [...this.topics];
+    const batch = this.batch;
+    const owning = Object.entries(this.owning).filter(([, ps]) => ps.length > 0);
+    if (!batch || owning.length === 0) return { streams, partitions: [] };
+    const admin = await this.admin();
+    const partitions: OwnedPartitions['partitions'] = [];
+    for (const [topic, ps] of owning) {
+      const [offsets, done] = await Promise.all([admin.fetchTopicOffsets(topic), batch.checkpoints(topic)]);
+      const byPartition = new Map(offsets.map((o) => [o.partition, o]));
+      for (const partition of [...ps].sort((a, b) => a - b)) {
+        const o = byPartition.get(partition);
+        if (!o) continue;
+        const behind = BigInt(o.high) - (done.get(partition) ?? BigInt(o.low));
+        partitions.push({ stream: topic, partition, lag: behind > 0n ? behind : 0n });
+      }
+    }
+    return { streams, partitions };
   }
 
   private async onBatchReporting(p: EachBatchPayload): Promise<void> {

@@ -3,7 +3,7 @@ import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import type { Logger } from '../../logging/logger';
 import { CheckpointedBatch, needsRecord, skippedRecord, validatedRecord, type PendingRecord } from '../checkpointed-batch';
-import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, RawLogRecord } from '../event-log.port';
+import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, OwnedPartitions, RawLogRecord } from '../event-log.port';
 
 export const PG_STREAM = 'event_log';
 const CHANNEL = 'hadron_event_log';
@@ -83,6 +83,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
   private wakePending = false;
   private sleeper?: { done: () => void; wakeOnAppend: boolean };
   private opts?: ConsumeOptions;
+  private batch?: CheckpointedBatch;
   private next = 0n;
   /** Log reads issued; lets tests and metrics see that an idle consumer does not poll. */
   fetches = 0;
@@ -98,6 +99,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
     this.opts = opts;
     this.stopping = false;
     const batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log);
+    this.batch = batch;
     this.next = (await batch.checkpoints(PG_STREAM)).get(0) ?? 0n;
     this.running = this.loop(batch, opts).catch((e) => this.log.fatal({ err: e }, 'postgres consumer stopped unexpectedly'));
   }
@@ -117,13 +119,21 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
    */
   async lag(): Promise<bigint> {
     if (!this.opts) return 0n;
+    // A standby's own position dates from its start: the group's is where the active consumer left it.
+    const from = !this.listener && this.batch ? ((await this.batch.checkpoints(PG_STREAM)).get(0) ?? this.next) : this.next;
     const everyCluster = readsEveryCluster(this.opts.clusters);
     const { rows } = await this.pool.query<{ n: string }>(
       `SELECT CASE WHEN c.n <= $2 THEN c.n ELSE greatest(c.n, (SELECT max(seq) FROM event_log) - $1 + 1) END AS n
          FROM (SELECT count(*) AS n FROM (SELECT 1 FROM event_log WHERE seq >= $1 ${everyCluster ? '' : 'AND cluster = ANY($3::text[])'} LIMIT $2 + 1) x) c`,
-      everyCluster ? [this.next.toString(), LAG_EXACT_UP_TO] : [this.next.toString(), LAG_EXACT_UP_TO, this.opts.clusters],
+      everyCluster ? [from.toString(), LAG_EXACT_UP_TO] : [from.toString(), LAG_EXACT_UP_TO, this.opts.clusters],
     );
     return BigInt(rows[0].n);
+  }
+
+  /** The log is one partition: owned while this consumer holds the group's lock, nothing as a standby. */
+  async owned(): Promise<OwnedPartitions> {
+    if (!this.listener) return { streams: [PG_STREAM], partitions: [] };
+    return { streams: [PG_STREAM], partitions: [{ stream: PG_STREAM, partition: 0, lag: await this.lag() }] };
   }
 
   private async loop(batch: CheckpointedBatch, opts: ConsumeOptions): Promise<void> {
