@@ -1,25 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import { freePort } from '@hadron/platform/testing/free-port';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../apps/simulator/src';
+
+export { freePort };
 
 /** `npm start`'s entry point (apps/main) as its own process, for end-to-end tests over HTTP. */
 
 const ROOT = resolve(__dirname, '../../..');
 /** No load balancer in front of these: stop without the API's shutdown grace (a test's `env` may set one). */
 const TEST_DEFAULTS = { API_SHUTDOWN_GRACE_SECONDS: '0' };
-
-export async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => ok(port));
-    });
-  });
-}
 
 export interface Started {
   child: ChildProcess;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withClient, withDatabase } from '../database/admin';
@@ -118,17 +118,6 @@ async function postgresMajor(postgres: string): Promise<number> {
   return Number(/(\d+)\.\d+/.exec(out)?.[1]);
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs a program detached (its own session); resolves with its stdout on exit 0, else rejects with its stderr. */
 function exec(file: string, args: string[], opts: { uid?: number; gid?: number; env: NodeJS.ProcessEnv }): Promise<string> {
