@@ -10,6 +10,8 @@ export interface PendingRecord {
   payload: string;
   /** The type stored with the record (column / header), if any: checked against the payload's. */
   type?: string | null;
+  /** The appender's fencing epoch (column / header), if it was fenced. */
+  writerEpoch?: bigint;
   /** A record of a type the group does not read: not parsed, not applied, but checkpointed. */
   skipped?: boolean;
   /** How many log records this one stands for in `processed` (a skipped range), default 1. */
@@ -18,8 +20,8 @@ export interface PendingRecord {
   parsed?: ParseResult;
 }
 
-export function validatedRecord(position: LogPosition, payload: string, type?: string | null): PendingRecord {
-  return { position, payload, type, parsed: parseHadronEvent(payload) };
+export function validatedRecord(position: LogPosition, payload: string, type?: string | null, writerEpoch?: bigint): PendingRecord {
+  return { position, payload, type, writerEpoch, parsed: parseHadronEvent(payload) };
 }
 
 export function skippedRecord(position: LogPosition): PendingRecord {
@@ -130,7 +132,7 @@ export class CheckpointedBatch {
       if (!parsed.ok) dead.push({ position: r.position, reason: `invalid payload: ${parsed.reason}`, payload: r.payload, eventId: idOf(r.payload) });
       else if (r.type !== undefined && r.type !== null && r.type !== parsed.event.type) {
         dead.push({ position: r.position, reason: `invalid payload: stored as type ${r.type} but the payload is a ${parsed.event.type}`, payload: r.payload, eventId: parsed.event.id });
-      } else valid.push({ event: parsed.event, position: r.position });
+      } else valid.push(r.writerEpoch === undefined ? { event: parsed.event, position: r.position } : { event: parsed.event, position: r.position, writerEpoch: r.writerEpoch });
     }
 
     if (valid.length > 0) await this.applyIsolatingPoison(client, valid, dead);

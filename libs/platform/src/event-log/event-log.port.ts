@@ -60,6 +60,8 @@ export interface LogPosition {
 export interface DeliveredEvent {
   event: HadronEvent;
   position: LogPosition;
+  /** The lease epoch its appender was fenced by (AppendOptions.writerEpoch), when it was. */
+  writerEpoch?: bigint;
 }
 
 export type BatchHandler = (events: readonly DeliveredEvent[], tx: SqlTx) => Promise<void>;

@@ -237,7 +237,9 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
         // A type this group does not read: its bytes were fetched, but never decoded nor parsed.
         if (!needsRecord(this.types, type)) records.push(skippedRecord(position));
         else {
-          records.push({ position, payload: m.value?.toString('utf8') ?? '', type });
+          const epoch = headerText(m.headers?.['writer-epoch']);
+          // Informational (audits, tests): a header that is not a plain number is left out, never fatal.
+          records.push({ position, payload: m.value?.toString('utf8') ?? '', type, writerEpoch: epoch !== null && /^[0-9]{1,19}$/.test(epoch) ? BigInt(epoch) : undefined });
           read++;
         }
       }

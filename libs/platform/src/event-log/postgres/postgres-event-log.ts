@@ -207,10 +207,10 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
       params.push(clusters);
       mine = `AND cluster = ANY($${params.length}::text[])`;
     }
-    const { rows } = await this.pool.query<{ seq: string; payload: string | null; type: string | null; covered: string | null }>(
+    const { rows } = await this.pool.query<{ seq: string; payload: string | null; type: string | null; writer_epoch: string | null; covered: string | null }>(
       types
         ? `WITH page AS (
-             SELECT seq, payload, type FROM event_log
+             SELECT seq, payload, type, writer_epoch FROM event_log
               WHERE seq >= $1 ${mine} AND (type IS NULL OR type = ANY($3::text[]))
               ORDER BY seq LIMIT $2
            ), reach AS (
@@ -218,11 +218,11 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
                          ELSE (SELECT max(seq) FROM event_log WHERE seq >= $1 ${mine}) END AS upto
                FROM (SELECT seq FROM page) p
            )
-           SELECT seq, payload, type, NULL::bigint AS covered FROM page
+           SELECT seq, payload, type, writer_epoch, NULL::bigint AS covered FROM page
            UNION ALL
-           SELECT upto, NULL, NULL, (SELECT count(*) FROM event_log WHERE seq >= $1 AND seq <= upto ${mine})
+           SELECT upto, NULL, NULL, NULL, (SELECT count(*) FROM event_log WHERE seq >= $1 AND seq <= upto ${mine})
              FROM reach WHERE upto IS NOT NULL`
-        : `SELECT seq, payload, type, NULL::bigint AS covered FROM event_log WHERE seq >= $1 ${mine} ORDER BY seq LIMIT $2`,
+        : `SELECT seq, payload, type, writer_epoch, NULL::bigint AS covered FROM event_log WHERE seq >= $1 ${mine} ORDER BY seq LIMIT $2`,
       params,
     );
     // Validated here, so a read-ahead page is checked while the database applies the current one;
@@ -242,7 +242,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         continue;
       }
       if (i > 0 && i % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      out.push(validatedRecord(position, r.payload, r.type));
+      out.push(validatedRecord(position, r.payload, r.type, r.writer_epoch === null ? undefined : BigInt(r.writer_epoch)));
     }
     return out;
   }
