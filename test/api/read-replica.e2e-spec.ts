@@ -12,6 +12,7 @@ import { startStreamingReplica, type StreamingReplica } from '@hadron/platform/t
 import { apiEnvSchema, createApiApp } from '../../apps/api/src';
 import { AUTH2, datasetEvents, NOW, POOL_A, UNKNOWN_POOL, USDC, WIF } from './support/dataset';
 import { addr, poolDiscovered } from './support/events';
+import { startEntry } from '../pipeline/support/app-process';
 import { inject, publishCaughtUp, startApiHarness, waitFor, type ApiHarness } from './support/harness';
 
 /**
@@ -111,4 +112,31 @@ describe('API on a streaming read replica', () => {
     expect([ready.status, ready.body.detail.replica]).toEqual([200, expect.objectContaining({ paused: false, replay_lag_s: 0 })]);
     for (const url of [query, ...urls]) expect([url, (await inject(app, url)).text]).toEqual([url, (await h.get(url)).text]);
   });
+
+  it('the API process as users start it: DATABASE_URL the primary, DATABASE_READ_URL the replica — it reads the replica', async () => {
+    const port = await freePort();
+    const database = new URL(h.db.url).pathname.slice(1);
+    const api = startEntry('apps/api/src/main.ts', { DATABASE_URL: h.db.url, DATABASE_READ_URL: replica.urlFor(database), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' }, []);
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      let ready: { status?: string; detail?: { replica: unknown } } = {};
+      await waitFor(
+        async () => {
+          const r = await fetch(`${base}/health/ready`).catch(() => undefined);
+          if (r?.status === 200) ready = (await r.json()) as typeof ready;
+          return r?.status === 200;
+        },
+        60_000,
+        `the API process to be ready (output: ${api.output().slice(-500)})`,
+      );
+      expect(ready.detail?.replica).toMatchObject({ paused: false }); // null on a primary
+      const [{ n }] = await withClient(replica.adminUrl, async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'hadron-api%'")).rows);
+      expect(n).toBeGreaterThan(0);
+      // The answers that do not depend on the request time (this process runs on the real clock).
+      for (const url of urls.filter((u) => !u.includes('/fees?') && !u.includes('/history'))) expect([url, await (await fetch(`${base}${url}`)).text()]).toEqual([url, (await h.get(url)).text]);
+    } finally {
+      api.child.kill('SIGTERM');
+      await api.exited;
+    }
+  }, 90_000);
 });
