@@ -141,6 +141,10 @@ describe('the HTTP edge: strict, bounded, fair', () => {
       try {
         const heavy = Array.from({ length: 12 }, (_, i) => app.inject({ method: 'GET', url: `${perPool[i % 3]}?cluster=mainnet-beta` }));
         const list = await Promise.all(Array.from({ length: 20 }, () => app.inject({ method: 'GET', url: '/pools' })));
+        // Operators see the gate: one running, two waiting (the rest were turned away).
+        const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+        expect(metrics).toMatch(/^hadron_api_heavy_queries_running 1$/m);
+        expect(metrics).toMatch(/^hadron_api_heavy_queries_waiting 2$/m);
         const done = await Promise.all(heavy);
         expect(list.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
         const codes = done.map((r) => r.statusCode);

@@ -130,6 +130,7 @@ describe('API on a streaming read replica', () => {
         `the API process to be ready (output: ${api.output().slice(-500)})`,
       );
       expect(ready.detail?.replica).toMatchObject({ paused: false }); // null on a primary
+      expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/^hadron_api_replica_replay_lag_seconds 0$/m);
       const [{ n }] = await withClient(replica.adminUrl, async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'hadron-api%'")).rows);
       expect(n).toBeGreaterThan(0);
       // The answers that do not depend on the request time (this process runs on the real clock).

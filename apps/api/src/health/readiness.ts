@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { ApiConfig } from '../api.config';
 import { ReadDb } from '../database/read-db';
 import { API_CONFIG, API_LOGGER } from '../http/tokens';
+import { ApiMetrics } from '../metrics/api-metrics';
 import { PoolListSnapshot } from '../pools/pool-list/pool-list.snapshot';
 import { SHUTTING_DOWN, ShutdownState } from './shutdown-state';
 
@@ -107,7 +108,15 @@ export class ReadinessCheck {
     private readonly shutdown: ShutdownState,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     @Inject(API_LOGGER) private readonly log: Logger,
-  ) {}
+    @Optional() metrics?: ApiMetrics,
+  ) {
+    if (config.DATABASE_READ_URL !== undefined) {
+      metrics?.gauge('hadron_api_replica_replay_lag_seconds', 'Replay lag of the read replica (DATABASE_READ_URL) at the last readiness check; -1 before the first', () => this.replicaLagS ?? -1);
+    }
+  }
+
+  /** The replica's replay lag at the last check that reached it (the gauge above). */
+  private replicaLagS: number | null = null;
 
   async check(): Promise<Readiness> {
     const reasons: string[] = [];
@@ -131,6 +140,7 @@ export class ReadinessCheck {
       replicaRow?.in_recovery === true
         ? { replay_lsn: replicaRow.replay_lsn, receive_lsn: replicaRow.receive_lsn, replay_lag_s: Math.round(replicaRow.replay_lag_s * 10) / 10, paused: replicaRow.paused }
         : null;
+    if (replica) this.replicaLagS = replica.replay_lag_s;
     if (replica && replica.replay_lag_s > this.config.READY_MAX_REPLICA_LAG_S) {
       reasons.push(`replica replay ${Math.round(replica.replay_lag_s)} s behind the primary (> ${this.config.READY_MAX_REPLICA_LAG_S} s)${replica.paused ? ', replay paused' : ''}`);
     }

@@ -1,5 +1,6 @@
-import { HttpException, Inject, Injectable } from '@nestjs/common';
+import { HttpException, Inject, Injectable, Optional } from '@nestjs/common';
 import type { ApiConfig } from '../api.config';
+import { ApiMetrics } from '../metrics/api-metrics';
 import { API_CONFIG } from './tokens';
 
 /** A 503 that tells the client when to come back (the exception filter sets `Retry-After`). */
@@ -23,9 +24,11 @@ export class HeavyQueryGate {
   private readonly max: number;
   private readonly maxQueue: number;
 
-  constructor(@Inject(API_CONFIG) config: Pick<ApiConfig, 'API_HEAVY_CONCURRENCY' | 'API_HEAVY_QUEUE'>) {
+  constructor(@Inject(API_CONFIG) config: Pick<ApiConfig, 'API_HEAVY_CONCURRENCY' | 'API_HEAVY_QUEUE'>, @Optional() metrics?: ApiMetrics) {
     this.max = config.API_HEAVY_CONCURRENCY;
     this.maxQueue = config.API_HEAVY_QUEUE;
+    metrics?.gauge('hadron_api_heavy_queries_running', 'Per-pool queries running now (at most API_HEAVY_CONCURRENCY)', () => this.running);
+    metrics?.gauge('hadron_api_heavy_queries_waiting', 'Per-pool queries waiting for a slot (at most API_HEAVY_QUEUE; beyond, 503)', () => this.waiting.length);
   }
 
   /** Queries running and waiting now (for metrics and tests). */
