@@ -11,10 +11,9 @@ import { HealthHttpController } from './health/health.http.controller';
 import { closeApiOps } from './health/listen';
 import { ReadinessCheck } from './health/readiness';
 import { ShutdownState } from './health/shutdown-state';
-import { ApiExceptionFilter, toErrorBody } from './http/api-exception.filter';
+import { ApiExceptionFilter, sendErrorBody, toErrorBody } from './http/api-exception.filter';
 import { edgeServerOptions, registerEdge } from './http/edge';
 import { HeavyQueryGate } from './http/heavy-query-gate';
-import { JSON_CONTENT_TYPE } from './http/json';
 import { PinoNestLogger } from './http/nest-logger';
 import { API_CONFIG, API_LOGGER, CLOCK, type Clock } from './http/tokens';
 import { createValidationPipe } from './http/validation.pipe';
@@ -88,8 +87,7 @@ export function createNestApp(deps: ApiAppDeps, nestLogger: PinoNestLogger | fal
     return503OnClosing: true,
     // Errors Fastify raises before routing (e.g. a malformed percent-encoded path) get the one error shape too.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
-      const body = toErrorBody(new HttpException(error.message, error.statusCode && error.statusCode < 500 ? error.statusCode : 400));
-      void reply.code(body.statusCode).header('content-type', JSON_CONTENT_TYPE).send(JSON.stringify(body));
+      void sendErrorBody(reply, toErrorBody(new HttpException(error.message, error.statusCode && error.statusCode < 500 ? error.statusCode : 400)));
     },
   });
   return NestFactory.create<NestFastifyApplication>(ApiModule.register(deps), adapter, {

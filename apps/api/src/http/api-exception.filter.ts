@@ -34,8 +34,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (reply.sent) return;
     if (exception instanceof RetryLaterException) void reply.header('retry-after', String(exception.retryAfterSeconds));
-    void reply.code(body.statusCode).header('content-type', JSON_CONTENT_TYPE).send(JSON.stringify(body));
+    sendErrorBody(reply, body);
   }
+}
+
+/** Writes an error body with its status (also for errors raised before routing, at the edge, by plugins). */
+export function sendErrorBody(reply: FastifyReply, body: ApiErrorBody): FastifyReply {
+  return reply.code(body.statusCode).header('content-type', JSON_CONTENT_TYPE).send(JSON.stringify(body));
 }
 
 /**

@@ -4,6 +4,8 @@ import underPressure from '@fastify/under-pressure';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiConfig } from '../api.config';
+import { sendErrorBody, toErrorBody } from './api-exception.filter';
+import { RetryLaterException } from './heavy-query-gate';
 import { JSON_CONTENT_TYPE } from './json';
 
 /** The only methods any route answers (HEAD: a GET without its body). */
@@ -43,10 +45,6 @@ function path(request: FastifyRequest): string {
   return q < 0 ? request.url : request.url.slice(0, q);
 }
 
-function sendError(reply: FastifyReply, statusCode: number, error: string, message: string): FastifyReply {
-  return reply.code(statusCode).header('content-type', JSON_CONTENT_TYPE).send(JSON.stringify({ statusCode, message, error }));
-}
-
 /**
  * The API's edge, in front of every route (registered before the routes are built):
  * - a method other than GET or HEAD is 405 with `Allow`;
@@ -64,11 +62,11 @@ export async function registerEdge(app: NestFastifyApplication, config: ApiConfi
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   fastify.addHook('onRequest', (request, reply, done) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return void sendError(reply.header('allow', ALLOWED_METHODS), 405, 'Method Not Allowed', `Method ${request.method.slice(0, 16)} is not allowed; allowed: ${ALLOWED_METHODS}`);
+      return void sendErrorBody(reply.header('allow', ALLOWED_METHODS), toErrorBody(new HttpException(`Method ${request.method.slice(0, 16)} is not allowed; allowed: ${ALLOWED_METHODS}`, 405)));
     }
     const length = request.headers['content-length'];
     if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined) {
-      return void sendError(reply.header('connection', 'close'), 413, 'Payload Too Large', 'This API takes no request body');
+      return void sendErrorBody(reply.header('connection', 'close'), toErrorBody(new HttpException('This API takes no request body', 413)));
     }
     done();
   });
@@ -83,8 +81,10 @@ export async function registerEdge(app: NestFastifyApplication, config: ApiConfi
       retryAfter: 1,
       pressureHandler: (request: FastifyRequest, reply: FastifyReply) => {
         if (ALWAYS_ANSWERED.has(path(request))) return undefined; // go on
-        void reply.code(503).header('retry-after', '1').header('content-type', JSON_CONTENT_TYPE);
-        return JSON.stringify({ statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable' });
+        // Returned, not sent: under-pressure sends what the handler returns.
+        const body = toErrorBody(new RetryLaterException(1));
+        void reply.code(body.statusCode).header('retry-after', '1').header('content-type', JSON_CONTENT_TYPE);
+        return JSON.stringify(body);
       },
     });
   }

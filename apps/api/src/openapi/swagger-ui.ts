@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { JSON_CONTENT_TYPE } from '../http/json';
+import { NotFoundException } from '@nestjs/common';
+import { sendErrorBody, toErrorBody } from '../http/api-exception.filter';
 
 /** The only swagger-ui-dist files the page loads. */
 const ASSETS: Record<string, string> = {
@@ -51,7 +52,7 @@ export function serveOpenApi(app: NestFastifyApplication, document: OpenAPIObjec
   fastify.get<{ Params: { asset: string } }>('/docs/:asset', (req, reply) => {
     const name = req.params.asset;
     if (!Object.hasOwn(ASSETS, name)) {
-      return reply.code(404).type(JSON_CONTENT_TYPE).send(JSON.stringify({ statusCode: 404, message: 'Not Found', error: 'Not Found' }));
+      return sendErrorBody(reply, toErrorBody(new NotFoundException()));
     }
     let body = cache.get(name);
     if (!body) cache.set(name, (body = readFileSync(join(swaggerUiDist(), name))));
