@@ -17,6 +17,8 @@ const PROBES = new Set(['/health', '/health/ready']);
 
 /** Swagger UI: its own scripts and styles only; it fetches /docs-json from the same origin. */
 export const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/** The explorer page (/ and /explorer/*): its own bundle only; token icons are remote https images. */
+export const EXPLORER_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /** Everything else is data: nothing in it may ever be run or framed. */
 export const DATA_CSP = "default-src 'none'; frame-ancestors 'none'";
 
@@ -40,6 +42,12 @@ export function edgeServerOptions(config: ApiConfig) {
   };
 }
 
+function cspFor(p: string): string {
+  if (p === '/docs' || p.startsWith('/docs/')) return DOCS_CSP;
+  if (p === '/' || p.startsWith('/explorer/')) return EXPLORER_CSP;
+  return DATA_CSP;
+}
+
 function path(request: FastifyRequest): string {
   const q = request.url.indexOf('?');
   return q < 0 ? request.url : request.url.slice(0, q);
@@ -52,7 +60,7 @@ function path(request: FastifyRequest): string {
  *   its connection closed: nothing here reads bodies, so a slow body could otherwise pin the
  *   connection (Fastify never reads the body of a GET);
  * - every response says `X-Content-Type-Options: nosniff` and carries a CSP (strict for data, the
- *   Swagger UI's own for /docs);
+ *   Swagger UI's own for /docs, the explorer page's for / and /explorer/*);
  * - back-pressure (@fastify/under-pressure): 503 with Retry-After while the event loop lags more
  *   than API_MAX_EVENT_LOOP_DELAY_MS, except liveness and metrics;
  * - an optional per-client rate limit (@fastify/rate-limit, API_RATE_LIMIT_MAX per
@@ -72,7 +80,7 @@ export async function registerEdge(app: NestFastifyApplication, config: ApiConfi
   });
   fastify.addHook('onSend', (request, reply, payload, done) => {
     const p = path(request);
-    void reply.header('x-content-type-options', 'nosniff').header('content-security-policy', p === '/docs' || p.startsWith('/docs/') ? DOCS_CSP : DATA_CSP);
+    void reply.header('x-content-type-options', 'nosniff').header('content-security-policy', cspFor(p));
     done(null, payload);
   });
   if (config.API_MAX_EVENT_LOOP_DELAY_MS > 0) {
