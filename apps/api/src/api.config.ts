@@ -47,6 +47,8 @@ export const apiEnvShape = {
   API_TRUST_PROXY: envBool(false),
   /** Serve the OpenAPI document and Swagger UI at /docs, /docs-json, /docs-yaml. */
   API_DOCS: envBool(true),
+  /** Serve the explorer page at / (and its bundle at /explorer/*). */
+  API_EXPLORER: envBool(true),
   /**
    * A separate port for /metrics and readiness details (like the indexer's and projector's
    * OPS_PORT). Unset: /metrics and the details are on the API port, as before.

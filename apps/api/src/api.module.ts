@@ -7,6 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
 import type { ApiConfig } from './api.config';
 import { ReadDb } from './database/read-db';
+import { serveExplorer } from './explorer/serve-explorer';
 import { HealthHttpController } from './health/health.http.controller';
 import { closeApiOps } from './health/listen';
 import { ReadinessCheck } from './health/readiness';
@@ -132,6 +133,7 @@ export async function createApiApp(deps: ApiAppDeps): Promise<NestFastifyApplica
   });
   await registerEdge(app, deps.config);
   if (deps.config.API_DOCS) serveOpenApi(app, buildOpenApiDocument(app));
+  if (deps.config.API_EXPLORER) serveExplorer(app);
   await app.init();
   return app;
 }
