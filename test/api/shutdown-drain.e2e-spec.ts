@@ -3,6 +3,7 @@ import { connect, type AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger } from '@hadron/platform/logging/logger';
 import { apiEnvSchema, createApiApp, drainApiApp } from '../../apps/api/src';
+import { ALL_PROJECTIONS } from '../../apps/projector/src';
 import { ReadDb } from '../../apps/api/src/database/read-db';
 import { datasetEvents, NOW, POOL_A } from './support/dataset';
 import { publishCaughtUp, startApiHarness, type ApiHarness } from './support/harness';
@@ -71,7 +72,7 @@ it('readiness turns 503 (shutting down) as soon as draining starts, while /pools
   const drained = drainApiApp(app, graceMs);
   const ready = await get(port, '/health/ready', agent);
   expect(ready).toMatchObject({ status: 503, body: { status: 'not ready', detail: { database: 'ok', pool_list: { loaded: true, pools: 6 }, reasons: ['shutting down'] } } });
-  expect(ready.body.detail.projections).toHaveLength(3);
+  expect(ready.body.detail.projections).toHaveLength(ALL_PROJECTIONS.length); // each projection's status (publishCaughtUp)
   // Every response now asks the client to drop its kept-alive socket to this replica.
   expect(ready.headers.connection).toBe('close');
   for (const path of ['/pools', `/pools/${POOL_A}/fees?interval=all`, '/health']) {

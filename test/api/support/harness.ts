@@ -117,5 +117,5 @@ export async function publishCaughtUp(pool: Pool): Promise<void> {
   for (const cluster of ['mainnet-beta', 'devnet']) {
     await publishStatus(pool, `indexer:${cluster}`, 0n, { cursorSlot: 1_000, headSlot: 1_000, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true });
   }
-  for (const p of ['pools', 'swaps', 'midprice']) await publishStatus(pool, `projector:${p}`, 0n);
+  for (const p of ALL_PROJECTIONS) await publishStatus(pool, `projector:${p.name}`, 0n);
 }

@@ -17,7 +17,7 @@ describe('projection builds: registry, replay, atomic switch', () => {
   const caughtUp = (r: ProjectorRunner) =>
     until('runner caught up', async () => {
       const lag = await r.lag();
-      return lag.projections.length === 3 && lag.total === 0n && lag.projections.every((p) => p.status === 'active');
+      return lag.projections.length === ALL_PROJECTIONS.length && lag.total === 0n && lag.projections.every((p) => p.status === 'active');
     });
   const count = async (view: string) => Number((await h.db.pool.query(`SELECT count(*) AS n FROM read.${view}`)).rows[0].n);
   const events: HadronEvent[] = [...generateEvents({ events: 6000, poolsPerCluster: 4, seed: 11 })];

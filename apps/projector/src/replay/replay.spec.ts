@@ -1,3 +1,4 @@
+import { ALL_PROJECTIONS } from '../projections';
 import { parseArgs } from './replay';
 import { formatProgress } from './rebuild';
 
@@ -5,7 +6,7 @@ describe('npm run replay arguments', () => {
   it('takes a projection (or all) with defaults for the rest', () => {
     expect(parseArgs(['--projection', 'swaps'])).toEqual({ projections: ['swaps'], batchSize: 5000, keepRetired: 0 });
     expect(parseArgs(['--projection', 'all', '--batch-size', '800', '--keep-retired', '2'])).toEqual({
-      projections: ['pools', 'swaps', 'midprice'],
+      projections: ALL_PROJECTIONS.map((p) => p.name),
       batchSize: 800,
       keepRetired: 2,
     });

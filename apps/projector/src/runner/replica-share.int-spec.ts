@@ -5,6 +5,7 @@ import { describeWithKafka } from '@hadron/platform/testing/kafka-test-gate';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { until } from '../../test-support/runner-harness';
 import { projectorMigrations } from '../migrations';
+import { ALL_PROJECTIONS } from '../projections';
 import { startProjector, type RunningProjector } from '../projector.app';
 
 /**
@@ -16,6 +17,8 @@ import { startProjector, type RunningProjector } from '../projector.app';
 type Owned = { projection: string; group: string; lag: string; owned: Array<{ topic: string; partition: number; lag: string }>; idle?: true };
 
 const config = { PROJECTOR_BATCH_SIZE: 500, READY_MAX_LAG: 1_000_000 };
+/** Consumer groups a projector runs: one per projection of the registry. */
+const PROJECTIONS = ALL_PROJECTIONS.length;
 
 /** `hadron_projector_partitions_owned` and `…_partition_lag_events` series of one replica's scrape. */
 async function scrape(p: RunningProjector): Promise<{ owned: Map<string, number>; lagSeries: string[] }> {
@@ -64,7 +67,7 @@ describeWithKafka('projector replicas over Kafka', (brokers) => {
   it('splits each topic across the group: each replica reports the partitions it owns, together all 6, and lag only for those', async () => {
     const a = await startProjector(storageOf(db, eventLog), config, logOf('replica-a'));
     running.push(a);
-    const all = (d: Owned[]) => ownedKeys(d).length === 3 * 2 * 6; // 3 projections × 2 topics × 6 partitions
+    const all = (d: Owned[]) => ownedKeys(d).length === PROJECTIONS * 2 * 6; // projections × 2 topics × 6 partitions
     await until('replica a to own every partition', async () => all(await detail(a)), 60_000, 200);
 
     const b = await startProjector(storageOf(db, eventLog), config, logOf('replica-b'));
@@ -75,8 +78,8 @@ describeWithKafka('projector replicas over Kafka', (brokers) => {
       async () => {
         const [da, db_] = [await detail(a), await detail(b)];
         const [ka, kb] = [ownedKeys(da), ownedKeys(db_)];
-        if (ka.length === 0 || kb.length === 0 || ka.length + kb.length !== 36) return false;
-        return new Set([...ka, ...kb]).size === 36 ? { da, db: db_, ka, kb } : false;
+        if (ka.length === 0 || kb.length === 0 || ka.length + kb.length !== PROJECTIONS * 2 * 6) return false;
+        return new Set([...ka, ...kb]).size === PROJECTIONS * 2 * 6 ? { da, db: db_, ka, kb } : false;
       },
       60_000,
       200,
@@ -90,7 +93,7 @@ describeWithKafka('projector replicas over Kafka', (brokers) => {
     // exist exactly for the partitions each one owns.
     const [ma, mb] = [await scrape(a), await scrape(b)];
     const topics = [...new Set([...ma.owned.keys(), ...mb.owned.keys()])];
-    expect(topics).toHaveLength(3 * 2);
+    expect(topics).toHaveLength(PROJECTIONS * 2);
     for (const t of topics) expect((ma.owned.get(t) ?? 0) + (mb.owned.get(t) ?? 0)).toBe(6);
     expect(ma.lagSeries.sort()).toEqual(ownedKeys(await detail(a)));
     expect(mb.lagSeries.sort()).toEqual(ownedKeys(await detail(b)));
@@ -133,7 +136,7 @@ describe('projector replicas over the Postgres log', () => {
     const silent = createLogger('replica', 'silent');
     const a = await startProjector(storageOf(db, eventLog), config, silent);
     running.push(a);
-    await until('replica a to hold every group', async () => ownedKeys(await detail(a)).length === 3, 30_000, 100);
+    await until('replica a to hold every group', async () => ownedKeys(await detail(a)).length === PROJECTIONS, 30_000, 100);
     const b = await startProjector(storageOf(db, eventLog), config, silent);
     running.push(b);
 
@@ -143,10 +146,10 @@ describe('projector replicas over the Postgres log', () => {
     await until('caught up', async () => (await detail(a)).every((p) => p.lag === '0' && p.owned[0]?.lag === '0'), 30_000, 100);
     const standby = await detail(b);
     expect(standby.map((p) => ({ owned: p.owned, idle: p.idle, lag: p.lag }))).toEqual(standby.map(() => ({ owned: [], idle: true, lag: '0' })));
-    expect(ownedKeys(await detail(a))).toEqual(['midprice event_log/0', 'pools event_log/0', 'swaps event_log/0'].sort());
+    expect(ownedKeys(await detail(a))).toEqual(ALL_PROJECTIONS.map((p) => `${p.name} event_log/0`).sort());
 
     const [ma, mb] = [await scrape(a), await scrape(b)];
-    expect([...ma.owned.values()]).toEqual([1, 1, 1]);
+    expect([...ma.owned.values()]).toEqual(ALL_PROJECTIONS.map(() => 1));
     expect([...mb.owned.entries()].sort()).toEqual([...ma.owned.keys()].sort().map((k) => [k, 0]));
     expect(mb.lagSeries).toEqual([]);
     expect(ma.lagSeries.sort()).toEqual(ownedKeys(await detail(a)));
@@ -154,7 +157,7 @@ describe('projector replicas over the Postgres log', () => {
     // The active one stops: the standby takes every group over and says so.
     await a.stop();
     running.splice(running.indexOf(a), 1);
-    await until('replica b to hold every group', async () => ownedKeys(await detail(b)).length === 3, 30_000, 100);
-    expect((await scrape(b)).lagSeries).toHaveLength(3);
+    await until('replica b to hold every group', async () => ownedKeys(await detail(b)).length === PROJECTIONS, 30_000, 100);
+    expect((await scrape(b)).lagSeries).toHaveLength(PROJECTIONS);
   }, 120_000);
 });
