@@ -32,6 +32,13 @@ module.exports = {
       to: { path: [DRIVERS, '^apps/', '^libs/platform/'] },
     },
     {
+      name: 'client-is-standalone',
+      comment: 'libs/client is published to API users and bundled for browsers: only its own files and openapi-fetch; no Node built-in, app or other lib.',
+      severity: 'error',
+      from: { path: '^libs/client/src/', pathNot: '\\.spec\\.ts$' },
+      to: { pathNot: ['^libs/client/src/', '(^|/)node_modules/(openapi-fetch|openapi-typescript-helpers)/'] },
+    },
+    {
       name: 'libs-do-not-import-apps',
       severity: 'error',
       from: { path: '^libs/' },

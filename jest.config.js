@@ -4,7 +4,7 @@ const base = {
   testEnvironment: 'node',
   rootDir: __dirname,
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  moduleNameMapper: { '^@hadron/(domain|contracts|platform)(.*)$': '<rootDir>/libs/$1/src$2' },
+  moduleNameMapper: { '^@hadron/(domain|contracts|platform|client)(.*)$': '<rootDir>/libs/$1/src$2' },
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 module.exports = {

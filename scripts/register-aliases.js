@@ -5,7 +5,7 @@ const path = require('path');
 const dist = path.resolve(__dirname, '..', 'dist', 'libs');
 const original = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
-  const m = /^@hadron\/(domain|contracts|platform)(\/.*)?$/.exec(request);
+  const m = /^@hadron\/(domain|contracts|platform|client)(\/.*)?$/.exec(request);
   if (m) request = path.join(dist, m[1], 'src', m[2] ?? '');
   return original.call(this, request, ...rest);
 };

@@ -16,7 +16,7 @@ require.extensions['.ts'] = function (module, filename) {
 };
 const original = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
-  const m = /^@hadron\/(domain|contracts|platform)(\/.*)?$/.exec(request);
+  const m = /^@hadron\/(domain|contracts|platform|client)(\/.*)?$/.exec(request);
   if (m) request = path.join(root, 'libs', m[1], 'src', m[2] ?? '');
   return original.call(this, request, ...rest);
 };
