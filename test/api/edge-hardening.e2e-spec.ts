@@ -61,14 +61,20 @@ describe('the HTTP edge: strict, bounded, fair', () => {
     expect((await h.get(`${path}?__proto__[x]=1&cluster=devnet`)).status).toBe(400);
   });
 
-  it('only GET and HEAD: any other method is 405 with Allow, on every path', async () => {
-    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const) {
+  it('only GET, HEAD and OPTIONS: any other method is 405 with Allow, on every path', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH'] as const) {
       for (const url of ['/pools', perPool[0], '/nope', '/health']) {
         const r = await h.app.inject({ method, url });
         expect(r.statusCode).toBe(405);
-        expect(r.headers.allow).toBe('GET, HEAD');
-        expect(JSON.parse(r.body)).toEqual({ statusCode: 405, error: 'Method Not Allowed', message: `Method ${method} is not allowed; allowed: GET, HEAD` });
+        expect(r.headers.allow).toBe('GET, HEAD, OPTIONS');
+        expect(JSON.parse(r.body)).toEqual({ statusCode: 405, error: 'Method Not Allowed', message: `Method ${method} is not allowed; allowed: GET, HEAD, OPTIONS`, code: 'method_not_allowed' });
       }
+    }
+    // OPTIONS (a CORS preflight, or a bare one) is answered 204 without a body on every path.
+    for (const url of ['/pools', perPool[0], '/nope']) {
+      const r = await h.app.inject({ method: 'OPTIONS', url });
+      expect(r.statusCode).toBe(204);
+      expect(r.body).toBe('');
     }
     const head = await h.app.inject({ method: 'HEAD', url: '/pools' });
     expect(head.statusCode).toBe(200);
@@ -152,7 +158,7 @@ describe('the HTTP edge: strict, bounded, fair', () => {
         expect(codes.filter((c) => c === 503)).toHaveLength(9);
         for (const r of done.filter((r) => r.statusCode === 503)) {
           expect(r.headers['retry-after']).toBe('1');
-          expect(JSON.parse(r.body)).toEqual({ statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable' });
+          expect(JSON.parse(r.body)).toEqual({ statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable', code: 'overloaded' });
         }
       } finally {
         spy.mockRestore();
@@ -173,7 +179,7 @@ describe('the HTTP edge: strict, bounded, fair', () => {
       const list = await app.inject({ method: 'GET', url: '/pools' });
       expect(list.statusCode).toBe(503);
       expect(list.headers['retry-after']).toBe('1');
-      expect(JSON.parse(list.body)).toEqual({ statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable' });
+      expect(JSON.parse(list.body)).toEqual({ statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable', code: 'overloaded' });
       expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
       expect((await app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
       // And it recovers by itself once the loop is free again.
@@ -189,7 +195,7 @@ describe('the HTTP edge: strict, bounded, fair', () => {
       const over = await app.inject({ method: 'GET', url: `/pools/${POOL_A}/fees`, remoteAddress: '10.0.0.1' });
       expect(over.statusCode).toBe(429);
       expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
-      expect(JSON.parse(over.body)).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringMatching(/^Rate limit exceeded: at most 3 requests per 60 s per client; retry in /) });
+      expect(JSON.parse(over.body)).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringMatching(/^Rate limit exceeded: at most 3 requests per 60 s per client; retry in /), code: 'rate_limited' });
       // Another client has its own budget; probes are not counted.
       expect((await app.inject({ method: 'GET', url: '/pools', remoteAddress: '10.0.0.2' })).statusCode).toBe(200);
       for (let i = 0; i < 5; i++) expect((await app.inject({ method: 'GET', url: '/health/ready', remoteAddress: '10.0.0.1' })).statusCode).toBe(200);

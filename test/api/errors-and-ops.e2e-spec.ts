@@ -9,7 +9,7 @@ import { projectorMigrations } from '../../apps/projector/src';
 import { apiEnvSchema, createApiApp } from '../../apps/api/src';
 import { PoolListSnapshot } from '../../apps/api/src/pools/pool-list/pool-list.snapshot';
 import { datasetEvents, NOW, POOL_A } from './support/dataset';
-import { inject, startApiHarness, type ApiHarness } from './support/harness';
+import { errorShape, inject, startApiHarness, type ApiHarness } from './support/harness';
 
 /** DESIGN §5 error contract across endpoints; /health, /health/ready, /metrics, /docs. */
 describe('errors, health, metrics, docs', () => {
@@ -25,18 +25,18 @@ describe('errors, health, metrics, docs', () => {
     it.each(endpoints)('%s: an unknown query parameter is a 400 naming it and the allowed ones', async (path) => {
       const r = await h.get(`${path}?cluster=devnet&frobnicate=1`);
       expect(r.status).toBe(400);
-      expect(r.body).toEqual({ statusCode: 400, message: expect.stringMatching(/^Unknown query parameter 'frobnicate'; allowed: .*cluster/), error: 'Bad Request' });
+      expect(r.body).toEqual({ statusCode: 400, message: expect.stringMatching(/^Unknown query parameter 'frobnicate'; allowed: .*cluster/), error: 'Bad Request', code: 'unknown_parameter', parameter: 'frobnicate' });
     });
 
     it('several unknown parameters are all named', async () => {
       expect((await h.get('/pools?a=1&b=2')).body.message).toBe(
-        "Unknown query parameters 'a', 'b'; allowed: page, page_size, query, authority, quoting_authority, token, token_x, token_y, pool_state, sort_by, cluster",
+        "Unknown query parameters 'a', 'b'; allowed: page, page_size, query, authority, quoting_authority, token, token_x, token_y, pool_state, sort_by, cluster, raw_amounts",
       );
     });
 
     it.each(endpoints)('%s: a repeated parameter is a 400, not a 500', async (path) => {
       const r = await h.get(`${path}?cluster=devnet&cluster=devnet`);
-      expect(r).toMatchObject({ status: 400, body: { statusCode: 400, message: 'cluster must be one of: mainnet-beta, devnet', error: 'Bad Request' } });
+      expect(r).toMatchObject({ status: 400, body: { statusCode: 400, message: 'cluster must be one of: mainnet-beta, devnet', error: 'Bad Request', code: 'invalid_parameter', parameter: 'cluster' } });
     });
 
     it('message is always one string; no stack trace', async () => {
@@ -44,7 +44,8 @@ describe('errors, health, metrics, docs', () => {
         const r = await h.get(url);
         expect(r.status).toBeGreaterThanOrEqual(400);
         expect(r.status).toBeLessThan(500);
-        expect(Object.keys(r.body).sort()).toEqual(['error', 'message', 'statusCode']);
+        expect(r.body).toEqual(errorShape(r.status, r.body));
+        expect(Object.keys(r.body).filter((k) => k !== 'parameter').sort()).toEqual(['code', 'error', 'message', 'statusCode']);
         expect(typeof r.body.message).toBe('string');
         expect(r.text).not.toMatch(/\bat .*\.(ts|js):\d+/);
       }
@@ -61,7 +62,7 @@ describe('errors, health, metrics, docs', () => {
       for (const url of ['/pools?query=%E0%A4%A', '/pools?%zz=1', '/pools/%ZZ/fees', '/pools/%E0%A4%A/fees', '/pools?cluster=%00']) {
         const r = await h.get(url);
         expect(r.status).toBeLessThan(500);
-        if (r.status >= 400) expect(r.body).toEqual({ statusCode: r.status, error: expect.any(String), message: expect.any(String) });
+        if (r.status >= 400) expect(r.body).toEqual(errorShape(r.status, r.body));
       }
     });
 
@@ -72,7 +73,7 @@ describe('errors, health, metrics, docs', () => {
       const res = await app.inject({ method: 'GET', url: `/pools/${POOL_A}/fees` });
       spy.mockRestore();
       expect(res.statusCode).toBe(500);
-      expect(JSON.parse(res.body)).toEqual({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' });
+      expect(JSON.parse(res.body)).toEqual({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error', code: 'internal_error' });
     });
   });
 

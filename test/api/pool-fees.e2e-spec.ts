@@ -25,6 +25,8 @@ describe('GET /pools/:address/fees', () => {
       totals: FEES_A['24h'],
       protocol_fee_split: SPLIT_A_24H,
       truncated: false,
+      // No indexer has published its progress in this test: nothing to say yet.
+      as_of: { slot: null, time: null, lag_seconds: null },
     });
   });
 
@@ -91,7 +93,7 @@ describe('GET /pools/:address/fees', () => {
   });
 
   it('an unknown pool: 404 Pool not found', async () => {
-    expect(await h.get(`/pools/${UNKNOWN_POOL}/fees`)).toEqual(expect.objectContaining({ status: 404, body: { statusCode: 404, message: 'Pool not found', error: 'Not Found' } }));
+    expect(await h.get(`/pools/${UNKNOWN_POOL}/fees`)).toEqual(expect.objectContaining({ status: 404, body: { statusCode: 404, message: 'Pool not found', error: 'Not Found', code: 'pool_not_found', parameter: 'address' } }));
     expect((await h.get('/pools/not-even-base58!/fees')).status).toBe(400); // not an address at all (edge-hardening e2e)
   });
 

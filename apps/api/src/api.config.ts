@@ -45,6 +45,19 @@ export const apiEnvShape = {
   API_RATE_LIMIT_WINDOW_SECONDS: envInt(1, 86_400, 60),
   /** Behind a proxy or load balancer: take the client address from X-Forwarded-For (rate limits key on it). */
   API_TRUST_PROXY: envBool(false),
+  // For browsers and HTTP clients (README "HTTP for clients").
+  /**
+   * CORS: `*` (the default) lets any web page read the API; a comma-separated list of origins
+   * (`https://app.example.com,https://example.org`) only those; `none` turns CORS off.
+   */
+  API_CORS_ORIGINS: z
+    .string()
+    .trim()
+    .default('*')
+    .transform((v) => (v === '*' ? '*' : v === 'none' || v === '' ? false : v.split(',').map((o) => o.trim()).filter((o) => o !== '')))
+    .refine((v) => v === '*' || v === false || v.every((o) => /^https?:\/\/[^/\s]+$/.test(o)), 'must be *, none, or a comma-separated list of origins such as https://app.example.com'),
+  /** Responses at least this large are compressed (br or gzip, as the client accepts); smaller ones are not worth it. */
+  API_COMPRESS_MIN_BYTES: envInt(0, 100_000_000, 1024),
   /** Serve the OpenAPI document and Swagger UI at /docs, /docs-json, /docs-yaml. */
   API_DOCS: envBool(true),
   /** Serve the explorer page at / (and its bundle at /explorer/*). */

@@ -8,11 +8,13 @@ import type { Pool } from 'pg';
 import type { ApiConfig } from './api.config';
 import { ReadDb } from './database/read-db';
 import { serveExplorer } from './explorer/serve-explorer';
+import { DataFreshness } from './freshness/data-freshness';
 import { HealthHttpController } from './health/health.http.controller';
 import { closeApiOps } from './health/listen';
 import { ReadinessCheck } from './health/readiness';
 import { ShutdownState } from './health/shutdown-state';
 import { ApiExceptionFilter, sendErrorBody, toErrorBody } from './http/api-exception.filter';
+import { registerClientHttp } from './http/client-http';
 import { edgeServerOptions, registerEdge } from './http/edge';
 import { HeavyQueryGate } from './http/heavy-query-gate';
 import { PinoNestLogger } from './http/nest-logger';
@@ -26,6 +28,8 @@ import { buildOpenApiDocument } from './openapi/openapi.document';
 import { serveOpenApi } from './openapi/swagger-ui';
 import { PoolDirectory } from './pools/pool-directory';
 import { PoolListSnapshot } from './pools/pool-list/pool-list.snapshot';
+import { GetPoolHandler } from './pools/queries/get-pool/get-pool.handler';
+import { GetPoolHttpController } from './pools/queries/get-pool/get-pool.http.controller';
 import { ListPoolsHandler } from './pools/queries/list-pools/list-pools.handler';
 import { ListPoolsHttpController } from './pools/queries/list-pools/list-pools.http.controller';
 import { GetPoolFeesHandler } from './swaps/queries/get-pool-fees/get-pool-fees.handler';
@@ -50,6 +54,7 @@ export class ApiModule {
       imports: [CqrsModule.forRoot()],
       controllers: [
         ListPoolsHttpController,
+        GetPoolHttpController,
         GetPoolFeesHttpController,
         GetMidpriceHistoryHttpController,
         GetVolumeHistoryHttpController,
@@ -67,7 +72,9 @@ export class ApiModule {
         ReadinessCheck,
         ShutdownState,
         HeavyQueryGate,
+        DataFreshness,
         ListPoolsHandler,
+        GetPoolHandler,
         GetPoolFeesHandler,
         GetMidpriceHistoryHandler,
         GetVolumeHistoryHandler,
@@ -132,6 +139,7 @@ export async function createApiApp(deps: ApiAppDeps): Promise<NestFastifyApplica
     done();
   });
   await registerEdge(app, deps.config);
+  await registerClientHttp(app, deps.config);
   if (deps.config.API_DOCS) serveOpenApi(app, buildOpenApiDocument(app));
   if (deps.config.API_EXPLORER) serveExplorer(app);
   await app.init();

@@ -119,3 +119,17 @@ export async function publishCaughtUp(pool: Pool): Promise<void> {
   }
   for (const p of ALL_PROJECTIONS) await publishStatus(pool, `projector:${p.name}`, 0n);
 }
+
+/**
+ * The one error shape (DESIGN §5 plus `code`, and `parameter` when one parameter is at fault):
+ * what a 4xx/5xx body must equal, whatever its message.
+ */
+export function errorShape(status: number, body: { parameter?: unknown }): Record<string, unknown> {
+  return {
+    statusCode: status,
+    error: expect.any(String),
+    message: expect.any(String),
+    code: expect.stringMatching(/^[a-z_]+$/),
+    ...(body?.parameter !== undefined ? { parameter: expect.any(String) } : {}),
+  };
+}

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { ApiErrorBody } from '@hadron/contracts/api';
+import { POOL_NOT_FOUND_MESSAGE, type ApiErrorBody, type ApiErrorCode } from '@hadron/contracts/api';
 import { isTransientDbError } from '@hadron/platform/database/pool';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -51,6 +51,36 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   return isTransientDbError(e) || (e as { code?: string })?.code === '42P01' || (e as { code?: string })?.code === '3F000';
 }
 
+/**
+ * An error the API raises on purpose, with its code and (when one parameter is at fault) the
+ * parameter's name: `new ApiException(400, message, 'invalid_parameter', 'cluster')`.
+ */
+export class ApiException extends HttpException {
+  constructor(status: number, message: string, readonly code: ApiErrorCode, readonly parameter?: string) {
+    super(message, status);
+  }
+}
+
+/** A query or path parameter's value is invalid (400, names the parameter). */
+export function invalidParameter(parameter: string, message: string): ApiException {
+  return new ApiException(400, message, 'invalid_parameter', parameter);
+}
+
+/** `{address}` names no pool of the cluster (404 `Pool not found`, the message DESIGN §5 fixes). */
+export function poolNotFound(): ApiException {
+  return new ApiException(404, POOL_NOT_FOUND_MESSAGE, 'pool_not_found', 'address');
+}
+
+/** The code of an error raised without one (by Nest, Fastify, a plugin), from its status. */
+const CODE_OF_STATUS: Record<number, ApiErrorCode> = {
+  400: 'invalid_request',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'body_not_allowed',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
 export function toErrorBody(exception: unknown): ApiErrorBody {
   if (exception instanceof HttpException) {
     const statusCode = exception.getStatus();
@@ -60,8 +90,12 @@ export function toErrorBody(exception: unknown): ApiErrorBody {
     if (Array.isArray(message)) message = message.join('; ');
     // A 5xx message may carry internals: the client gets the status phrase only.
     if (statusCode >= 500 || typeof message !== 'string' || message === '') message = error;
-    return { statusCode, message: message as string, error };
+    const code: ApiErrorCode =
+      exception instanceof ApiException ? exception.code : exception instanceof RetryLaterException ? 'overloaded' : (CODE_OF_STATUS[statusCode] ?? (statusCode >= 500 ? 'internal_error' : 'invalid_request'));
+    const body: ApiErrorBody = { statusCode, message: message as string, error, code };
+    if (exception instanceof ApiException && exception.parameter !== undefined) body.parameter = exception.parameter;
+    return body;
   }
-  if (isDatabaseUnavailable(exception)) return { statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable' };
-  return { statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' };
+  if (isDatabaseUnavailable(exception)) return { statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable', code: 'unavailable' };
+  return { statusCode: 500, message: 'Internal server error', error: 'Internal Server Error', code: 'internal_error' };
 }

@@ -1,4 +1,4 @@
-import { CLUSTERS, DEFAULT_CLUSTER, type Cluster } from '@hadron/contracts/api';
+import { CLUSTERS, DEFAULT_CLUSTER, RAW_AMOUNT_FORMATS, type Cluster, type RawAmountFormat } from '@hadron/contracts/api';
 import { parseChoice } from './query-params';
 
 export const CLUSTER_MESSAGE = `cluster must be one of: ${CLUSTERS.join(', ')}`;
@@ -16,4 +16,16 @@ export const ADDRESS_PARAM_DOC = {
   name: 'address',
   description: 'Pool config PDA address (base58 of 32 bytes; anything else answers 400). An address that is not a pool of the cluster answers 404 `Pool not found`.',
   example: '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1',
+} as const;
+
+export const RAW_AMOUNTS_MESSAGE = `raw_amounts must be one of: ${RAW_AMOUNT_FORMATS.join(', ')} (default number)`;
+
+export const parseRawAmounts = (v: unknown) => parseChoice<RawAmountFormat>(v, RAW_AMOUNT_FORMATS, RAW_AMOUNTS_MESSAGE);
+
+export const RAW_AMOUNTS_PARAM_DOC = {
+  enum: RAW_AMOUNT_FORMATS,
+  default: 'number',
+  example: 'string',
+  description:
+    'How raw atom amounts (`*_amount`, `*_raw`) are written: `number` (default) as JSON numbers with exact digits — they may exceed 2^53, which a JavaScript `JSON.parse` rounds —, or `string` as decimal strings that every client parses exactly.',
 } as const;

@@ -5,11 +5,12 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiConfig } from '../api.config';
 import { sendErrorBody, toErrorBody } from './api-exception.filter';
+import { registerCors, requestPath } from './client-http';
 import { RetryLaterException } from './heavy-query-gate';
 import { JSON_CONTENT_TYPE } from './json';
 
-/** The only methods any route answers (HEAD: a GET without its body). */
-const ALLOWED_METHODS = 'GET, HEAD';
+/** The only methods any route answers (HEAD: a GET without its body; OPTIONS: CORS preflights and what is allowed). */
+const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 /** Liveness and scrapes are answered under pressure and never rate-limited: a busy replica is not a dead one. */
 const ALWAYS_ANSWERED = new Set(['/health', '/metrics']);
 /** Probes come from the load balancer's few addresses: never rate-limited. */
@@ -48,14 +49,12 @@ function cspFor(p: string): string {
   return DATA_CSP;
 }
 
-function path(request: FastifyRequest): string {
-  const q = request.url.indexOf('?');
-  return q < 0 ? request.url : request.url.slice(0, q);
-}
+const path = requestPath;
 
 /**
  * The API's edge, in front of every route (registered before the routes are built):
- * - a method other than GET or HEAD is 405 with `Allow`;
+ * - CORS first (see registerCors); a bare OPTIONS is 204 with `Allow`; a method other than GET,
+ *   HEAD or OPTIONS is 405 with `Allow`;
  * - a request that declares a body (Content-Length > 0 or Transfer-Encoding) is 413 at once, and
  *   its connection closed: nothing here reads bodies, so a slow body could otherwise pin the
  *   connection (Fastify never reads the body of a GET);
@@ -68,7 +67,11 @@ function path(request: FastifyRequest): string {
  */
 export async function registerEdge(app: NestFastifyApplication, config: ApiConfig): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  // First: preflights are answered before anything else, and every later answer (405, 413, 429, 503) carries CORS headers.
+  await registerCors(app, config);
   fastify.addHook('onRequest', (request, reply, done) => {
+    // With CORS on, @fastify/cors has answered every OPTIONS already; with it off, say what is allowed.
+    if (request.method === 'OPTIONS') return void reply.code(204).header('allow', ALLOWED_METHODS).header('content-length', '0').send();
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return void sendErrorBody(reply.header('allow', ALLOWED_METHODS), toErrorBody(new HttpException(`Method ${request.method.slice(0, 16)} is not allowed; allowed: ${ALLOWED_METHODS}`, 405)));
     }

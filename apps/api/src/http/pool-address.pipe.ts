@@ -1,5 +1,6 @@
-import { BadRequestException, type PipeTransform } from '@nestjs/common';
+import type { PipeTransform } from '@nestjs/common';
 import bs58 from 'bs58';
+import { invalidParameter } from './api-exception.filter';
 
 export const ADDRESS_MESSAGE = 'address must be a base58-encoded 32-byte Solana address';
 
@@ -9,9 +10,9 @@ export const ADDRESS_MESSAGE = 'address must be a base58-encoded 32-byte Solana 
  */
 export class PoolAddressPipe implements PipeTransform<unknown, string> {
   transform(value: unknown): string {
-    if (typeof value !== 'string' || value.length < 32 || value.length > 44) throw new BadRequestException(ADDRESS_MESSAGE);
+    if (typeof value !== 'string' || value.length < 32 || value.length > 44) throw invalidParameter('address', ADDRESS_MESSAGE);
     const bytes = bs58.decodeUnsafe(value);
-    if (!bytes || bytes.length !== 32) throw new BadRequestException(ADDRESS_MESSAGE);
+    if (!bytes || bytes.length !== 32) throw invalidParameter('address', ADDRESS_MESSAGE);
     return value;
   }
 }

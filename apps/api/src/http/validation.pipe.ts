@@ -1,5 +1,6 @@
-import { BadRequestException, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
+import { ApiException } from './api-exception.filter';
 
 /**
  * The global pipe (STYLE §8): whitelist + forbidNonWhitelisted + transform, and one message per
@@ -13,7 +14,7 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     stopAtFirstError: true,
     validationError: { target: true, value: false },
-    exceptionFactory: (errors) => new BadRequestException(validationMessage(errors)),
+    exceptionFactory: (errors) => validationException(errors),
   });
 }
 
@@ -25,7 +26,7 @@ class QueryValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'query' && value !== null && typeof value === 'object' && metadata.metatype) {
       const unknown = Object.keys(value).filter((k) => PROTOTYPE_KEYS.has(k));
-      if (unknown.length > 0) throw new BadRequestException(unknownParamsMessage(unknown, allowedParams(metadata.metatype)));
+      if (unknown.length > 0) throw new ApiException(400, unknownParamsMessage(unknown, allowedParams(metadata.metatype)), 'unknown_parameter', unknown[0]);
     }
     return super.transform(value, metadata);
   }
@@ -36,15 +37,20 @@ function unknownParamsMessage(unknown: readonly string[], allowed: readonly stri
   return `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}; allowed: ${allowed.join(', ') || '(none)'}`;
 }
 
-export function validationMessage(errors: readonly ValidationError[]): string {
+/** The one 400 of a failed validation: unknown parameters first (code unknown_parameter), else the first invalid one. */
+export function validationException(errors: readonly ValidationError[]): ApiException {
   const unknown = errors.filter((e) => e.constraints?.whitelistValidation).map((e) => e.property);
-  if (unknown.length > 0) return unknownParamsMessage(unknown, errors[0].target ? allowedParams(errors[0].target.constructor as abstract new () => unknown) : []);
+  if (unknown.length > 0) {
+    const allowed = errors[0].target ? allowedParams(errors[0].target.constructor as abstract new () => unknown) : [];
+    return new ApiException(400, unknownParamsMessage(unknown, allowed), 'unknown_parameter', unknown[0]);
+  }
   for (const e of errors) {
     const first = e.constraints ? Object.values(e.constraints)[0] : undefined;
-    if (first) return first;
+    if (first) return new ApiException(400, first, 'invalid_parameter', e.property);
   }
-  return 'Invalid request';
+  return new ApiException(400, 'Invalid request', 'invalid_request');
 }
+
 
 function allowedParams(dto: abstract new (...args: never[]) => unknown): string[] {
   const metas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);

@@ -1,4 +1,4 @@
-import type { JsonInteger } from './common.dto';
+import type { AsOf, RawAmount } from './common.dto';
 
 export const FEE_INTERVALS = ['1h', '24h', '7d', '30d', 'all'] as const;
 export type FeeInterval = (typeof FEE_INTERVALS)[number];
@@ -15,8 +15,8 @@ export interface FeeTotals {
   volume_usd: number;
   spread_usd: number;
   protocol_fee_usd: number;
-  protocol_fee_x_raw: JsonInteger;
-  protocol_fee_y_raw: JsonInteger;
+  protocol_fee_x_raw: RawAmount;
+  protocol_fee_y_raw: RawAmount;
   swap_count: number;
 }
 
@@ -24,9 +24,9 @@ export interface RecipientSplit {
   recipient: string;
   ppm: number;
   fee_usd: number;
-  /** May be fractional: a recipient's share is fee × ppm / 10^6 atoms. */
-  fee_x_raw: number;
-  fee_y_raw: number;
+  /** May be fractional: a recipient's share is fee × ppm / 10^6 atoms (exact decimal string with `raw_amounts=string`). */
+  fee_x_raw: number | string;
+  fee_y_raw: number | string;
 }
 
 export interface PoolFeesReport {
@@ -38,4 +38,6 @@ export interface PoolFeesReport {
   totals: FeeTotals;
   protocol_fee_split: RecipientSplit[];
   truncated: boolean;
+  /** Added to the spec's shape: how current the report is (see AsOf); `end_time` stays the request time. */
+  as_of: AsOf;
 }

@@ -1,5 +1,5 @@
 import { POOL_STATES, type PoolStateName } from '../events/envelope';
-import type { Cluster, JsonInteger } from './common.dto';
+import type { AsOf, Cluster, RawAmount } from './common.dto';
 
 export { POOL_STATES, type PoolStateName };
 
@@ -55,8 +55,8 @@ export interface PoolView {
   name: string;
   token_x: TokenView;
   token_y: TokenView;
-  token_x_amount: JsonInteger;
-  token_y_amount: JsonInteger;
+  token_x_amount: RawAmount;
+  token_y_amount: RawAmount;
   pool_config: PoolConfigView;
   tvl: number;
   /** null until the pool's first midprice is known. */
@@ -71,4 +71,6 @@ export interface PoolListResponse {
   current_page: number;
   page_size: number;
   data: PoolView[];
+  /** Added to the spec's shape: how current the list is (see AsOf). */
+  as_of: AsOf;
 }

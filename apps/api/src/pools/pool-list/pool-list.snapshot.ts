@@ -7,12 +7,14 @@ import { API_CONFIG, API_LOGGER } from '../../http/tokens';
 import { ApiMetrics } from '../../metrics/api-metrics';
 import { buildSnapshot, poolKey, type PoolEntry, type PoolListSnapshotData, type PoolRow } from './pool-list';
 
-const LOAD_SQL = `SELECT cluster, address,
+/** The columns of a PoolRow (the pool list and the one-pool lookup read the same). */
+export const POOL_COLUMNS = `cluster, address,
     token_x_mint, token_x_symbol, token_x_name, token_x_decimals, token_x_icon,
     token_y_mint, token_y_symbol, token_y_name, token_y_decimals, token_y_icon,
     token_x_amount, token_y_amount, authority, quoting_authority, oracle_mode, pool_state,
-    midprice_q32, spread_factor_q32, tvl_q32, volume_24h_q32, fees_24h_q32
-  FROM read.pools`;
+    midprice_q32, spread_factor_q32, tvl_q32, volume_24h_q32, fees_24h_q32`;
+
+const LOAD_SQL = `SELECT ${POOL_COLUMNS} FROM read.pools`;
 
 /**
  * "Did anything the pool list shows change?" in one cheap statement: the view's identity (a build

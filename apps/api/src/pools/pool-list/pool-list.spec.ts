@@ -1,6 +1,8 @@
 import type { PoolListFilter } from '@hadron/contracts/api';
 import { buildSnapshot, listPools, renderPoolListPage, toPoolView, type PoolRow } from './pool-list';
 
+const AS_OF = { slot: 321, time: 1_764_000_000, lag_seconds: 0 };
+
 const Q32 = 4_294_967_296n;
 
 /** A pool row as read.pools returns it; money given in quote units × 10^dy (atoms). */
@@ -107,18 +109,23 @@ describe('pool list (in-memory)', () => {
   it('a token without metadata shows the short mint as symbol and name, the pool name agrees, and query finds it', () => {
     const r = row('P7', { token_x_mint: '6zvtWnDUaPF8ReSRDSvXoW5u7NBQ5eK7Nbsw2DStbR3V', token_x_symbol: '', token_x_name: '', token_y_symbol: null, token_y_name: null });
     const snap = buildSnapshot([r, row('P8')]);
-    const view = JSON.parse(renderPoolListPage(listPools(snap, filter({ query: '6ZVT' })))).data;
+    const view = JSON.parse(renderPoolListPage(listPools(snap, filter({ query: '6ZVT' })), AS_OF)).data;
     expect(view).toHaveLength(1);
     expect(view[0]).toMatchObject({ address: 'P7', name: '6zvt/Mint', token_x: { symbol: '6zvt', name: '6zvt' }, token_y: { symbol: 'Mint', name: 'Mint' } });
     // A symbol without a name: the name shows the symbol.
-    const named = JSON.parse(renderPoolListPage(listPools(buildSnapshot([row('P6', { token_x_symbol: 'ANON', token_x_name: '' })]), filter()))).data[0];
+    const named = JSON.parse(renderPoolListPage(listPools(buildSnapshot([row('P6', { token_x_symbol: 'ANON', token_x_name: '' })]), filter()), AS_OF)).data[0];
     expect(named).toMatchObject({ name: 'ANON/USDC', token_x: { symbol: 'ANON', name: 'ANON' } });
   });
 
   it('renders the spec fields with exact integer amounts', () => {
     const r = row('P9', { token_x_amount: '18446744073709551615', tvl: 5n, volume: 3n, fees: 1n });
-    const body = renderPoolListPage(listPools(buildSnapshot([r]), filter()));
+    const body = renderPoolListPage(listPools(buildSnapshot([r]), filter()), AS_OF);
     expect(body).toContain('"token_x_amount":18446744073709551615');
+    expect(JSON.parse(body).as_of).toEqual(AS_OF);
+    // raw_amounts=string: the same digits as a string, nothing else changed.
+    const strings = renderPoolListPage(listPools(buildSnapshot([r]), filter()), AS_OF, 'string');
+    expect(strings).toContain('"token_x_amount":"18446744073709551615"');
+    expect(strings.replace('"18446744073709551615"', '18446744073709551615').replace('"token_y_amount":"2000"', '"token_y_amount":2000')).toBe(body);
     const parsed = JSON.parse(body);
     expect(parsed).toMatchObject({ total: 1, pages: 1, current_page: 1, page_size: 20 });
     expect(parsed.data[0]).toEqual({

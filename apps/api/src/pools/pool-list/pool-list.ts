@@ -5,6 +5,8 @@ import {
   type PoolListFilter,
   type PoolSort,
   type PoolView,
+  type AsOf,
+  type RawAmountFormat,
 } from '@hadron/contracts/api';
 import { baseSpreadBps, displayName, displaySymbol, humanPrice, poolName, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../database/numeric';
@@ -66,6 +68,8 @@ export interface PoolEntry {
   feesApprox: number;
   view: PoolView;
   json: string;
+  /** `json` with the raw amounts as strings (`raw_amounts=string`), written on first use. */
+  jsonStrings?: string;
   /** The row's fields joined: an unchanged row reuses its entry on the next snapshot. */
   signature: string;
 }
@@ -274,9 +278,15 @@ export function listPools(snapshot: PoolListSnapshotData, f: PoolListFilter): Po
   return { total, pages: Math.ceil(total / f.pageSize), current_page: f.page, page_size: f.pageSize, data };
 }
 
-/** The response body: the page's pre-rendered pools joined into the envelope. */
-export function renderPoolListPage(p: PoolListPage): string {
+/** A pool as JSON, its raw amounts as integers (default) or, with `raw_amounts=string`, as decimal strings. */
+export function renderPool(e: PoolEntry, rawAmounts: RawAmountFormat = 'number'): string {
+  if (rawAmounts === 'number') return e.json;
+  return (e.jsonStrings ??= toJson({ ...e.view, token_x_amount: String(e.view.token_x_amount), token_y_amount: String(e.view.token_y_amount) }));
+}
+
+/** The response body: the page's pre-rendered pools joined into the envelope, then `as_of`. */
+export function renderPoolListPage(p: PoolListPage, asOf: AsOf, rawAmounts: RawAmountFormat = 'number'): string {
   let data = '';
-  for (let i = 0; i < p.data.length; i++) data += (i ? ',' : '') + p.data[i].json;
-  return `{"total":${p.total},"pages":${p.pages},"current_page":${p.current_page},"page_size":${p.page_size},"data":[${data}]}`;
+  for (let i = 0; i < p.data.length; i++) data += (i ? ',' : '') + renderPool(p.data[i], rawAmounts);
+  return `{"total":${p.total},"pages":${p.pages},"current_page":${p.current_page},"page_size":${p.page_size},"data":[${data}],"as_of":${toJson(asOf)}}`;
 }

@@ -1,12 +1,11 @@
-import { BadRequestException, NotFoundException } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import {
   MIDPRICE_MAX_BUCKETS,
-  POOL_NOT_FOUND_MESSAGE,
   type MidpriceHistoryResponse,
   type MidpriceSample,
   type SampledTimeframe,
 } from '@hadron/contracts/api';
+import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
 import { mapInSlices } from '../../../http/json';
 import { ReadDb } from '../../../database/read-db';
 import { PoolDirectory } from '../../../pools/pool-directory';
@@ -103,7 +102,7 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
   ) {}
 
   async execute(q: GetMidpriceHistoryQuery): Promise<MidpriceHistoryResponse> {
-    if (!(await this.pools.find(q.cluster, q.address))) throw new NotFoundException(POOL_NOT_FOUND_MESSAGE);
+    if (!(await this.pools.find(q.cluster, q.address))) throw poolNotFound();
     return q.timeframe === 'raw' ? this.raw(q) : this.sampled(q, q.timeframe);
   }
 
@@ -140,7 +139,8 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     const from = Math.max(q.startTime, row?.first === null || row === undefined ? q.endTime : Number(row.first));
     const count = from > q.endTime ? 0 : bucketCount(size, from, q.endTime);
     if (count > MIDPRICE_MAX_BUCKETS) {
-      throw new BadRequestException(
+      throw invalidParameter(
+        'start_time',
         `The range holds ${count} buckets of timeframe ${timeframe}; at most ${MIDPRICE_MAX_BUCKETS} are returned per request: narrow start_time/end_time or use a larger timeframe`,
       );
     }

@@ -10,8 +10,9 @@ import {
   type Cluster,
   type PoolListFilter,
   type PoolSort,
+  type RawAmountFormat,
 } from '@hadron/contracts/api';
-import { CLUSTER_PARAM_DOC, parseCluster } from '../../../http/common-params';
+import { CLUSTER_PARAM_DOC, parseCluster, parseRawAmounts, RAW_AMOUNTS_PARAM_DOC } from '../../../http/common-params';
 import { parseChoice, parseInteger, parseText, QueryParam } from '../../../http/query-params';
 
 export const PAGE_MESSAGE = 'page must be an integer >= 1 (default 1)';
@@ -67,6 +68,10 @@ export class ListPoolsRequestDto {
   @ApiPropertyOptional(CLUSTER_PARAM_DOC)
   @QueryParam(parseCluster)
   cluster: Cluster = DEFAULT_CLUSTER;
+
+  @ApiPropertyOptional(RAW_AMOUNTS_PARAM_DOC)
+  @QueryParam(parseRawAmounts)
+  raw_amounts: RawAmountFormat = 'number';
 
   toFilter(): PoolListFilter {
     return {

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { AsOfDto } from '../../../freshness/as-of.dto';
 
 export class TokenDto {
   @ApiProperty({ example: 'So11111111111111111111111111111111111111112', description: 'Mint address' })
@@ -44,9 +45,9 @@ export class PoolDto {
   token_x: TokenDto;
   @ApiProperty({ type: TokenDto, description: 'Quote token' })
   token_y: TokenDto;
-  @ApiProperty({ type: 'integer', example: 1250000000000, description: 'Raw vault X balance (atoms). Written with exact digits: may exceed 2^53' })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 1250000000000, description: 'Raw vault X balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead' })
   token_x_amount: number;
-  @ApiProperty({ type: 'integer', example: 187500000000, description: 'Raw vault Y balance (atoms). Written with exact digits: may exceed 2^53' })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 187500000000, description: 'Raw vault Y balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead' })
   token_y_amount: number;
   @ApiProperty({ type: PoolConfigDto })
   pool_config: PoolConfigDto;
@@ -71,4 +72,6 @@ export class PoolListResponseDto {
   page_size: number;
   @ApiProperty({ type: [PoolDto] })
   data: PoolDto[];
+  @ApiProperty({ type: AsOfDto, description: 'How current the list is (an addition to the spec)' })
+  as_of: AsOfDto;
 }

@@ -1,10 +1,12 @@
-import { Inject, NotFoundException } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { POOL_NOT_FOUND_MESSAGE, type PoolFeesReport, type RecipientSplit } from '@hadron/contracts/api';
+import { type PoolFeesReport, type RecipientSplit } from '@hadron/contracts/api';
 import { exactDecimal, q32ToQuoteNumber } from '@hadron/domain';
 import type { ApiConfig } from '../../../api.config';
 import { intOf } from '../../../database/numeric';
 import { ReadDb } from '../../../database/read-db';
+import { DataFreshness } from '../../../freshness/data-freshness';
+import { poolNotFound } from '../../../http/api-exception.filter';
 import { API_CONFIG } from '../../../http/tokens';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { planFeeWindow } from './fee-window';
@@ -100,6 +102,7 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
     private readonly db: ReadDb,
     private readonly pools: PoolDirectory,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
+    private readonly freshness: DataFreshness,
   ) {}
 
   /** Until when the served swaps build is taken to be v1 (no read.fee_recipient_minute yet). */
@@ -107,7 +110,9 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
 
   async execute(q: GetPoolFeesQuery): Promise<PoolFeesReport> {
     const pool = await this.pools.find(q.cluster, q.address);
-    if (!pool) throw new NotFoundException(POOL_NOT_FOUND_MESSAGE);
+    if (!pool) throw poolNotFound();
+    // Read before the data: what the query sees is at least this current.
+    const asOf = this.freshness.asOf(q.cluster);
     const plan = planFeeWindow(q.interval, q.endTime);
     const [m1, m2] = plan.minutes;
     const [r1, r2] = plan.raw;
@@ -115,6 +120,8 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
     const rows = await this.queryFees(params);
     const total = rows.find((r) => r.kind === 0)!;
     const dy = pool.decimalsY;
+    const strings = q.rawAmounts === 'string';
+    const raw = (exact: string) => (strings ? exact : Number(exact));
     const split: Array<RecipientSplit & { key: bigint }> = rows
       .filter((r) => r.kind === 1)
       .map((r) => ({
@@ -122,8 +129,8 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
         recipient: r.recipient!,
         ppm: r.ppm!,
         fee_usd: Number(exactDecimal(intOf(r.fee), 32, dy + 6)),
-        fee_x_raw: Number(exactDecimal(intOf(r.fee_x), 0, 6)),
-        fee_y_raw: Number(exactDecimal(intOf(r.fee_y), 0, 6)),
+        fee_x_raw: raw(exactDecimal(intOf(r.fee_x), 0, 6)),
+        fee_y_raw: raw(exactDecimal(intOf(r.fee_y), 0, 6)),
       }));
     // Largest share first, then by recipient: a stable order for clients and tests.
     split.sort((a, b) => (a.key !== b.key ? (a.key > b.key ? -1 : 1) : a.recipient < b.recipient ? -1 : a.recipient > b.recipient ? 1 : 0));
@@ -137,12 +144,13 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
         volume_usd: q32ToQuoteNumber(intOf(total.volume!), dy),
         spread_usd: q32ToQuoteNumber(intOf(total.spread!), dy),
         protocol_fee_usd: q32ToQuoteNumber(intOf(total.fee), dy),
-        protocol_fee_x_raw: intOf(total.fee_x),
-        protocol_fee_y_raw: intOf(total.fee_y),
+        protocol_fee_x_raw: strings ? intOf(total.fee_x).toString() : intOf(total.fee_x),
+        protocol_fee_y_raw: strings ? intOf(total.fee_y).toString() : intOf(total.fee_y),
         swap_count: Number(total.swaps),
       },
       protocol_fee_split: split.map(({ key: _key, ...s }) => s),
       truncated: total.truncated === true,
+      as_of: asOf,
     };
   }
 

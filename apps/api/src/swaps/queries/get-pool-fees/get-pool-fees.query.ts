@@ -1,5 +1,5 @@
 import { Query } from '@nestjs/cqrs';
-import type { Cluster, FeeInterval, PoolFeesReport } from '@hadron/contracts/api';
+import type { Cluster, FeeInterval, PoolFeesReport, RawAmountFormat } from '@hadron/contracts/api';
 
 export class GetPoolFeesQuery extends Query<PoolFeesReport> {
   constructor(
@@ -8,6 +8,7 @@ export class GetPoolFeesQuery extends Query<PoolFeesReport> {
     readonly interval: FeeInterval,
     /** Request time, Unix seconds: the window is [endTime − length, endTime] (0 for `all`). */
     readonly endTime: number,
+    readonly rawAmounts: RawAmountFormat = 'number',
   ) {
     super();
   }

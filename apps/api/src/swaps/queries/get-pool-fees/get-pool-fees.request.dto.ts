@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { DEFAULT_CLUSTER, FEE_DEFAULT_INTERVAL, FEE_INTERVALS, type Cluster, type FeeInterval } from '@hadron/contracts/api';
-import { CLUSTER_PARAM_DOC, parseCluster } from '../../../http/common-params';
+import { DEFAULT_CLUSTER, FEE_DEFAULT_INTERVAL, FEE_INTERVALS, type Cluster, type FeeInterval, type RawAmountFormat } from '@hadron/contracts/api';
+import { CLUSTER_PARAM_DOC, parseCluster, parseRawAmounts, RAW_AMOUNTS_PARAM_DOC } from '../../../http/common-params';
 import { parseChoice, QueryParam } from '../../../http/query-params';
 
 export const INTERVAL_MESSAGE = `interval must be one of: ${FEE_INTERVALS.join(', ')} (default ${FEE_DEFAULT_INTERVAL})`;
@@ -14,4 +14,8 @@ export class GetPoolFeesRequestDto {
   @ApiPropertyOptional(CLUSTER_PARAM_DOC)
   @QueryParam(parseCluster)
   cluster: Cluster = DEFAULT_CLUSTER;
+
+  @ApiPropertyOptional(RAW_AMOUNTS_PARAM_DOC)
+  @QueryParam(parseRawAmounts)
+  raw_amounts: RawAmountFormat = 'number';
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { FEE_INTERVALS } from '@hadron/contracts/api';
+import { AsOfDto } from '../../../freshness/as-of.dto';
 
 export class FeeTotalsDto {
   @ApiProperty({ example: 152340.75, description: 'Swap volume (value of the gross input), quote-token units' })
@@ -8,9 +9,9 @@ export class FeeTotalsDto {
   spread_usd: number;
   @ApiProperty({ example: 15.23, description: 'Protocol fee, quote-token units' })
   protocol_fee_usd: number;
-  @ApiProperty({ type: 'integer', example: 50000000, description: 'Protocol fee in raw token-X atoms (from sells); exact digits' })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 50000000, description: 'Protocol fee in raw token-X atoms (from sells). Exact digits, may exceed 2^53 (JavaScript rounds those): `raw_amounts=string` writes a decimal string instead' })
   protocol_fee_x_raw: number;
-  @ApiProperty({ type: 'integer', example: 7500000, description: 'Protocol fee in raw token-Y atoms (from buys); exact digits' })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 7500000, description: 'Protocol fee in raw token-Y atoms (from buys). Exact digits, may exceed 2^53: `raw_amounts=string` writes a decimal string instead' })
   protocol_fee_y_raw: number;
   @ApiProperty({ type: 'integer', example: 1234, description: 'Swaps aggregated (all of the window unless `truncated`)' })
   swap_count: number;
@@ -23,9 +24,9 @@ export class RecipientSplitDto {
   ppm: number;
   @ApiProperty({ example: 9.138, description: 'Share of the protocol fee, quote-token units' })
   fee_usd: number;
-  @ApiProperty({ example: 30000000, description: 'Share in raw token-X atoms (fee × ppm / 10^6: may be fractional)' })
+  @ApiProperty({ example: 30000000, description: 'Share in raw token-X atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string' })
   fee_x_raw: number;
-  @ApiProperty({ example: 4500000, description: 'Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional)' })
+  @ApiProperty({ example: 4500000, description: 'Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string' })
   fee_y_raw: number;
 }
 
@@ -46,4 +47,6 @@ export class PoolFeesReportDto {
   protocol_fee_split: RecipientSplitDto[];
   @ApiProperty({ example: false, description: 'true when the partial minutes at the window edges held more swaps than FEES_SWAP_CAP: of those, only the newest capped swaps were aggregated' })
   truncated: boolean;
+  @ApiProperty({ type: AsOfDto, description: 'How current the report is (an addition to the spec; `end_time` stays the request time)' })
+  as_of: AsOfDto;
 }

@@ -1,9 +1,9 @@
-import { NotFoundException } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { POOL_NOT_FOUND_MESSAGE, type VolumeBucket, type VolumeHistoryResponse } from '@hadron/contracts/api';
+import { type VolumeBucket, type VolumeHistoryResponse } from '@hadron/contracts/api';
 import { bucketStart, DAY, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../../database/numeric';
 import { ReadDb } from '../../../database/read-db';
+import { poolNotFound } from '../../../http/api-exception.filter';
 import { mapInSlices } from '../../../http/json';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetVolumeHistoryQuery } from './get-volume-history.query';
@@ -24,7 +24,7 @@ export class GetVolumeHistoryHandler implements IQueryHandler<GetVolumeHistoryQu
 
   async execute(q: GetVolumeHistoryQuery): Promise<VolumeHistoryResponse> {
     const pool = await this.pools.find(q.cluster, q.address);
-    if (!pool) throw new NotFoundException(POOL_NOT_FOUND_MESSAGE);
+    if (!pool) throw poolNotFound();
     const firstDay = bucketStart(q.startTime, DAY);
     const lastDay = bucketStart(q.endTime, DAY);
     const rows = await this.db.query<{ day_start: string; volume_q32: string; fees_q32: string }>('api-volume-history', VOLUME_SQL, [

@@ -1,7 +1,11 @@
-import { Controller, Get, Header, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { DATA_RESPONSE_HEADERS, NOT_MODIFIED_RESPONSE } from '../../../freshness/as-of.dto';
+import { DataFreshness } from '../../../freshness/data-freshness';
 import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
+import { cacheHistoryWindow } from '../../../http/client-http';
 import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
 import { HeavyQueryGate } from '../../../http/heavy-query-gate';
 import { JSON_CONTENT_TYPE, jsonTextInSlices, type JsonText } from '../../../http/json';
@@ -17,6 +21,7 @@ export class GetVolumeHistoryHttpController {
     private readonly queryBus: QueryBus,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly gate: HeavyQueryGate,
+    private readonly freshness: DataFreshness,
   ) {}
 
   @Get(':address/volume/history')
@@ -27,15 +32,21 @@ export class GetVolumeHistoryHttpController {
     description: 'Daily volume and fees of one pool: one bucket per UTC day touched by the range, ascending, zero-filled, whole-day totals in quote-token units.',
   })
   @ApiParam(ADDRESS_PARAM_DOC)
-  @ApiOkResponse({ type: VolumeHistoryResponseDto })
+  @ApiOkResponse({ type: VolumeHistoryResponseDto, headers: DATA_RESPONSE_HEADERS })
+  @ApiResponse(NOT_MODIFIED_RESPONSE)
   @ApiBadRequestResponse({
     type: ApiErrorDto,
     description: '`Only 24h timeframe is supported for volume history in v1`; `start_time and end_time must be valid unix timestamps in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; more than 36600 days; invalid `cluster`; a repeated or unknown parameter',
   })
   @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
-  async history(@Param('address', PoolAddressPipe) address: string, @Query() request: GetVolumeHistoryRequestDto): Promise<JsonText> {
+  async history(
+    @Param('address', PoolAddressPipe) address: string,
+    @Query() request: GetVolumeHistoryRequestDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<JsonText> {
     const query = request.toQuery(address, nowSeconds(this.clock));
+    cacheHistoryWindow(reply, this.freshness, query.cluster, query.endTime);
     return this.gate.run(async () => jsonTextInSlices(await this.queryBus.execute(query)));
   }
 }

@@ -1,4 +1,3 @@
-import { BadRequestException } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import {
   DEFAULT_CLUSTER,
@@ -12,6 +11,7 @@ import {
 import { bucketStart, DAY } from '@hadron/domain';
 import { CLUSTER_PARAM_DOC, parseCluster } from '../../../http/common-params';
 import { parseChoice, parseUnixSeconds, QueryParam } from '../../../http/query-params';
+import { invalidParameter } from '../../../http/api-exception.filter';
 import { assertOrdered } from '../../../http/time-range';
 import { GetVolumeHistoryQuery } from './get-volume-history.query';
 
@@ -41,7 +41,7 @@ export class GetVolumeHistoryRequestDto {
     assertOrdered(start, end, this.start_time === undefined ? ' (start_time defaults to 7 days before now)' : '');
     const days = (bucketStart(end, DAY) - bucketStart(start, DAY)) / DAY + 1;
     if (days > VOLUME_MAX_DAYS) {
-      throw new BadRequestException(`The range spans ${days} days; volume history returns at most ${VOLUME_MAX_DAYS} daily buckets per request: narrow start_time/end_time`);
+      throw invalidParameter('start_time', `The range spans ${days} days; volume history returns at most ${VOLUME_MAX_DAYS} daily buckets per request: narrow start_time/end_time`);
     }
     return new GetVolumeHistoryQuery(this.cluster, address, start, end);
   }
