@@ -35,7 +35,7 @@ export function barChart(container: HTMLElement, times: number[], values: number
         { value: (_u, v) => (v === null ? '—' : formatDay(v)) },
         { label, stroke: '#0f766e', fill: 'rgba(15, 118, 110, 0.45)', paths: bars, points: { show: false }, value: (_u, v) => (v === null ? '—' : formatAmount(v)) },
       ],
-      axes: [{ values: (_u, ticks) => ticks.map((t) => formatDay(t)) }, { size: 80, values: (_u, ticks) => ticks.map((t) => formatAmount(t)) }],
+      axes: [{ incrs: [86_400, 2 * 86_400, 7 * 86_400], space: 90, values: (_u, ticks) => ticks.map((t) => formatDay(t)) }, { size: 80, values: (_u, ticks) => ticks.map((t) => formatAmount(t)) }],
     },
     [times, values],
     container,
