@@ -1,4 +1,5 @@
 import { CLUSTERS, DEFAULT_CLUSTER, RAW_AMOUNT_FORMATS, type Cluster, type RawAmountFormat } from '@hadron/contracts/api';
+import { DEMO_EXAMPLES } from '../openapi/demo-examples';
 import { parseChoice } from './query-params';
 
 export const CLUSTER_MESSAGE = `cluster must be one of: ${CLUSTERS.join(', ')}`;
@@ -15,7 +16,7 @@ export const CLUSTER_PARAM_DOC = {
 export const ADDRESS_PARAM_DOC = {
   name: 'address',
   description: 'Pool config PDA address (base58 of 32 bytes; anything else answers 400). An address that is not a pool of the cluster answers 404 `Pool not found`.',
-  example: '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1',
+  example: DEMO_EXAMPLES.pool,
 } as const;
 
 export const RAW_AMOUNTS_MESSAGE = `raw_amounts must be one of: ${RAW_AMOUNT_FORMATS.join(', ')} (default number)`;

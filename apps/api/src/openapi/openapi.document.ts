@@ -19,6 +19,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1.0.0')
     .addTag('pools', 'Pool list, fees, midprice and volume history')
     .addTag('ops', 'Health, readiness and metrics')
+    .addServer('/', 'The API that serves this document')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  // No credential of any kind (spec: Authentication not shown): said explicitly, for every operation.
+  return { ...SwaggerModule.createDocument(app, config), security: [] };
 }

@@ -14,14 +14,15 @@ import {
 } from '@hadron/contracts/api';
 import { CLUSTER_PARAM_DOC, parseCluster, parseRawAmounts, RAW_AMOUNTS_PARAM_DOC } from '../../../http/common-params';
 import { parseChoice, parseInteger, parseText, QueryParam } from '../../../http/query-params';
+import { DEMO_EXAMPLES } from '../../../openapi/demo-examples';
 
 export const PAGE_MESSAGE = 'page must be an integer >= 1 (default 1)';
 export const PAGE_SIZE_MESSAGE = `page_size must be an integer from 1 to ${POOL_LIST_MAX_PAGE_SIZE} (default ${POOL_LIST_DEFAULT_PAGE_SIZE})`;
 export const SORT_BY_MESSAGE = `sort_by must be one of: ${POOL_SORTS.join(', ')} (default ${POOL_LIST_DEFAULT_SORT})`;
 
 const text = (name: string) => (v: unknown) => parseText(v, name);
-const MINT_EXAMPLE = 'So11111111111111111111111111111111111111112';
-const AUTHORITY_EXAMPLE = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+const MINT_EXAMPLE = DEMO_EXAMPLES.mintX;
+const AUTHORITY_EXAMPLE = DEMO_EXAMPLES.authority;
 
 /** `GET /pools` query parameters (spec §1). Empty filter values mean "no filter". */
 export class ListPoolsRequestDto {
@@ -41,7 +42,7 @@ export class ListPoolsRequestDto {
   @QueryParam(text('authority'))
   authority?: string;
 
-  @ApiPropertyOptional({ example: AUTHORITY_EXAMPLE, description: 'Only pools whose `quoting_authority` exactly equals the value.' })
+  @ApiPropertyOptional({ example: DEMO_EXAMPLES.quotingAuthority, description: 'Only pools whose `quoting_authority` exactly equals the value.' })
   @QueryParam(text('quoting_authority'))
   quoting_authority?: string;
 
@@ -53,7 +54,7 @@ export class ListPoolsRequestDto {
   @QueryParam(text('token_x'))
   token_x?: string;
 
-  @ApiPropertyOptional({ example: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', description: 'Only pools whose quote token (token_y) mint equals the value.' })
+  @ApiPropertyOptional({ example: DEMO_EXAMPLES.mintY, description: 'Only pools whose quote token (token_y) mint equals the value.' })
   @QueryParam(text('token_y'))
   token_y?: string;
 

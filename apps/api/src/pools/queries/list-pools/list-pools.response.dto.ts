@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { AsOfDto } from '../../../freshness/as-of.dto';
+import { DEMO_EXAMPLES } from '../../../openapi/demo-examples';
 
 export class TokenDto {
   @ApiProperty({ example: 'So11111111111111111111111111111111111111112', description: 'Mint address' })
@@ -19,9 +20,9 @@ export class TokenDto {
 }
 
 export class PoolConfigDto {
-  @ApiProperty({ example: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin' })
+  @ApiProperty({ example: DEMO_EXAMPLES.authority })
   authority: string;
-  @ApiProperty({ type: 'string', nullable: true, example: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', description: 'null until the oracle account has been read' })
+  @ApiProperty({ type: 'string', nullable: true, example: DEMO_EXAMPLES.quotingAuthority, description: 'null until the oracle account has been read' })
   quoting_authority: string | null;
   @ApiProperty({ type: 'integer', example: 0, description: 'Oracle mode; 0 is the default' })
   oracle_mode: number;
@@ -37,7 +38,7 @@ export class Window24hDto {
 }
 
 export class PoolDto {
-  @ApiProperty({ example: '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1', description: 'Pool config PDA address' })
+  @ApiProperty({ example: DEMO_EXAMPLES.pool, description: 'Pool config PDA address' })
   address: string;
   @ApiProperty({ example: 'SOL/USDC', description: '<BASE>/<QUOTE>: the symbols of token_x and token_y as shown (a token without metadata: the first 4 characters of its mint)' })
   name: string;
@@ -45,15 +46,15 @@ export class PoolDto {
   token_x: TokenDto;
   @ApiProperty({ type: TokenDto, description: 'Quote token' })
   token_y: TokenDto;
-  @ApiProperty({ type: 'integer', format: 'int64', example: 1250000000000, description: 'Raw vault X balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead' })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 13092356532597, description: 'Raw vault X balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead' })
   token_x_amount: number;
-  @ApiProperty({ type: 'integer', format: 'int64', example: 187500000000, description: 'Raw vault Y balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead' })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 2166607323901, description: 'Raw vault Y balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead' })
   token_y_amount: number;
   @ApiProperty({ type: PoolConfigDto })
   pool_config: PoolConfigDto;
-  @ApiProperty({ example: 375000.25, description: 'x_amount × price + y_amount, quote-token units (USD for a USD quote)' })
+  @ApiProperty({ example: 4153973.07679005, description: 'x_amount × price + y_amount, quote-token units (USD for a USD quote)' })
   tvl: number;
-  @ApiProperty({ type: 'number', nullable: true, example: 150.25, description: 'Human midprice = midprice × 10^(decimals_x − decimals_y); null before the first oracle update' })
+  @ApiProperty({ type: 'number', nullable: true, example: 151.79587784223258, description: 'Human midprice = midprice × 10^(decimals_x − decimals_y); null before the first oracle update' })
   current_price: number | null;
   @ApiProperty({ type: Window24hDto, description: 'Swap volume of the last 24 h, quote-token units' })
   volume: Window24hDto;

@@ -1,32 +1,33 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { FEE_INTERVALS } from '@hadron/contracts/api';
 import { AsOfDto } from '../../../freshness/as-of.dto';
+import { DEMO_EXAMPLES } from '../../../openapi/demo-examples';
 
 export class FeeTotalsDto {
-  @ApiProperty({ example: 152340.75, description: 'Swap volume (value of the gross input), quote-token units' })
+  @ApiProperty({ example: 1463535.054547096, description: 'Swap volume (value of the gross input), quote-token units' })
   volume_usd: number;
-  @ApiProperty({ example: 45.7, description: 'Pool-captured spread, quote-token units; excludes the protocol fee; negative on net price improvement' })
+  @ApiProperty({ example: 1125.5773931678177, description: 'Pool-captured spread, quote-token units; excludes the protocol fee; negative on net price improvement' })
   spread_usd: number;
-  @ApiProperty({ example: 15.23, description: 'Protocol fee, quote-token units' })
+  @ApiProperty({ example: 59.01820309533589, description: 'Protocol fee, quote-token units' })
   protocol_fee_usd: number;
-  @ApiProperty({ type: 'integer', format: 'int64', example: 50000000, description: 'Protocol fee in raw token-X atoms (from sells). Exact digits, may exceed 2^53 (JavaScript rounds those): `raw_amounts=string` writes a decimal string instead' })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 210421931, description: 'Protocol fee in raw token-X atoms (from sells). Exact digits, may exceed 2^53 (JavaScript rounds those): `raw_amounts=string` writes a decimal string instead' })
   protocol_fee_x_raw: number;
-  @ApiProperty({ type: 'integer', format: 'int64', example: 7500000, description: 'Protocol fee in raw token-Y atoms (from buys). Exact digits, may exceed 2^53: `raw_amounts=string` writes a decimal string instead' })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 27259925, description: 'Protocol fee in raw token-Y atoms (from buys). Exact digits, may exceed 2^53: `raw_amounts=string` writes a decimal string instead' })
   protocol_fee_y_raw: number;
-  @ApiProperty({ type: 'integer', example: 1234, description: 'Swaps aggregated (all of the window unless `truncated`)' })
+  @ApiProperty({ type: 'integer', example: 632, description: 'Swaps aggregated (all of the window unless `truncated`)' })
   swap_count: number;
 }
 
 export class RecipientSplitDto {
-  @ApiProperty({ example: '7cVfgArCheMR6Cs4t6vz5rfnqd56vZq4ndaBrY5xkxXy' })
+  @ApiProperty({ example: DEMO_EXAMPLES.recipient })
   recipient: string;
-  @ApiProperty({ type: 'integer', example: 600000, description: 'Most recently observed weight in the window, parts per million' })
+  @ApiProperty({ type: 'integer', example: 954266, description: 'Most recently observed weight in the window, parts per million' })
   ppm: number;
-  @ApiProperty({ example: 9.138, description: 'Share of the protocol fee, quote-token units' })
+  @ApiProperty({ example: 0.772305685078044, description: 'Share of the protocol fee, quote-token units' })
   fee_usd: number;
-  @ApiProperty({ example: 30000000, description: 'Share in raw token-X atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string' })
+  @ApiProperty({ example: 1539098.415026, description: 'Share in raw token-X atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string' })
   fee_x_raw: number;
-  @ApiProperty({ example: 4500000, description: 'Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string' })
+  @ApiProperty({ example: 538763.315344, description: 'Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string' })
   fee_y_raw: number;
 }
 
