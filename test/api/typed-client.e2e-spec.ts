@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createHadronClient, readFreshness, type HadronClient } from '@hadron/client';
-import { DAY, datasetEvents, NOW, POOL_A, POOL_B, POOL_D, UNKNOWN_POOL } from './support/dataset';
-import { publishCaughtUp, startApiHarness, type ApiHarness } from './support/harness';
+import { createHadronClient, readFreshness, type FeesReport, type HadronClient, type PoolListResponse, type StringAmounts } from '@hadron/client';
+import { DAY, datasetEvents, NOW, POOL_A, POOL_B, POOL_D, U64_MAX, UNKNOWN_POOL } from './support/dataset';
+import { publishCaughtUp, startApiHarness, waitFor, type ApiHarness } from './support/harness';
 
 /**
  * libs/client against a running API (a real listener on loopback, over the projected dataset):
@@ -19,6 +19,8 @@ describe('typed client (libs/client) against a running API', () => {
   beforeAll(async () => {
     h = await startApiHarness({ now: NOW, events: datasetEvents() });
     await publishCaughtUp(h.db.pool);
+    // The API picks the indexers' published progress up on its own schedule: answers agree once it has.
+    await waitFor(async () => (await h.get('/pools')).body?.as_of?.slot !== null, 10_000, 'the API to read the indexers\' progress');
     await h.app.listen(0, '127.0.0.1');
     const a = h.app.getHttpServer().address();
     base = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
@@ -30,7 +32,7 @@ describe('typed client (libs/client) against a running API', () => {
   /** What a client without the library sees at `url`. */
   const plain = async (url: string) => {
     const r = await fetch(base + url);
-    return { status: r.status, body: await r.json() };
+    return { status: r.status, body: (await r.json()) as any };
   };
 
   /** Ages (`*age_s`) move between two requests: any number matches. */
@@ -56,6 +58,14 @@ describe('typed client (libs/client) against a running API', () => {
       const { data } = await client.GET('/pools', { params: { query: { cluster: 'devnet', query: 'WIF' } } });
       expect(data).toEqual((await plain('/pools?cluster=devnet&query=WIF')).body);
       expect(data!.data.map((p) => p.address)).toEqual([POOL_D]);
+    });
+
+    it('GET /pools/{address}: the item of GET /pools for that address', async () => {
+      const { data, error, response } = await client.GET('/pools/{address}', { params: { path: { address: POOL_D }, query: { cluster: 'devnet' } } });
+      expect(error).toBeUndefined();
+      expect(response.status).toBe(200);
+      expect(data).toEqual((await plain(`/pools/${POOL_D}?cluster=devnet`)).body);
+      expect(data).toEqual((await plain(`/pools?cluster=devnet&query=${POOL_D}`)).body.data[0]);
     });
 
     it('GET /pools/{address}/fees', async () => {
@@ -114,6 +124,19 @@ describe('typed client (libs/client) against a running API', () => {
       expect(data!.data[0].token_x_amount).toBe(Number(18_446_744_073_709_551_615n));
       expect(Number.isSafeInteger(data!.data[0].token_x_amount)).toBe(false);
     });
+
+    it('with raw_amounts: string every raw amount is a decimal string with exact digits (StringAmounts<T>)', async () => {
+      const list = await client.GET('/pools', { params: { query: { query: POOL_B, raw_amounts: 'string' } } });
+      const pool = (list.data as StringAmounts<PoolListResponse> | undefined)!.data[0];
+      expect(pool.token_x_amount).toBe(U64_MAX.toString());
+      expect(BigInt(pool.token_x_amount)).toBe(U64_MAX);
+      const one = await client.GET('/pools/{address}', { params: { path: { address: POOL_B }, query: { raw_amounts: 'string' } } });
+      expect(one.data).toEqual(pool);
+      const fees = await client.GET('/pools/{address}/fees', { params: { path: { address: POOL_A }, query: { interval: 'all', raw_amounts: 'string' } } });
+      const totals = (fees.data as StringAmounts<FeesReport> | undefined)!.totals;
+      expect(fees.data).toEqual((await plain(`/pools/${POOL_A}/fees?interval=all&raw_amounts=string`)).body);
+      expect([typeof totals.protocol_fee_x_raw, typeof totals.protocol_fee_y_raw]).toEqual(['string', 'string']);
+    });
   });
 
   describe('errors come back typed', () => {
@@ -124,13 +147,21 @@ describe('typed client (libs/client) against a running API', () => {
       expect(error).toEqual((await plain(`/pools/${UNKNOWN_POOL}/fees`)).body);
       expect(error!.statusCode).toBe(404);
       expect(error!.message).toBe('Pool not found');
+      expect(error!.code).toBe('pool_not_found');
+    });
+
+    it('an unknown pool is a 404 on GET /pools/{address} too', async () => {
+      const { data, error, response } = await client.GET('/pools/{address}', { params: { path: { address: UNKNOWN_POOL } } });
+      expect([data, response.status]).toEqual([undefined, 404]);
+      expect(error).toEqual((await plain(`/pools/${UNKNOWN_POOL}`)).body);
+      expect(error!.code).toBe('pool_not_found');
     });
 
     it('a malformed address is a 400 naming the rule', async () => {
       const { error, response } = await client.GET('/pools/{address}/volume/history', { params: { path: { address: 'not-base58!' } } });
       expect(response.status).toBe(400);
       expect(error).toEqual((await plain('/pools/not-base58!/volume/history')).body);
-      expect(error!.error).toBe('Bad Request');
+      expect(error).toMatchObject({ error: 'Bad Request', code: 'invalid_parameter', parameter: 'address' });
     });
 
     it('a timeframe outside the documented ones (what an untyped caller can send) is a 400', async () => {
@@ -140,15 +171,27 @@ describe('typed client (libs/client) against a running API', () => {
       expect(response.status).toBe(400);
       expect(error).toEqual((await plain(`/pools/${POOL_A}/midprice/history?timeframe=7m`)).body);
       expect(error!.message).toMatch(/timeframe/);
+      expect(error).toMatchObject({ code: 'invalid_parameter', parameter: 'timeframe' });
     });
   });
 
   describe('freshness headers', () => {
-    it('readFreshness reads what the response carries (null when a header is absent)', async () => {
-      const { response } = await client.GET('/pools');
-      const raw = await fetch(`${base}/pools`);
-      const header = (name: string) => (raw.headers.get(name) === null ? null : Number(raw.headers.get(name)));
-      expect(readFreshness(response)).toEqual({ slot: header('x-indexed-slot'), time: header('x-indexed-time'), lagSeconds: header('x-data-lag-seconds') });
+    it('readFreshness gives what the body says in as_of, on the list and the fees report', async () => {
+      const list = await client.GET('/pools');
+      expect(list.data!.as_of.slot).not.toBeNull();
+      expect(readFreshness(list.response)).toEqual({ slot: list.data!.as_of.slot, time: list.data!.as_of.time, lagSeconds: list.data!.as_of.lag_seconds });
+      const fees = await client.GET('/pools/{address}/fees', { params: { path: { address: POOL_A } } });
+      expect(readFreshness(fees.response)).toEqual({ slot: fees.data!.as_of.slot, time: fees.data!.as_of.time, lagSeconds: fees.data!.as_of.lag_seconds });
+    });
+
+    it('a conditional request the API answers 304 comes back with neither data nor an error to handle', async () => {
+      const first = await client.GET('/pools/{address}', { params: { path: { address: POOL_A } } });
+      const etag = first.response.headers.get('etag');
+      expect(etag).toBeTruthy();
+      const again = await client.GET('/pools/{address}', { params: { path: { address: POOL_A } }, headers: { 'If-None-Match': etag! } });
+      expect(again.response.status).toBe(304);
+      expect(again.data).toBeUndefined();
+      expect(again.error).toBeFalsy();
     });
   });
 

@@ -27,6 +27,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pools/{address}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One pool
+         * @description One pool, in the same shape as an item of `GET /pools` `data` (an addition to the spec). Freshness is in the response headers.
+         */
+        get: operations["getPool"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pools/{address}/fees": {
         parameters: {
             query?: never;
@@ -213,12 +233,14 @@ export interface components {
             /** @description Quote token */
             token_y: components["schemas"]["TokenDto"];
             /**
-             * @description Raw vault X balance (atoms). Written with exact digits: may exceed 2^53
+             * Format: int64
+             * @description Raw vault X balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead
              * @example 1250000000000
              */
             token_x_amount: number;
             /**
-             * @description Raw vault Y balance (atoms). Written with exact digits: may exceed 2^53
+             * Format: int64
+             * @description Raw vault Y balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead
              * @example 187500000000
              */
             token_y_amount: number;
@@ -238,6 +260,23 @@ export interface components {
             /** @description Fees (spread + protocol fee) of the last 24 h, quote-token units */
             fees: components["schemas"]["Window24hDto"];
         };
+        AsOfDto: {
+            /**
+             * @description Every transaction of the cluster up to this slot was indexed when the response was built; null before the indexer has published its progress
+             * @example 385112930
+             */
+            slot: number | null;
+            /**
+             * @description Block time (Unix seconds) of the newest indexed transaction
+             * @example 1764000000
+             */
+            time: number | null;
+            /**
+             * @description How far the indexed data is behind the chain head, seconds (0 at the head)
+             * @example 0
+             */
+            lag_seconds: number | null;
+        };
         PoolListResponseDto: {
             /**
              * @description Pools matching the filters
@@ -254,6 +293,8 @@ export interface components {
             /** @example 20 */
             page_size: number;
             data: components["schemas"]["PoolDto"][];
+            /** @description How current the list is (an addition to the spec) */
+            as_of: components["schemas"]["AsOfDto"];
         };
         ApiErrorDto: {
             /** @example 400 */
@@ -262,6 +303,17 @@ export interface components {
             message: string;
             /** @example Bad Request */
             error: string;
+            /**
+             * @description Machine-readable reason (stable; `message` is for people): `invalid_parameter` and `unknown_parameter` name the parameter in `parameter`; `pool_not_found` (404), `not_found` (no such route), `method_not_allowed` (405), `body_not_allowed` (413), `rate_limited` (429), `overloaded` (503 with Retry-After), `unavailable` (503: the read database), `invalid_request`, `internal_error`.
+             * @example invalid_parameter
+             * @enum {string}
+             */
+            code: "invalid_parameter" | "unknown_parameter" | "invalid_request" | "pool_not_found" | "not_found" | "method_not_allowed" | "body_not_allowed" | "rate_limited" | "overloaded" | "unavailable" | "internal_error";
+            /**
+             * @description The query or path parameter at fault, when there is one
+             * @example cluster
+             */
+            parameter?: string;
         };
         ServiceUnavailableErrorDto: {
             /** @example 503 */
@@ -270,6 +322,31 @@ export interface components {
             message: string;
             /** @example Service Unavailable */
             error: string;
+            /**
+             * @description Machine-readable reason (stable; `message` is for people): `invalid_parameter` and `unknown_parameter` name the parameter in `parameter`; `pool_not_found` (404), `not_found` (no such route), `method_not_allowed` (405), `body_not_allowed` (413), `rate_limited` (429), `overloaded` (503 with Retry-After), `unavailable` (503: the read database), `invalid_request`, `internal_error`.
+             * @example unavailable
+             * @enum {string}
+             */
+            code: "invalid_parameter" | "unknown_parameter" | "invalid_request" | "pool_not_found" | "not_found" | "method_not_allowed" | "body_not_allowed" | "rate_limited" | "overloaded" | "unavailable" | "internal_error";
+        };
+        NotFoundErrorDto: {
+            /** @example 404 */
+            statusCode: number;
+            /** @example Pool not found */
+            message: string;
+            /** @example Not Found */
+            error: string;
+            /**
+             * @description Machine-readable reason (stable; `message` is for people): `invalid_parameter` and `unknown_parameter` name the parameter in `parameter`; `pool_not_found` (404), `not_found` (no such route), `method_not_allowed` (405), `body_not_allowed` (413), `rate_limited` (429), `overloaded` (503 with Retry-After), `unavailable` (503: the read database), `invalid_request`, `internal_error`.
+             * @example pool_not_found
+             * @enum {string}
+             */
+            code: "invalid_parameter" | "unknown_parameter" | "invalid_request" | "pool_not_found" | "not_found" | "method_not_allowed" | "body_not_allowed" | "rate_limited" | "overloaded" | "unavailable" | "internal_error";
+            /**
+             * @description The query or path parameter at fault, when there is one
+             * @example address
+             */
+            parameter?: string;
         };
         FeeTotalsDto: {
             /**
@@ -288,12 +365,14 @@ export interface components {
              */
             protocol_fee_usd: number;
             /**
-             * @description Protocol fee in raw token-X atoms (from sells); exact digits
+             * Format: int64
+             * @description Protocol fee in raw token-X atoms (from sells). Exact digits, may exceed 2^53 (JavaScript rounds those): `raw_amounts=string` writes a decimal string instead
              * @example 50000000
              */
             protocol_fee_x_raw: number;
             /**
-             * @description Protocol fee in raw token-Y atoms (from buys); exact digits
+             * Format: int64
+             * @description Protocol fee in raw token-Y atoms (from buys). Exact digits, may exceed 2^53: `raw_amounts=string` writes a decimal string instead
              * @example 7500000
              */
             protocol_fee_y_raw: number;
@@ -317,12 +396,12 @@ export interface components {
              */
             fee_usd: number;
             /**
-             * @description Share in raw token-X atoms (fee × ppm / 10^6: may be fractional)
+             * @description Share in raw token-X atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string
              * @example 30000000
              */
             fee_x_raw: number;
             /**
-             * @description Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional)
+             * @description Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string
              * @example 4500000
              */
             fee_y_raw: number;
@@ -356,14 +435,8 @@ export interface components {
              * @example false
              */
             truncated: boolean;
-        };
-        NotFoundErrorDto: {
-            /** @example 404 */
-            statusCode: number;
-            /** @example Pool not found */
-            message: string;
-            /** @example Not Found */
-            error: string;
+            /** @description How current the report is (an addition to the spec; `end_time` stays the request time) */
+            as_of: components["schemas"]["AsOfDto"];
         };
         MidpriceSampleDto: {
             /**
@@ -612,6 +685,8 @@ export interface operations {
                 sort_by?: "tvl:asc" | "tvl:desc" | "volume_24h:asc" | "volume_24h:desc" | "fees_24h:asc" | "fees_24h:desc";
                 /** @description Blockchain cluster. */
                 cluster?: "mainnet-beta" | "devnet";
+                /** @description How raw atom amounts (`*_amount`, `*_raw`) are written: `number` (default) as JSON numbers with exact digits — they may exceed 2^53, which a JavaScript `JSON.parse` rounds —, or `string` as decimal strings that every client parses exactly. */
+                raw_amounts?: "number" | "string";
             };
             header?: never;
             path?: never;
@@ -621,11 +696,42 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PoolListResponseDto"];
                 };
+            };
+            /** @description Not Modified: the `If-None-Match` request header matched the current `ETag`; no body. The freshness headers are current. */
+            304: {
+                headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid `cluster`, `page`, `page_size` or `sort_by`, a repeated parameter, or an unknown parameter */
             400: {
@@ -636,7 +742,92 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorDto"];
                 };
             };
-            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready); or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): then `Retry-After` says when to retry */
+            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableErrorDto"];
+                };
+            };
+        };
+    };
+    getPool: {
+        parameters: {
+            query?: {
+                /** @description Blockchain cluster. */
+                cluster?: "mainnet-beta" | "devnet";
+                /** @description How raw atom amounts (`*_amount`, `*_raw`) are written: `number` (default) as JSON numbers with exact digits — they may exceed 2^53, which a JavaScript `JSON.parse` rounds —, or `string` as decimal strings that every client parses exactly. */
+                raw_amounts?: "number" | "string";
+            };
+            header?: never;
+            path: {
+                /** @description Pool config PDA address (base58 of 32 bytes; anything else answers 400). An address that is not a pool of the cluster answers 404 `Pool not found`. */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolDto"];
+                };
+            };
+            /** @description Not Modified: the `If-None-Match` request header matched the current `ETag`; no body. The freshness headers are current. */
+            304: {
+                headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An address that is not base58 of 32 bytes; invalid `cluster` or `raw_amounts`; a repeated or unknown parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description Not a pool of this cluster */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundErrorDto"];
+                };
+            };
+            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -654,6 +845,8 @@ export interface operations {
                 interval?: "1h" | "24h" | "7d" | "30d" | "all";
                 /** @description Blockchain cluster. */
                 cluster?: "mainnet-beta" | "devnet";
+                /** @description How raw atom amounts (`*_amount`, `*_raw`) are written: `number` (default) as JSON numbers with exact digits — they may exceed 2^53, which a JavaScript `JSON.parse` rounds —, or `string` as decimal strings that every client parses exactly. */
+                raw_amounts?: "number" | "string";
             };
             header?: never;
             path: {
@@ -666,11 +859,42 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PoolFeesReportDto"];
                 };
+            };
+            /** @description Not Modified: the `If-None-Match` request header matched the current `ETag`; no body. The freshness headers are current. */
+            304: {
+                headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description An address that is not base58 of 32 bytes; invalid `interval` or `cluster`; a repeated or unknown parameter */
             400: {
@@ -690,7 +914,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundErrorDto"];
                 };
             };
-            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready); or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): then `Retry-After` says when to retry */
+            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -728,11 +952,42 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MidpriceHistoryResponseDto"];
                 };
+            };
+            /** @description Not Modified: the `If-None-Match` request header matched the current `ETag`; no body. The freshness headers are current. */
+            304: {
+                headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `Invalid timeframe`; `start_time and end_time must be valid unix timestamps in seconds`; `cursor must be a valid unix timestamp in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; too many buckets; invalid `limit` or `cluster`; a repeated or unknown parameter */
             400: {
@@ -752,7 +1007,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundErrorDto"];
                 };
             };
-            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready); or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): then `Retry-After` says when to retry */
+            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -786,11 +1041,42 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VolumeHistoryResponseDto"];
                 };
+            };
+            /** @description Not Modified: the `If-None-Match` request header matched the current `ETag`; no body. The freshness headers are current. */
+            304: {
+                headers: {
+                    /** @description Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`) */
+                    "X-Indexed-Slot"?: number;
+                    /** @description Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`) */
+                    "X-Indexed-Time"?: number;
+                    /** @description How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`) */
+                    "X-Data-Lag-Seconds"?: number;
+                    /** @description Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed */
+                    ETag?: string;
+                    /** @description `public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done */
+                    "Cache-Control"?: string;
+                    /** @description The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `Only 24h timeframe is supported for volume history in v1`; `start_time and end_time must be valid unix timestamps in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; more than 36600 days; invalid `cluster`; a repeated or unknown parameter */
             400: {
@@ -810,7 +1096,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundErrorDto"];
                 };
             };
-            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready); or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): then `Retry-After` says when to retry */
+            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
             503: {
                 headers: {
                     [name: string]: unknown;
