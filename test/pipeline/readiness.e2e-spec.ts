@@ -7,7 +7,8 @@ import { getJson, healthy, simulatorAndDatabase, startMain, type Started } from 
  * one-process app backfilling a simulated cluster (rate-limited, so it takes seconds). While it
  * backfills, /health/ready is 503 and its body shows, per cluster, how far behind the data is;
  * once caught up it is 200 and says per cluster the indexed slot and its block time. (Before,
- * it answered 200 with 0 pools while the indexer was still backfilling.)
+ * it answered 200 with 0 pools while the indexer was still backfilling.) The data responses'
+ * freshness headers (X-Indexed-Slot…) move with the indexer meanwhile.
  */
 
 const HISTORY_END_MS = 1_760_000_000_000;
@@ -35,11 +36,16 @@ it('is 503 with the lag per cluster while backfilling, then 200 with the indexed
   await waitFor('GET /health', () => healthy(apiPort), 90_000, 100);
 
   const seen: { status: number; body: ReadyBody }[] = [];
+  // What a client of the data sees meanwhile: the freshness headers of GET /pools (mainnet-beta).
+  const slotsSeen: number[] = [];
   await waitFor(
     'GET /health/ready = 200',
     async () => {
       const r = await getJson<ReadyBody>(apiPort, '/health/ready');
       seen.push(r);
+      const pools = await fetch(`http://127.0.0.1:${apiPort}/pools`);
+      const slot = pools.headers.get('x-indexed-slot');
+      if (pools.status === 200 && slot !== null) slotsSeen.push(Number(slot));
       return r.status === 200;
     },
     180_000,
@@ -68,6 +74,24 @@ it('is 503 with the lag per cluster while backfilling, then 200 with the indexed
     expect(c.indexed_time).toBeGreaterThanOrEqual(lastSwap);
     expect(c.indexed_time).toBeLessThanOrEqual(HISTORY_END_MS / 1000);
   }
+  // The freshness headers moved with the indexer (never backwards) and end where readiness says.
+  const mainnet = ready.detail.clusters.find((c) => c.cluster === 'mainnet-beta')!;
+  expect(new Set(slotsSeen).size).toBeGreaterThan(1);
+  expect(slotsSeen).toEqual([...slotsSeen].sort((x, y) => x - y));
+  // (The headers come from the API's in-memory view, refreshed every POOL_LIST_REFRESH_MS.)
+  let last = await fetch(`http://127.0.0.1:${apiPort}/pools`);
+  await waitFor(
+    'X-Indexed-Slot to reach the indexed slot',
+    async () => (last = await fetch(`http://127.0.0.1:${apiPort}/pools`)).headers.get('x-indexed-slot') === String(mainnet.indexed_slot),
+    5_000,
+    50,
+  );
+  expect({ slot: last.headers.get('x-indexed-slot'), time: last.headers.get('x-indexed-time'), lag: last.headers.get('x-data-lag-seconds') }).toEqual({
+    slot: String(mainnet.indexed_slot),
+    time: String(mainnet.indexed_time),
+    lag: '0',
+  });
+  expect(((await last.json()) as { as_of: unknown }).as_of).toEqual({ slot: mainnet.indexed_slot, time: mainnet.indexed_time, lag_seconds: 0 });
   expect(ready.detail.pool_list.pools).toBe(sim.groundTruth('mainnet-beta').pools.length + sim.groundTruth('devnet').pools.length);
 
   app.child.kill('SIGTERM');
