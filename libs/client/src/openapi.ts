@@ -190,11 +190,11 @@ export interface components {
             icon: string;
         };
         PoolConfigDto: {
-            /** @example 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin */
+            /** @example 5HsmoAM2yUTVSSYcSG7r2ASpbX7aVBB1j1Scg8cP3cGa */
             authority: string;
             /**
              * @description null until the oracle account has been read
-             * @example 4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T
+             * @example 4XpY3peDZ29w9Fdo2TTQ8Qyhb8eJqYartEWYDiyZv86G
              */
             quoting_authority: string | null;
             /**
@@ -220,7 +220,7 @@ export interface components {
         PoolDto: {
             /**
              * @description Pool config PDA address
-             * @example 5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1
+             * @example 3Fiedr2roFUT2T7t6n4QurUJXhRMrJ168zLng3yEva7N
              */
             address: string;
             /**
@@ -235,24 +235,24 @@ export interface components {
             /**
              * Format: int64
              * @description Raw vault X balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead
-             * @example 1250000000000
+             * @example 13092356532597
              */
             token_x_amount: number;
             /**
              * Format: int64
              * @description Raw vault Y balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead
-             * @example 187500000000
+             * @example 2166607323901
              */
             token_y_amount: number;
             pool_config: components["schemas"]["PoolConfigDto"];
             /**
              * @description x_amount × price + y_amount, quote-token units (USD for a USD quote)
-             * @example 375000.25
+             * @example 4153973.07679005
              */
             tvl: number;
             /**
              * @description Human midprice = midprice × 10^(decimals_x − decimals_y); null before the first oracle update
-             * @example 150.25
+             * @example 151.79587784223258
              */
             current_price: number | null;
             /** @description Swap volume of the last 24 h, quote-token units */
@@ -351,58 +351,58 @@ export interface components {
         FeeTotalsDto: {
             /**
              * @description Swap volume (value of the gross input), quote-token units
-             * @example 152340.75
+             * @example 1463535.054547096
              */
             volume_usd: number;
             /**
              * @description Pool-captured spread, quote-token units; excludes the protocol fee; negative on net price improvement
-             * @example 45.7
+             * @example 1125.5773931678177
              */
             spread_usd: number;
             /**
              * @description Protocol fee, quote-token units
-             * @example 15.23
+             * @example 59.01820309533589
              */
             protocol_fee_usd: number;
             /**
              * Format: int64
              * @description Protocol fee in raw token-X atoms (from sells). Exact digits, may exceed 2^53 (JavaScript rounds those): `raw_amounts=string` writes a decimal string instead
-             * @example 50000000
+             * @example 210421931
              */
             protocol_fee_x_raw: number;
             /**
              * Format: int64
              * @description Protocol fee in raw token-Y atoms (from buys). Exact digits, may exceed 2^53: `raw_amounts=string` writes a decimal string instead
-             * @example 7500000
+             * @example 27259925
              */
             protocol_fee_y_raw: number;
             /**
              * @description Swaps aggregated (all of the window unless `truncated`)
-             * @example 1234
+             * @example 632
              */
             swap_count: number;
         };
         RecipientSplitDto: {
-            /** @example 7cVfgArCheMR6Cs4t6vz5rfnqd56vZq4ndaBrY5xkxXy */
+            /** @example HdKSTtXdHt35eDZapepRScXWnNZD84zuZuphQkP52nSn */
             recipient: string;
             /**
              * @description Most recently observed weight in the window, parts per million
-             * @example 600000
+             * @example 954266
              */
             ppm: number;
             /**
              * @description Share of the protocol fee, quote-token units
-             * @example 9.138
+             * @example 0.772305685078044
              */
             fee_usd: number;
             /**
              * @description Share in raw token-X atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string
-             * @example 30000000
+             * @example 1539098.415026
              */
             fee_x_raw: number;
             /**
              * @description Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string
-             * @example 4500000
+             * @example 538763.315344
              */
             fee_y_raw: number;
         };
