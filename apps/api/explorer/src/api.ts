@@ -45,10 +45,15 @@ export function listPools(query: PoolListQuery): Promise<Loaded<PoolListResponse
   return call(client.GET('/pools', { params: { query } }));
 }
 
-/** One pool by address: the list searched for it (the search matches pool addresses exactly). */
+/**
+ * One pool by address (GET /pools/{address}); undefined when it is not a pool of the cluster (404).
+ * Raw vault balances as decimal strings: a u64 above 2^53 would lose digits as a JSON number.
+ */
 export async function getPool(cluster: Cluster, address: string): Promise<Loaded<Pool | undefined>> {
-  const list = await listPools({ cluster, query: address, page_size: 100 });
-  return { data: list.data.data.find((p) => p.address === address), freshness: list.freshness };
+  const request = client.GET('/pools/{address}', { params: { path: { address }, query: { cluster, raw_amounts: 'string' } } });
+  const { response } = await request.catch(() => ({ response: null }));
+  if (response?.status === 404) return { data: undefined, freshness: readFreshness(response) };
+  return call(request);
 }
 
 export function midpriceHistory(cluster: Cluster, address: string, timeframe: Timeframe): Promise<Loaded<MidpriceHistory>> {
