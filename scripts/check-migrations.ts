@@ -17,7 +17,12 @@ async function main(): Promise<number> {
   let admin = process.env.DATABASE_URL;
   const embedded = admin
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: resolve(__dirname, '../.data/test-postgres'), port: Number(process.env.TEST_EMBEDDED_PG_PORT ?? 54339), database: 'postgres', log });
+    : await startEmbeddedPostgres({
+        dataDir: resolve(__dirname, '../.data/test-postgres'),
+        port: Number(process.env.TEST_EMBEDDED_PG_PORT ?? 54339),
+        database: 'postgres',
+        log,
+      });
   admin ??= embedded!.url;
   const name = `migcheck_${randomBytes(4).toString('hex')}`;
   await sql(admin, `CREATE DATABASE ${name}`);
@@ -37,7 +42,9 @@ async function main(): Promise<number> {
     process.stderr.write(`migrations:check FAILED\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
     return 1;
   }
-  process.stdout.write(`migrations:check ok: ${migrationSets.map((s) => `${s.name} (${s.migrations.length})`).join(', ')} match ${entities.length} entities and reverse cleanly\n`);
+  process.stdout.write(
+    `migrations:check ok: ${migrationSets.map((s) => `${s.name} (${s.migrations.length})`).join(', ')} match ${entities.length} entities and reverse cleanly\n`,
+  );
   return 0;
 }
 

@@ -6,7 +6,8 @@ class SkipReporter {
     const skipped = [];
     for (const file of results.testResults) {
       for (const t of file.testResults) {
-        if (t.status === 'pending' || t.status === 'skipped' || t.status === 'todo') skipped.push(`${file.testFilePath.replace(`${process.cwd()}/`, '')}: ${[...t.ancestorTitles, t.title].join(' › ')}`);
+        if (t.status === 'pending' || t.status === 'skipped' || t.status === 'todo')
+          skipped.push(`${file.testFilePath.replace(`${process.cwd()}/`, '')}: ${[...t.ancestorTitles, t.title].join(' › ')}`);
       }
     }
     if (skipped.length === 0) return;

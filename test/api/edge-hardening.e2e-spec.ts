@@ -38,13 +38,24 @@ describe('the HTTP edge: strict, bounded, fair', () => {
   afterAll(async () => h?.close());
 
   describe('path addresses are validated before any query', () => {
-    const bad = ['a%00b', '%00', 'not-even-base58!', 'O0Il'.repeat(9), bs58.encode(new Uint8Array(31).fill(7)), bs58.encode(new Uint8Array(33).fill(7)), `${POOL_A}x`];
+    const bad = [
+      'a%00b',
+      '%00',
+      'not-even-base58!',
+      'O0Il'.repeat(9),
+      bs58.encode(new Uint8Array(31).fill(7)),
+      bs58.encode(new Uint8Array(33).fill(7)),
+      `${POOL_A}x`,
+    ];
     it.each(perPool.flatMap((p) => bad.map((b) => [p.replace(POOL_A, b)])))('%s → 400 naming the rule', async (url) => {
       const spy = jest.spyOn(ReadDb.prototype, 'query');
       const r = await h.get(url);
       expect(spy).not.toHaveBeenCalled();
       spy.mockRestore();
-      expect(r).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request', message: 'address must be a base58-encoded 32-byte Solana address' } });
+      expect(r).toMatchObject({
+        status: 400,
+        body: { statusCode: 400, error: 'Bad Request', message: 'address must be a base58-encoded 32-byte Solana address' },
+      });
     });
 
     it('a well-formed address that is no pool is still 404 Pool not found', async () => {
@@ -56,7 +67,10 @@ describe('the HTTP edge: strict, bounded, fair', () => {
   it.each(['/pools', ...perPool])('%s: prototype keys are unknown parameters like any other', async (path) => {
     for (const key of ['__proto__', 'constructor', 'prototype']) {
       const r = await h.get(`${path}?${key}=1`);
-      expect(r).toMatchObject({ status: 400, body: { error: 'Bad Request', message: expect.stringMatching(new RegExp(`^Unknown query parameter '${key}'; allowed: .*cluster`)) } });
+      expect(r).toMatchObject({
+        status: 400,
+        body: { error: 'Bad Request', message: expect.stringMatching(new RegExp(`^Unknown query parameter '${key}'; allowed: .*cluster`)) },
+      });
     }
     expect((await h.get(`${path}?__proto__[x]=1&cluster=devnet`)).status).toBe(400);
   });
@@ -67,7 +81,12 @@ describe('the HTTP edge: strict, bounded, fair', () => {
         const r = await h.app.inject({ method, url });
         expect(r.statusCode).toBe(405);
         expect(r.headers.allow).toBe('GET, HEAD, OPTIONS');
-        expect(JSON.parse(r.body)).toEqual({ statusCode: 405, error: 'Method Not Allowed', message: `Method ${method} is not allowed; allowed: GET, HEAD, OPTIONS`, code: 'method_not_allowed' });
+        expect(JSON.parse(r.body)).toEqual({
+          statusCode: 405,
+          error: 'Method Not Allowed',
+          message: `Method ${method} is not allowed; allowed: GET, HEAD, OPTIONS`,
+          code: 'method_not_allowed',
+        });
       }
     }
     // OPTIONS (a CORS preflight, or a bare one) is answered 204 without a body on every path.
@@ -94,7 +113,8 @@ describe('the HTTP edge: strict, bounded, fair', () => {
 
   it('API_DOCS=false: no /docs, /docs-json or /docs-yaml', async () => {
     const app = await h.startApp({ API_DOCS: 'false' });
-    for (const url of ['/docs', '/docs-json', '/docs-yaml', '/docs/swagger-ui-bundle.js']) expect((await app.inject({ method: 'GET', url })).statusCode).toBe(404);
+    for (const url of ['/docs', '/docs-json', '/docs-yaml', '/docs/swagger-ui-bundle.js'])
+      expect((await app.inject({ method: 'GET', url })).statusCode).toBe(404);
     expect((await app.inject({ method: 'GET', url: '/pools' })).statusCode).toBe(200);
   });
 
@@ -195,7 +215,12 @@ describe('the HTTP edge: strict, bounded, fair', () => {
       const over = await app.inject({ method: 'GET', url: `/pools/${POOL_A}/fees`, remoteAddress: '10.0.0.1' });
       expect(over.statusCode).toBe(429);
       expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
-      expect(JSON.parse(over.body)).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringMatching(/^Rate limit exceeded: at most 3 requests per 60 s per client; retry in /), code: 'rate_limited' });
+      expect(JSON.parse(over.body)).toEqual({
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: expect.stringMatching(/^Rate limit exceeded: at most 3 requests per 60 s per client; retry in /),
+        code: 'rate_limited',
+      });
       // Another client has its own budget; probes are not counted.
       expect((await app.inject({ method: 'GET', url: '/pools', remoteAddress: '10.0.0.2' })).statusCode).toBe(200);
       for (let i = 0; i < 5; i++) expect((await app.inject({ method: 'GET', url: '/health/ready', remoteAddress: '10.0.0.1' })).statusCode).toBe(200);
@@ -224,7 +249,10 @@ describe('the HTTP edge: strict, bounded, fair', () => {
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toContain('hadron_api_request_duration_seconds');
       const detail = (await (await fetch(`${ops}/health/ready`)).json()) as { status: string; detail: { clusters: unknown[] } };
-      expect(detail).toMatchObject({ status: 'ready', detail: { database: 'ok', clusters: expect.arrayContaining([expect.objectContaining({ cluster: 'mainnet-beta', ready: true })]) } });
+      expect(detail).toMatchObject({
+        status: 'ready',
+        detail: { database: 'ok', clusters: expect.arrayContaining([expect.objectContaining({ cluster: 'mainnet-beta', ready: true })]) },
+      });
     } finally {
       await app.close();
     }

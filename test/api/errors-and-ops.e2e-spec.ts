@@ -25,7 +25,13 @@ describe('errors, health, metrics, docs', () => {
     it.each(endpoints)('%s: an unknown query parameter is a 400 naming it and the allowed ones', async (path) => {
       const r = await h.get(`${path}?cluster=devnet&frobnicate=1`);
       expect(r.status).toBe(400);
-      expect(r.body).toEqual({ statusCode: 400, message: expect.stringMatching(/^Unknown query parameter 'frobnicate'; allowed: .*cluster/), error: 'Bad Request', code: 'unknown_parameter', parameter: 'frobnicate' });
+      expect(r.body).toEqual({
+        statusCode: 400,
+        message: expect.stringMatching(/^Unknown query parameter 'frobnicate'; allowed: .*cluster/),
+        error: 'Bad Request',
+        code: 'unknown_parameter',
+        parameter: 'frobnicate',
+      });
     });
 
     it('several unknown parameters are all named', async () => {
@@ -36,7 +42,16 @@ describe('errors, health, metrics, docs', () => {
 
     it.each(endpoints)('%s: a repeated parameter is a 400, not a 500', async (path) => {
       const r = await h.get(`${path}?cluster=devnet&cluster=devnet`);
-      expect(r).toMatchObject({ status: 400, body: { statusCode: 400, message: 'cluster must be one of: mainnet-beta, devnet', error: 'Bad Request', code: 'invalid_parameter', parameter: 'cluster' } });
+      expect(r).toMatchObject({
+        status: 400,
+        body: {
+          statusCode: 400,
+          message: 'cluster must be one of: mainnet-beta, devnet',
+          error: 'Bad Request',
+          code: 'invalid_parameter',
+          parameter: 'cluster',
+        },
+      });
     });
 
     it('message is always one string; no stack trace', async () => {
@@ -45,7 +60,11 @@ describe('errors, health, metrics, docs', () => {
         expect(r.status).toBeGreaterThanOrEqual(400);
         expect(r.status).toBeLessThan(500);
         expect(r.body).toEqual(errorShape(r.status, r.body));
-        expect(Object.keys(r.body).filter((k) => k !== 'parameter').sort()).toEqual(['code', 'error', 'message', 'statusCode']);
+        expect(
+          Object.keys(r.body)
+            .filter((k) => k !== 'parameter')
+            .sort(),
+        ).toEqual(['code', 'error', 'message', 'statusCode']);
         expect(typeof r.body.message).toBe('string');
         expect(r.text).not.toMatch(/\bat .*\.(ts|js):\d+/);
       }
@@ -84,15 +103,35 @@ describe('errors, health, metrics, docs', () => {
 
     it('readiness: 503 until the indexer and a projector published their status, then ready while every cluster is current and lags are small and fresh', async () => {
       const none = await h.get('/health/ready');
-      expect(none).toMatchObject({ status: 503, body: { status: 'not ready', detail: { database: 'ok', reasons: ['no indexer has published its status yet', 'no projector has published its status yet'] } } });
+      expect(none).toMatchObject({
+        status: 503,
+        body: {
+          status: 'not ready',
+          detail: { database: 'ok', reasons: ['no indexer has published its status yet', 'no projector has published its status yet'] },
+        },
+      });
 
-      const indexer = { cursorSlot: 900, indexedBlockTime: 1_764_000_000, headSlot: 5_000, slotLag: 4_100, lagSeconds: 1_640, rpcFailingSeconds: 0, backfillDone: false, ready: false };
+      const indexer = {
+        cursorSlot: 900,
+        indexedBlockTime: 1_764_000_000,
+        headSlot: 5_000,
+        slotLag: 4_100,
+        lagSeconds: 1_640,
+        rpcFailingSeconds: 0,
+        backfillDone: false,
+        ready: false,
+      };
       await publishStatus(h.db.pool, 'indexer:mainnet-beta', 4_100n, indexer);
       for (const p of ['pools', 'swaps', 'midprice']) await publishStatus(h.db.pool, `projector:${p}`, 3n);
       const backfilling = await h.get('/health/ready');
       expect(backfilling).toMatchObject({
         status: 503,
-        body: { detail: { reasons: ['indexer:mainnet-beta not ready: backfilling, 4100 slots (1640 s) behind the head'], clusters: [{ cluster: 'mainnet-beta', ready: false, indexed_slot: 900, head_slot: 5_000, lag_slots: 4_100, lag_seconds: 1_640 }] } },
+        body: {
+          detail: {
+            reasons: ['indexer:mainnet-beta not ready: backfilling, 4100 slots (1640 s) behind the head'],
+            clusters: [{ cluster: 'mainnet-beta', ready: false, indexed_slot: 900, head_slot: 5_000, lag_slots: 4_100, lag_seconds: 1_640 }],
+          },
+        },
       });
       await publishStatus(h.db.pool, 'indexer:mainnet-beta', 1n, { ...indexer, cursorSlot: 4_999, slotLag: 1, lagSeconds: 0, backfillDone: true, ready: true });
       const ready = await h.get('/health/ready');
@@ -166,12 +205,21 @@ describe('errors, health, metrics, docs', () => {
 
   it('starts before the projector created the read schema: 503 until it exists, then serves', async () => {
     const db = await createTestDatabase([eventLogMigrations]);
-    const app = await createApiApp({ pool: db.pool, config: apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '60000' }), logger: createLogger('api-e2e', 'silent'), clock: () => NOW * 1000 });
+    const app = await createApiApp({
+      pool: db.pool,
+      config: apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '60000' }),
+      logger: createLogger('api-e2e', 'silent'),
+      clock: () => NOW * 1000,
+    });
     try {
       expect(await inject(app, '/health')).toMatchObject({ status: 200, body: { status: 'ok' } });
       const ready = await inject(app, '/health/ready');
       expect(ready.status).toBe(503);
-      expect(ready.body.detail.reasons).toEqual(['pool list not loaded', 'no indexer has published its status yet', 'no projector has published its status yet']);
+      expect(ready.body.detail.reasons).toEqual([
+        'pool list not loaded',
+        'no indexer has published its status yet',
+        'no projector has published its status yet',
+      ]);
       for (const url of ['/pools', `/pools/${POOL_A}/fees`, `/pools/${POOL_A}/midprice/history`, `/pools/${POOL_A}/volume/history`]) {
         expect(await inject(app, url)).toMatchObject({ status: 503, body: { statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable' } });
       }

@@ -39,7 +39,16 @@ async function listen(app: NestFastifyApplication): Promise<number> {
 
 /** What a cluster's active indexer publishes (component_status `indexer:<cluster>`), as the real one does. */
 async function publishIndexer(h: ApiHarness, cluster: string, slot: number, time: number, lagSeconds: number, backfillDone = true): Promise<void> {
-  await publishStatus(h.db.pool, `indexer:${cluster}`, 0n, { cursorSlot: slot, headSlot: slot, slotLag: 0, indexedBlockTime: time, lagSeconds, rpcFailingSeconds: 0, backfillDone, ready: true });
+  await publishStatus(h.db.pool, `indexer:${cluster}`, 0n, {
+    cursorSlot: slot,
+    headSlot: slot,
+    slotLag: 0,
+    indexedBlockTime: time,
+    lagSeconds,
+    rpcFailingSeconds: 0,
+    backfillDone,
+    ready: true,
+  });
   for (const app of [h.app]) await app.get(DataFreshness).refresh();
 }
 
@@ -64,7 +73,12 @@ describe('HTTP for clients', () => {
   describe('CORS (default: any origin)', () => {
     it('a preflight from a web page is answered 204 with the allowed methods, on every data path', async () => {
       for (const path of ['/pools', ...perPool]) {
-        const r = await send(port, path, { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' }, 'OPTIONS');
+        const r = await send(
+          port,
+          path,
+          { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' },
+          'OPTIONS',
+        );
         expect(r.status).toBe(204);
         expect(r.headers['access-control-allow-origin']).toBe('*');
         expect(r.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
@@ -189,7 +203,9 @@ describe('HTTP for clients', () => {
       expect((await send(port, `/pools/${POOL_A}/midprice/history?${closed}`)).headers['cache-control']).toBe('public, max-age=300');
       // A raw page below a cursor long past is closed too.
       expect((await send(port, `/pools/${POOL_A}/midprice/history?timeframe=raw&cursor=${NOW - 7200}`)).headers['cache-control']).toBe('public, max-age=300');
-      expect((await send(port, `/pools/${POOL_A}/volume/history?start_time=${NOW - 86_400}&end_time=${NOW - 10}`)).headers['cache-control']).toBe('public, max-age=1');
+      expect((await send(port, `/pools/${POOL_A}/volume/history?start_time=${NOW - 86_400}&end_time=${NOW - 10}`)).headers['cache-control']).toBe(
+        'public, max-age=1',
+      );
       await publishIndexer(h, 'mainnet-beta', 5_000, NOW - 2, 1.5, false);
       try {
         expect((await send(port, `/pools/${POOL_A}/volume/history?${closed}`)).headers['cache-control']).toBe('public, max-age=1');
@@ -201,8 +217,15 @@ describe('HTTP for clients', () => {
 
   describe('freshness', () => {
     it('every data response says, for its cluster, the indexed slot, its block time and the lag; as_of says the same', async () => {
-      for (const [cluster, slot, time, lag] of [['mainnet-beta', 5_000, NOW - 2, 1.5], ['devnet', 777, NOW - 30, 12]] as const) {
-        for (const path of ['/pools', `/pools/${cluster === 'devnet' ? POOL_D : POOL_A}/fees`, `/pools/${cluster === 'devnet' ? POOL_D : POOL_A}/volume/history`]) {
+      for (const [cluster, slot, time, lag] of [
+        ['mainnet-beta', 5_000, NOW - 2, 1.5],
+        ['devnet', 777, NOW - 30, 12],
+      ] as const) {
+        for (const path of [
+          '/pools',
+          `/pools/${cluster === 'devnet' ? POOL_D : POOL_A}/fees`,
+          `/pools/${cluster === 'devnet' ? POOL_D : POOL_A}/volume/history`,
+        ]) {
           const r = await send(port, `${path}?cluster=${cluster}`);
           expect(r.status).toBe(200);
           expect(r.headers).toMatchObject({ 'x-indexed-slot': String(slot), 'x-indexed-time': String(time), 'x-data-lag-seconds': String(lag) });
@@ -213,7 +236,16 @@ describe('HTTP for clients', () => {
     });
 
     it('the headers move as the indexer advances (within the refresh period, without a request to refresh)', async () => {
-      await publishStatus(h.db.pool, 'indexer:mainnet-beta', 0n, { cursorSlot: 6_200, headSlot: 6_200, slotLag: 0, indexedBlockTime: NOW - 1, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true });
+      await publishStatus(h.db.pool, 'indexer:mainnet-beta', 0n, {
+        cursorSlot: 6_200,
+        headSlot: 6_200,
+        slotLag: 0,
+        indexedBlockTime: NOW - 1,
+        lagSeconds: 0,
+        rpcFailingSeconds: 0,
+        backfillDone: true,
+        ready: true,
+      });
       await waitFor(async () => (await send(port, '/pools')).headers['x-indexed-slot'] === '6200', 5_000, 'X-Indexed-Slot to move to 6200');
       const r = await send(port, '/pools');
       expect(r.headers).toMatchObject({ 'x-indexed-time': String(NOW - 1), 'x-data-lag-seconds': '0' });
@@ -236,7 +268,11 @@ describe('HTTP for clients', () => {
 
   describe('GET /pools/{address}', () => {
     it('is the same object as the pool list item, byte for byte', async () => {
-      for (const [pool, cluster] of [[POOL_A, 'mainnet-beta'], [POOL_B, 'mainnet-beta'], [POOL_D, 'devnet']] as const) {
+      for (const [pool, cluster] of [
+        [POOL_A, 'mainnet-beta'],
+        [POOL_B, 'mainnet-beta'],
+        [POOL_D, 'devnet'],
+      ] as const) {
         const list = (await send(port, `/pools?cluster=${cluster}&query=${pool}`)).body.toString();
         const one = await send(port, `/pools/${pool}?cluster=${cluster}`);
         expect(one.status).toBe(200);
@@ -246,7 +282,13 @@ describe('HTTP for clients', () => {
     });
 
     it('unknown pool 404 (pool_not_found), a pool of the other cluster too; a bad address 400 naming it', async () => {
-      expect(json(await send(port, `/pools/${UNKNOWN_POOL}`))).toEqual({ statusCode: 404, message: 'Pool not found', error: 'Not Found', code: 'pool_not_found', parameter: 'address' });
+      expect(json(await send(port, `/pools/${UNKNOWN_POOL}`))).toEqual({
+        statusCode: 404,
+        message: 'Pool not found',
+        error: 'Not Found',
+        code: 'pool_not_found',
+        parameter: 'address',
+      });
       expect((await send(port, `/pools/${POOL_D}`)).status).toBe(404);
       expect(json(await send(port, '/pools/not-a-pool'))).toMatchObject({ statusCode: 400, code: 'invalid_parameter', parameter: 'address' });
     });
@@ -256,8 +298,25 @@ describe('HTTP for clients', () => {
       const freshPort = await listen(fresh);
       const pool = addr('pool:late');
       // Appended to the log and projected, without telling the app (h.project would refresh its snapshot).
-      await new PostgresEventLogProducer(h.db.pool).append([poolDiscovered({ pool, blockTime: NOW - 5 }, { tokenX: BONK, tokenY: USDC, authority: AUTH1, quotingAuthority: QUOTER1, poolState: 'Initialized', midpriceQ32: 1n << 32n, spreadFactorQ32: 4_000_000_000n })]);
-      await waitFor(async () => (await h.db.pool.query('SELECT 1 FROM read.pools WHERE address = $1', [pool])).rowCount === 1, 20_000, 'the new pool to be projected');
+      await new PostgresEventLogProducer(h.db.pool).append([
+        poolDiscovered(
+          { pool, blockTime: NOW - 5 },
+          {
+            tokenX: BONK,
+            tokenY: USDC,
+            authority: AUTH1,
+            quotingAuthority: QUOTER1,
+            poolState: 'Initialized',
+            midpriceQ32: 1n << 32n,
+            spreadFactorQ32: 4_000_000_000n,
+          },
+        ),
+      ]);
+      await waitFor(
+        async () => (await h.db.pool.query('SELECT 1 FROM read.pools WHERE address = $1', [pool])).rowCount === 1,
+        20_000,
+        'the new pool to be projected',
+      );
       expect(fresh.get(PoolListSnapshot).find('mainnet-beta', pool)).toBeUndefined();
       const one = await send(freshPort, `/pools/${pool}`);
       expect(one.status).toBe(200);
@@ -306,12 +365,20 @@ describe('HTTP for clients', () => {
       expect(asNumbers).toContain('"token_x_amount":18446744073709551615');
       expect(asStrings.body.toString().replace(/"token_(x|y)_amount":"([0-9]+)"/g, '"token_$1_amount":$2')).toBe(asNumbers);
       const list = json(await send(port, '/pools?raw_amounts=string'));
-      expect(list.data.every((p: { token_x_amount: unknown; token_y_amount: unknown }) => typeof p.token_x_amount === 'string' && typeof p.token_y_amount === 'string')).toBe(true);
+      expect(
+        list.data.every(
+          (p: { token_x_amount: unknown; token_y_amount: unknown }) => typeof p.token_x_amount === 'string' && typeof p.token_y_amount === 'string',
+        ),
+      ).toBe(true);
     });
 
     it('fees: protocol fees and recipient shares as exact decimal strings', async () => {
       const body = json(await send(port, `/pools/${POOL_A}/fees?raw_amounts=string`));
-      expect(body.totals).toEqual({ ...FEES_A['24h'], protocol_fee_x_raw: String(FEES_A['24h'].protocol_fee_x_raw), protocol_fee_y_raw: String(FEES_A['24h'].protocol_fee_y_raw) });
+      expect(body.totals).toEqual({
+        ...FEES_A['24h'],
+        protocol_fee_x_raw: String(FEES_A['24h'].protocol_fee_x_raw),
+        protocol_fee_y_raw: String(FEES_A['24h'].protocol_fee_y_raw),
+      });
       expect(body.protocol_fee_split).toEqual(SPLIT_A_24H.map((s) => ({ ...s, fee_x_raw: String(s.fee_x_raw), fee_y_raw: String(s.fee_y_raw) })));
     });
 

@@ -20,7 +20,13 @@ describe('GET /pools/:address/midprice/history', () => {
     return r.body;
   };
   const spreadFactor = Number(SPREAD_FACTOR) / 2 ** 32;
-  const point = (timestamp: number, k: MidKey) => ({ timestamp, slot: midSlot(k), midprice: midValue(k), base_spread_factor: spreadFactor, signature: expect.any(String) });
+  const point = (timestamp: number, k: MidKey) => ({
+    timestamp,
+    slot: midSlot(k),
+    midprice: midValue(k),
+    base_spread_factor: spreadFactor,
+    signature: expect.any(String),
+  });
 
   describe('sampled', () => {
     it('defaults: timeframe 1h over [end − 86400, end], end = now; no next_cursor', async () => {
@@ -60,7 +66,9 @@ describe('GET /pools/:address/midprice/history', () => {
       expect(body.timeframe).toBe(tf);
       const size = { '1m': 60, '5m': 300, '30m': 1800, '1h': 3600, '2h': 7200, '4h': 14400, '12h': 43200, '24h': 86400 }[tf]!;
       for (const s of body.data) expect(s.timestamp % size).toBe(0);
-      expect(body.data.map((s: { timestamp: number }) => s.timestamp)).toEqual([...body.data.map((s: { timestamp: number }) => s.timestamp)].sort((a, b) => a - b));
+      expect(body.data.map((s: { timestamp: number }) => s.timestamp)).toEqual(
+        [...body.data.map((s: { timestamp: number }) => s.timestamp)].sort((a, b) => a - b),
+      );
     });
 
     it('start_time and end_time are inclusive and echoed', async () => {
@@ -77,7 +85,7 @@ describe('GET /pools/:address/midprice/history', () => {
       expect((await history(`?start_time=${NOW - DAY - 10}&timeframe=1m`)).data[0]).toEqual(point(Math.floor((NOW - DAY - 10) / 60) * 60, 'm6'));
     });
 
-    it('at most 100000 buckets, counted from the pool\'s first recorded hour', async () => {
+    it("at most 100000 buckets, counted from the pool's first recorded hour", async () => {
       expect((await history('?start_time=0&timeframe=1h')).data).toHaveLength(3); // m6's hour, H0 − 2h, H0
       expect((await history('?start_time=0&timeframe=1m')).data).toHaveLength(6);
       const r = await h.get(url('?start_time=0&end_time=9999999999&timeframe=1m'));
@@ -93,7 +101,13 @@ describe('GET /pools/:address/midprice/history', () => {
       const body = await raw('');
       expect(body).toMatchObject({ start_time: NOW - DAY, end_time: NOW, timeframe: 'raw', next_cursor: null });
       expect(body.data.map((p: { slot: number }) => p.slot)).toEqual((['m7', 'm5', 'm4b', 'm4a', 'm3c', 'm3b', 'm3a', 'm2', 'm1'] as MidKey[]).map(midSlot));
-      expect(body.data[0]).toEqual({ timestamp: NOW, slot: midSlot('m7'), midprice: midValue('m7'), base_spread_factor: spreadFactor, signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/) });
+      expect(body.data[0]).toEqual({
+        timestamp: NOW,
+        slot: midSlot('m7'),
+        midprice: midValue('m7'),
+        base_spread_factor: spreadFactor,
+        signature: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/),
+      });
     });
 
     it('limit defaults to 200; a page ends on a whole second; next_cursor = oldest timestamp of the page', async () => {
@@ -136,7 +150,10 @@ describe('GET /pools/:address/midprice/history', () => {
     it('limit range 1..1000', async () => {
       expect((await raw('&limit=1000')).data).toHaveLength(9);
       for (const v of ['0', '1001', '-1', '2.5', 'x']) {
-        expect(await h.get(url(`?timeframe=raw&limit=${v}`))).toMatchObject({ status: 400, body: { message: 'limit must be an integer from 1 to 1000 (default 200)', error: 'Bad Request' } });
+        expect(await h.get(url(`?timeframe=raw&limit=${v}`))).toMatchObject({
+          status: 400,
+          body: { message: 'limit must be an integer from 1 to 1000 (default 200)', error: 'Bad Request' },
+        });
       }
     });
   });
@@ -145,17 +162,31 @@ describe('GET /pools/:address/midprice/history', () => {
     it.each([['3m'], ['1H'], ['raw2'], [''], ['1d']])('timeframe=%p → 400 Invalid timeframe', async (v) => {
       expect(await h.get(url(`?timeframe=${v}`))).toMatchObject({ status: 400, body: { statusCode: 400, message: 'Invalid timeframe', error: 'Bad Request' } });
     });
-    it.each([['start_time', '-1'], ['start_time', '1.5'], ['start_time', 'yesterday'], ['end_time', '1764003725000'], ['end_time', ''], ['start_time', '1e9'], ['end_time', '0x10']])(
-      '%s=%p → 400 start_time and end_time must be valid unix timestamps in seconds',
-      async (name, v) => {
-        expect(await h.get(url(`?${name}=${v}`))).toMatchObject({ status: 400, body: { statusCode: 400, message: 'start_time and end_time must be valid unix timestamps in seconds', error: 'Bad Request' } });
-      },
-    );
+    it.each([
+      ['start_time', '-1'],
+      ['start_time', '1.5'],
+      ['start_time', 'yesterday'],
+      ['end_time', '1764003725000'],
+      ['end_time', ''],
+      ['start_time', '1e9'],
+      ['end_time', '0x10'],
+    ])('%s=%p → 400 start_time and end_time must be valid unix timestamps in seconds', async (name, v) => {
+      expect(await h.get(url(`?${name}=${v}`))).toMatchObject({
+        status: 400,
+        body: { statusCode: 400, message: 'start_time and end_time must be valid unix timestamps in seconds', error: 'Bad Request' },
+      });
+    });
     it.each([['-5'], ['1.2'], ['abc'], ['1764003725000'], ['']])('cursor=%p → 400 cursor must be a valid unix timestamp in seconds', async (v) => {
-      expect(await h.get(url(`?timeframe=raw&cursor=${v}`))).toMatchObject({ status: 400, body: { statusCode: 400, message: 'cursor must be a valid unix timestamp in seconds', error: 'Bad Request' } });
+      expect(await h.get(url(`?timeframe=raw&cursor=${v}`))).toMatchObject({
+        status: 400,
+        body: { statusCode: 400, message: 'cursor must be a valid unix timestamp in seconds', error: 'Bad Request' },
+      });
     });
     it('start_time after end_time → 400', async () => {
-      expect(await h.get(url(`?start_time=${NOW}&end_time=${NOW - 1}`))).toMatchObject({ status: 400, body: { message: 'start_time must be less than or equal to end_time' } });
+      expect(await h.get(url(`?start_time=${NOW}&end_time=${NOW - 1}`))).toMatchObject({
+        status: 400,
+        body: { message: 'start_time must be less than or equal to end_time' },
+      });
     });
     it('unknown pool / other cluster → 404 Pool not found', async () => {
       expect(await h.get(url('', UNKNOWN_POOL))).toMatchObject({ status: 404, body: { message: 'Pool not found' } });

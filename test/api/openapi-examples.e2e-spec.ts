@@ -12,7 +12,12 @@ describe('OpenAPI examples are demo data', () => {
   const pool = truth.pools.find((p) => p.config === DEMO_EXAMPLES.pool);
 
   it('the example pool is a pool of the demo, with the example authority, mints and a split recipient', () => {
-    expect(pool).toMatchObject({ authority: DEMO_EXAMPLES.authority, quoting_authority: DEMO_EXAMPLES.quotingAuthority, mint_x: DEMO_EXAMPLES.mintX, mint_y: DEMO_EXAMPLES.mintY });
+    expect(pool).toMatchObject({
+      authority: DEMO_EXAMPLES.authority,
+      quoting_authority: DEMO_EXAMPLES.quotingAuthority,
+      mint_x: DEMO_EXAMPLES.mintX,
+      mint_y: DEMO_EXAMPLES.mintY,
+    });
     const splits = truth.fee_split_changes.filter((c) => c.pool_config === DEMO_EXAMPLES.pool);
     expect(JSON.stringify(splits)).toContain(DEMO_EXAMPLES.recipient);
   });

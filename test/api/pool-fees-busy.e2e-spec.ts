@@ -25,7 +25,12 @@ const BUSY = addr('pool:busy');
 
 function busyEvents(): HadronEvent[] {
   const buy = (at: number, split = SPLIT_60_40, bump = 0) => swapExecuted({ pool: BUSY, blockTime: at, bump }, buyA(split));
-  const events: HadronEvent[] = [poolDiscovered({ pool: BUSY, blockTime: NOW - 10 * 86_400 }, { tokenX: SOL, tokenY: USDC, authority: addr('busy:auth'), quotingAuthority: addr('busy:quoter'), midpriceQ32: MID_A, spreadFactorQ32: Q32 })];
+  const events: HadronEvent[] = [
+    poolDiscovered(
+      { pool: BUSY, blockTime: NOW - 10 * 86_400 },
+      { tokenX: SOL, tokenY: USDC, authority: addr('busy:auth'), quotingAuthority: addr('busy:quoter'), midpriceQ32: MID_A, spreadFactorQ32: Q32 },
+    ),
+  ];
   events.push(buy(H0 - 3600 + 124)); // 16:02:04
   for (const s of [125, 150, 179]) events.push(buy(H0 - 3600 + s)); // 16:02:05, :30, :59
   for (let m = 3; m < 60; m++) events.push(buy(H0 - 3600 + m * 60 + 30));
@@ -34,7 +39,14 @@ function busyEvents(): HadronEvent[] {
   return events;
 }
 
-const totals = (n: number) => ({ volume_usd: n, spread_usd: Number((0.0015 * n).toFixed(6)), protocol_fee_usd: Number((0.001 * n).toFixed(6)), protocol_fee_x_raw: 0, protocol_fee_y_raw: 1000 * n, swap_count: n });
+const totals = (n: number) => ({
+  volume_usd: n,
+  spread_usd: Number((0.0015 * n).toFixed(6)),
+  protocol_fee_usd: Number((0.001 * n).toFixed(6)),
+  protocol_fee_x_raw: 0,
+  protocol_fee_y_raw: 1000 * n,
+  swap_count: n,
+});
 /** n swaps of which the last is 50/50, the others 60/40. */
 const split = (n: number) => [
   { recipient: R1, ppm: 500_000, fee_usd: (600 * (n - 1) + 500) / 1e6, fee_x_raw: 0, fee_y_raw: 600 * (n - 1) + 500 },
@@ -55,7 +67,13 @@ describe('GET /pools/:address/fees on a busy pool', () => {
   };
 
   it('1h holds 82 swaps, 60 of them in the leading edge hour, with a cap of 5: exact and not truncated', async () => {
-    expect(await fees('?interval=1h')).toMatchObject({ start_time: NOW - 3600, end_time: NOW, totals: totals(82), protocol_fee_split: split(82), truncated: false });
+    expect(await fees('?interval=1h')).toMatchObject({
+      start_time: NOW - 3600,
+      end_time: NOW,
+      totals: totals(82),
+      protocol_fee_split: split(82),
+      truncated: false,
+    });
   });
 
   it.each(['24h', '7d', 'all'] as const)('%s: 83 swaps, exact (the swap one second after the request time is in no window)', async (interval) => {
@@ -86,7 +104,10 @@ describe('GET /pools/:address/fees while the served swaps build is still v1 (in-
 
   it('answers exactly from the v1 views (no read.fee_recipient_minute yet): splits from raw rows for the minute runs', async () => {
     expect((await h.db.pool.query("SELECT to_regclass('read.fee_recipient_minute') AS v")).rows[0].v).toBeNull();
-    for (const [interval, split] of [['1h', SPLIT_A_1H], ['24h', SPLIT_A_24H]] as const) {
+    for (const [interval, split] of [
+      ['1h', SPLIT_A_1H],
+      ['24h', SPLIT_A_24H],
+    ] as const) {
       const r = await h.get(`/pools/${POOL_A}/fees?interval=${interval}`);
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ totals: FEES_A[interval], protocol_fee_split: split, truncated: false });

@@ -30,13 +30,16 @@ describe('GET /pools/:address/fees', () => {
     });
   });
 
-  it.each(['1h', '24h', '7d', '30d', 'all'] as const)('interval=%s: exact totals (whole hours and minutes from rollups + raw partial minutes)', async (interval) => {
-    const body = await fees(POOL_A, `?interval=${interval}`);
-    expect(body.interval).toBe(interval);
-    expect(body.end_time).toBe(NOW);
-    expect(body.totals).toEqual(FEES_A[interval]);
-    expect(body.truncated).toBe(false);
-  });
+  it.each(['1h', '24h', '7d', '30d', 'all'] as const)(
+    'interval=%s: exact totals (whole hours and minutes from rollups + raw partial minutes)',
+    async (interval) => {
+      const body = await fees(POOL_A, `?interval=${interval}`);
+      expect(body.interval).toBe(interval);
+      expect(body.end_time).toBe(NOW);
+      expect(body.totals).toEqual(FEES_A[interval]);
+      expect(body.truncated).toBe(false);
+    },
+  );
 
   it('start_time is 0 for all; otherwise end − length', async () => {
     expect((await fees(POOL_A, '?interval=all')).start_time).toBe(0);
@@ -88,12 +91,20 @@ describe('GET /pools/:address/fees', () => {
       expect(await fees(POOL_A, '?cluster=mainnet-beta')).toEqual(await fees(POOL_A));
     });
     it('an invalid cluster: 400 naming the allowed values', async () => {
-      expect(await h.get(`/pools/${POOL_A}/fees?cluster=localnet`)).toMatchObject({ status: 400, body: { message: 'cluster must be one of: mainnet-beta, devnet', error: 'Bad Request' } });
+      expect(await h.get(`/pools/${POOL_A}/fees?cluster=localnet`)).toMatchObject({
+        status: 400,
+        body: { message: 'cluster must be one of: mainnet-beta, devnet', error: 'Bad Request' },
+      });
     });
   });
 
   it('an unknown pool: 404 Pool not found', async () => {
-    expect(await h.get(`/pools/${UNKNOWN_POOL}/fees`)).toEqual(expect.objectContaining({ status: 404, body: { statusCode: 404, message: 'Pool not found', error: 'Not Found', code: 'pool_not_found', parameter: 'address' } }));
+    expect(await h.get(`/pools/${UNKNOWN_POOL}/fees`)).toEqual(
+      expect.objectContaining({
+        status: 404,
+        body: { statusCode: 404, message: 'Pool not found', error: 'Not Found', code: 'pool_not_found', parameter: 'address' },
+      }),
+    );
     expect((await h.get('/pools/not-even-base58!/fees')).status).toBe(400); // not an address at all (edge-hardening e2e)
   });
 
@@ -127,8 +138,16 @@ describe('GET /pools/:address/fees', () => {
     });
     it('a cap equal to the edge swaps is not truncation', async () => {
       const app = await h.startApp({ FEES_SWAP_CAP: '2' });
-      expect((await inject(app, `/pools/${POOL_A}/fees?interval=24h`)).body).toMatchObject({ truncated: false, totals: FEES_A['24h'], protocol_fee_split: SPLIT_A_24H });
-      expect((await inject(app, `/pools/${POOL_A}/fees?interval=1h`)).body).toMatchObject({ truncated: false, totals: FEES_A['1h'], protocol_fee_split: SPLIT_A_1H });
+      expect((await inject(app, `/pools/${POOL_A}/fees?interval=24h`)).body).toMatchObject({
+        truncated: false,
+        totals: FEES_A['24h'],
+        protocol_fee_split: SPLIT_A_24H,
+      });
+      expect((await inject(app, `/pools/${POOL_A}/fees?interval=1h`)).body).toMatchObject({
+        truncated: false,
+        totals: FEES_A['1h'],
+        protocol_fee_split: SPLIT_A_1H,
+      });
     });
   });
 });

@@ -73,16 +73,22 @@ describe('GET /pools', () => {
       expect((await list('?page_size=100')).page_size).toBe(100);
     });
     it.each([['0'], ['-1'], ['1.5'], ['abc'], [''], ['1e1'], ['9007199254740992']])('page=%p → 400 naming page', async (v) => {
-      expect(await h.get(`/pools?page=${v}`)).toMatchObject({ status: 400, body: { statusCode: 400, message: 'page must be an integer >= 1 (default 1)', error: 'Bad Request' } });
+      expect(await h.get(`/pools?page=${v}`)).toMatchObject({
+        status: 400,
+        body: { statusCode: 400, message: 'page must be an integer >= 1 (default 1)', error: 'Bad Request' },
+      });
     });
     it.each([['0'], ['101'], ['-5'], ['20.5'], ['twenty']])('page_size=%p → 400 naming page_size and its range', async (v) => {
-      expect(await h.get(`/pools?page_size=${v}`)).toMatchObject({ status: 400, body: { message: 'page_size must be an integer from 1 to 100 (default 20)', error: 'Bad Request' } });
+      expect(await h.get(`/pools?page_size=${v}`)).toMatchObject({
+        status: 400,
+        body: { message: 'page_size must be an integer from 1 to 100 (default 20)', error: 'Bad Request' },
+      });
     });
   });
 
   describe('query', () => {
     it('matches the pool name case-insensitively', async () => {
-      expect((await addresses('?query=sol%2Fusdc'))).toEqual([POOL_A]);
+      expect(await addresses('?query=sol%2Fusdc')).toEqual([POOL_A]);
     });
     it('matches a token symbol case-insensitively (either side)', async () => {
       expect(await addresses('?query=SoL')).toEqual([POOL_A, POOL_C]);
@@ -151,7 +157,9 @@ describe('GET /pools', () => {
     it.each([['tvl'], ['tvl:up'], ['price:desc'], ['TVL:DESC'], ['']])('sort_by=%p → 400 listing the allowed values', async (v) => {
       const r = await h.get(`/pools?sort_by=${v}`);
       expect(r.status).toBe(400);
-      expect(r.body.message).toBe('sort_by must be one of: tvl:asc, tvl:desc, volume_24h:asc, volume_24h:desc, fees_24h:asc, fees_24h:desc (default volume_24h:desc)');
+      expect(r.body.message).toBe(
+        'sort_by must be one of: tvl:asc, tvl:desc, volume_24h:asc, volume_24h:desc, fees_24h:asc, fees_24h:desc (default volume_24h:desc)',
+      );
     });
   });
 
@@ -166,7 +174,10 @@ describe('GET /pools', () => {
       expect(body.data[0]).toMatchObject({ address: POOL_D, name: 'WIF/USDC', token_x: { address: WIF.mint }, volume: { '24h': 9 } });
     });
     it.each([['testnet'], ['Devnet'], ['']])('cluster=%p → 400 naming the allowed values', async (v) => {
-      expect(await h.get(`/pools?cluster=${v}`)).toMatchObject({ status: 400, body: { statusCode: 400, message: 'cluster must be one of: mainnet-beta, devnet', error: 'Bad Request' } });
+      expect(await h.get(`/pools?cluster=${v}`)).toMatchObject({
+        status: 400,
+        body: { statusCode: 400, message: 'cluster must be one of: mainnet-beta, devnet', error: 'Bad Request' },
+      });
     });
   });
 

@@ -10,10 +10,78 @@ describe('random query strings never produce a 5xx', () => {
   });
   afterAll(async () => h?.close());
 
-  const KNOWN = ['page', 'page_size', 'query', 'authority', 'quoting_authority', 'token', 'token_x', 'token_y', 'pool_state', 'sort_by', 'cluster', 'interval', 'timeframe', 'start_time', 'end_time', 'limit', 'cursor'];
-  const SPECIAL = ['&', '=', '?', '+', ';', ',', '/', '[', ']', '%', '%%', '%0', '%zz', '%E0%A4%A', '%00', '%FF', '*', '!', '$', "'", '(', ')', '~', '-', '.', '_'];
+  const KNOWN = [
+    'page',
+    'page_size',
+    'query',
+    'authority',
+    'quoting_authority',
+    'token',
+    'token_x',
+    'token_y',
+    'pool_state',
+    'sort_by',
+    'cluster',
+    'interval',
+    'timeframe',
+    'start_time',
+    'end_time',
+    'limit',
+    'cursor',
+  ];
+  const SPECIAL = [
+    '&',
+    '=',
+    '?',
+    '+',
+    ';',
+    ',',
+    '/',
+    '[',
+    ']',
+    '%',
+    '%%',
+    '%0',
+    '%zz',
+    '%E0%A4%A',
+    '%00',
+    '%FF',
+    '*',
+    '!',
+    '$',
+    "'",
+    '(',
+    ')',
+    '~',
+    '-',
+    '.',
+    '_',
+  ];
   const value = fc.oneof(
-    fc.constantFrom('', '0', '-0', '-1', '1', '01', '1.0', '1.5', '1e3', '0x10', '9007199254740993', '9999999999', '10000000000', '1764003725', '1764003725000', 'NaN', 'Infinity', 'null', 'true', '[]', '{}', '__proto__'),
+    fc.constantFrom(
+      '',
+      '0',
+      '-0',
+      '-1',
+      '1',
+      '01',
+      '1.0',
+      '1.5',
+      '1e3',
+      '0x10',
+      '9007199254740993',
+      '9999999999',
+      '10000000000',
+      '1764003725',
+      '1764003725000',
+      'NaN',
+      'Infinity',
+      'null',
+      'true',
+      '[]',
+      '{}',
+      '__proto__',
+    ),
     fc.constantFrom('raw', '1m', '1h', '24h', '7d', '30d', 'all', 'devnet', 'mainnet-beta', 'tvl:desc', 'fees_24h:asc', 'Initialized', POOL_A),
     fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }).map(String),
     fc.double({ noNaN: false }).map(String),
@@ -23,11 +91,19 @@ describe('random query strings never produce a 5xx', () => {
   );
   const key = fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...KNOWN) },
-    { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'a[b]', 'page[]', 'page.x', '', '%', '%zz') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'a[b]', 'page[]', 'page.x', '', '%', '%zz'),
+    },
     { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent) },
   );
-  const query = fc.array(fc.tuple(key, value, fc.boolean()), { maxLength: 6 }).map((pairs) => pairs.map(([k, v, withEq]) => (withEq || v ? `${k}=${v}` : k)).join('&'));
-  const address = fc.oneof(fc.constantFrom(POOL_A, POOL_D, UNKNOWN_POOL, 'x', '%20', '%zz', '..', '%2F'), fc.string({ minLength: 1, maxLength: 60 }).map(encodeURIComponent));
+  const query = fc
+    .array(fc.tuple(key, value, fc.boolean()), { maxLength: 6 })
+    .map((pairs) => pairs.map(([k, v, withEq]) => (withEq || v ? `${k}=${v}` : k)).join('&'));
+  const address = fc.oneof(
+    fc.constantFrom(POOL_A, POOL_D, UNKNOWN_POOL, 'x', '%20', '%zz', '..', '%2F'),
+    fc.string({ minLength: 1, maxLength: 60 }).map(encodeURIComponent),
+  );
   const path = fc.oneof(
     fc.constant('/pools'),
     address.map((a) => `/pools/${a}/fees`),

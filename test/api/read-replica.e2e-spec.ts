@@ -30,7 +30,12 @@ describe('API on a streaming read replica', () => {
   const apps: NestFastifyApplication[] = [];
   const log = createLogger('replica-e2e', process.env.E2E_LOG_LEVEL ?? 'silent');
   const replicaApp = async (env: Record<string, string> = {}) => {
-    const app = await createApiApp({ pool: replicaPool, config: apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', ...env }), logger: log, clock: () => NOW * 1000 });
+    const app = await createApiApp({
+      pool: replicaPool,
+      config: apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', ...env }),
+      logger: log,
+      clock: () => NOW * 1000,
+    });
     apps.push(app);
     return app;
   };
@@ -82,7 +87,10 @@ describe('API on a streaming read replica', () => {
     const r = await inject(app, '/health/ready');
     expect(r.status).toBe(200);
     expect(r.body.detail.replica).toMatchObject({ replay_lag_s: 0, paused: false, replay_lsn: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/) });
-    const [{ replayed }] = await withClient(replica.adminUrl, async (c) => (await c.query<{ replayed: boolean }>('SELECT $1::pg_lsn >= $2::pg_lsn AS replayed', [r.body.detail.replica.replay_lsn, lsn])).rows);
+    const [{ replayed }] = await withClient(
+      replica.adminUrl,
+      async (c) => (await c.query<{ replayed: boolean }>('SELECT $1::pg_lsn >= $2::pg_lsn AS replayed', [r.body.detail.replica.replay_lsn, lsn])).rows,
+    );
     expect(replayed).toBe(true);
     expect((await h.get('/health/ready')).body.detail.replica).toBeNull();
   });
@@ -93,7 +101,9 @@ describe('API on a streaming read replica', () => {
     const query = `/pools?query=${fresh}`;
     await replica.pauseReplay();
     try {
-      await h.project([poolDiscovered({ pool: fresh, blockTime: NOW - 5 }, { tokenX: WIF, tokenY: USDC, authority: AUTH2, quotingAuthority: null, midpriceQ32: null })]);
+      await h.project([
+        poolDiscovered({ pool: fresh, blockTime: NOW - 5 }, { tokenX: WIF, tokenY: USDC, authority: AUTH2, quotingAuthority: null, midpriceQ32: null }),
+      ]);
       await publishCaughtUp(h.db.pool);
       expect((await h.get(query)).body.total).toBe(1); // on the primary
       let ready = await inject(app, '/health/ready');
@@ -116,7 +126,11 @@ describe('API on a streaming read replica', () => {
   it('the API process as users start it: DATABASE_URL the primary, DATABASE_READ_URL the replica — it reads the replica', async () => {
     const port = await freePort();
     const database = new URL(h.db.url).pathname.slice(1);
-    const api = startEntry('apps/api/src/main.ts', { DATABASE_URL: h.db.url, DATABASE_READ_URL: replica.urlFor(database), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' }, []);
+    const api = startEntry(
+      'apps/api/src/main.ts',
+      { DATABASE_URL: h.db.url, DATABASE_READ_URL: replica.urlFor(database), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+      [],
+    );
     try {
       const base = `http://127.0.0.1:${port}`;
       let ready: { status?: string; detail?: { replica: unknown } } = {};
@@ -131,10 +145,14 @@ describe('API on a streaming read replica', () => {
       );
       expect(ready.detail?.replica).toMatchObject({ paused: false }); // null on a primary
       expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/^hadron_api_replica_replay_lag_seconds 0$/m);
-      const [{ n }] = await withClient(replica.adminUrl, async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'hadron-api%'")).rows);
+      const [{ n }] = await withClient(
+        replica.adminUrl,
+        async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'hadron-api%'")).rows,
+      );
       expect(n).toBeGreaterThan(0);
       // The answers that do not depend on the request time (this process runs on the real clock).
-      for (const url of urls.filter((u) => !u.includes('/fees?') && !u.includes('/history'))) expect([url, await (await fetch(`${base}${url}`)).text()]).toEqual([url, (await h.get(url)).text]);
+      for (const url of urls.filter((u) => !u.includes('/fees?') && !u.includes('/history')))
+        expect([url, await (await fetch(`${base}${url}`)).text()]).toEqual([url, (await h.get(url)).text]);
     } finally {
       api.child.kill('SIGTERM');
       await api.exited;

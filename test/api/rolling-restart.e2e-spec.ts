@@ -66,7 +66,12 @@ function startApi(port: number): ApiProcess {
     // The projector status is published once by the test; it must not go stale during the run.
     READY_MAX_STALENESS_S: '86400',
   });
-  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/api/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/api/src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
@@ -128,15 +133,29 @@ class Balancer {
       return;
     }
     const backend = ready[this.next++ % ready.length];
-    const upstream = httpRequest({ host: '127.0.0.1', port: backend.port, path: req.url, method: req.method, headers: { ...req.headers, host: `127.0.0.1:${backend.port}` }, agent: this.agent }, (up) => {
-      const headers: Record<string, string | string[] | undefined> = { ...up.headers, 'x-backend': String(backend.port), 'x-backend-connection': String(up.headers.connection ?? '') };
-      delete headers.connection;
-      delete headers['keep-alive'];
-      delete headers['transfer-encoding'];
-      res.writeHead(up.statusCode!, headers);
-      up.pipe(res);
-      up.on('error', () => res.destroy());
-    });
+    const upstream = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: backend.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: `127.0.0.1:${backend.port}` },
+        agent: this.agent,
+      },
+      (up) => {
+        const headers: Record<string, string | string[] | undefined> = {
+          ...up.headers,
+          'x-backend': String(backend.port),
+          'x-backend-connection': String(up.headers.connection ?? ''),
+        };
+        delete headers.connection;
+        delete headers['keep-alive'];
+        delete headers['transfer-encoding'];
+        res.writeHead(up.statusCode!, headers);
+        up.pipe(res);
+        up.on('error', () => res.destroy());
+      },
+    );
     upstream.on('error', (e: NodeJS.ErrnoException) => {
       if (res.headersSent) res.destroy();
       else res.writeHead(502, { 'content-type': 'text/plain', 'x-backend': String(backend.port) }).end(`bad gateway: ${e.code ?? e.message}`);
@@ -170,7 +189,14 @@ async function client(id: number, port: number, agent: Agent, stop: () => boolea
             } catch {
               if (status === 200) status = -1; // a truncated 200 is a failure too
             }
-            ok({ at: Date.now(), path, status, backend: res.headers['x-backend'] as string | undefined, draining: res.headers['x-backend-connection'] === 'close', error: status === 200 ? undefined : body.slice(0, 200) });
+            ok({
+              at: Date.now(),
+              path,
+              status,
+              backend: res.headers['x-backend'] as string | undefined,
+              draining: res.headers['x-backend-connection'] === 'close',
+              error: status === 200 ? undefined : body.slice(0, 200),
+            });
           });
           res.on('error', (e) => ok({ at: Date.now(), path, status: 0, backend: undefined, draining: false, error: String(e) }));
         });
@@ -270,7 +296,10 @@ it('restarting each of two API processes in turn under continuous traffic throug
   // Every process, both generations, drained: not ready, grace, closed, then stopped cleanly, exit 0.
   expect(lastCodes).toEqual([0, 0]);
   for (const p of processes) {
-    const said = p.output().split('\n').filter((l) => /api: (shutting down|grace period over|drained|stopped cleanly)/.test(l));
+    const said = p
+      .output()
+      .split('\n')
+      .filter((l) => /api: (shutting down|grace period over|drained|stopped cleanly)/.test(l));
     expect({ port: p.port, said: said.map((l) => JSON.parse(l).msg as string) }).toEqual({
       port: p.port,
       said: [

@@ -71,7 +71,10 @@ it('readiness turns 503 (shutting down) as soon as draining starts, while /pools
   const started = Date.now();
   const drained = drainApiApp(app, graceMs);
   const ready = await get(port, '/health/ready', agent);
-  expect(ready).toMatchObject({ status: 503, body: { status: 'not ready', detail: { database: 'ok', pool_list: { loaded: true, pools: 6 }, reasons: ['shutting down'] } } });
+  expect(ready).toMatchObject({
+    status: 503,
+    body: { status: 'not ready', detail: { database: 'ok', pool_list: { loaded: true, pools: 6 }, reasons: ['shutting down'] } },
+  });
   expect(ready.body.detail.projections).toHaveLength(ALL_PROJECTIONS.length); // each projection's status (publishCaughtUp)
   // Every response now asks the client to drop its kept-alive socket to this replica.
   expect(ready.headers.connection).toBe('close');

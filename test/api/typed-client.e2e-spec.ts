@@ -20,7 +20,7 @@ describe('typed client (libs/client) against a running API', () => {
     h = await startApiHarness({ now: NOW, events: datasetEvents() });
     await publishCaughtUp(h.db.pool);
     // The API picks the indexers' published progress up on its own schedule: answers agree once it has.
-    await waitFor(async () => (await h.get('/pools')).body?.as_of?.slot !== null, 10_000, 'the API to read the indexers\' progress');
+    await waitFor(async () => (await h.get('/pools')).body?.as_of?.slot !== null, 10_000, "the API to read the indexers' progress");
     await h.app.listen(0, '127.0.0.1');
     const a = h.app.getHttpServer().address();
     base = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
@@ -45,7 +45,9 @@ describe('typed client (libs/client) against a running API', () => {
 
   describe('every endpoint answers as a plain fetch of the same URL does', () => {
     it('GET /pools with filters, sorting and paging', async () => {
-      const { data, error, response } = await client.GET('/pools', { params: { query: { cluster: 'mainnet-beta', sort_by: 'tvl:desc', page: 2, page_size: 2 } } });
+      const { data, error, response } = await client.GET('/pools', {
+        params: { query: { cluster: 'mainnet-beta', sort_by: 'tvl:desc', page: 2, page_size: 2 } },
+      });
       expect(error).toBeUndefined();
       expect(response.status).toBe(200);
       expect(data).toEqual((await plain('/pools?cluster=mainnet-beta&sort_by=tvl%3Adesc&page=2&page_size=2')).body);
@@ -97,7 +99,9 @@ describe('typed client (libs/client) against a running API', () => {
     });
 
     it('GET /pools/{address}/volume/history', async () => {
-      const { data } = await client.GET('/pools/{address}/volume/history', { params: { path: { address: POOL_A }, query: { timeframe: '24h', start_time: NOW - 7 * DAY, end_time: NOW } } });
+      const { data } = await client.GET('/pools/{address}/volume/history', {
+        params: { path: { address: POOL_A }, query: { timeframe: '24h', start_time: NOW - 7 * DAY, end_time: NOW } },
+      });
       expect(data).toEqual((await plain(`/pools/${POOL_A}/volume/history?timeframe=24h&start_time=${NOW - 7 * DAY}&end_time=${NOW}`)).body);
       expect(data!.data.length).toBeGreaterThan(0);
     });
@@ -197,7 +201,9 @@ describe('typed client (libs/client) against a running API', () => {
 
   describe('coverage (runs last)', () => {
     it('every operation of the committed OpenAPI document was called through the client above', () => {
-      const document = JSON.parse(readFileSync(resolve(__dirname, '../../apps/api/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+      const document = JSON.parse(readFileSync(resolve(__dirname, '../../apps/api/openapi.json'), 'utf8')) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
       const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
       expect(documented.filter((op) => !called.has(op))).toEqual([]);
     });

@@ -52,19 +52,33 @@ describe('GET /pools/:address/volume/history', () => {
     expect(await h.get(url('', UNKNOWN_POOL))).toMatchObject({ status: 404, body: { message: 'Pool not found' } });
   });
 
-  it.each([['1h'], ['4h'], ['12h'], ['1d'], ['7d'], [''], ['24H']])('timeframe=%p → 400 Only 24h timeframe is supported for volume history in v1', async (v) => {
-    expect(await h.get(url(`?timeframe=${v}`))).toMatchObject({
+  it.each([['1h'], ['4h'], ['12h'], ['1d'], ['7d'], [''], ['24H']])(
+    'timeframe=%p → 400 Only 24h timeframe is supported for volume history in v1',
+    async (v) => {
+      expect(await h.get(url(`?timeframe=${v}`))).toMatchObject({
+        status: 400,
+        body: { statusCode: 400, message: 'Only 24h timeframe is supported for volume history in v1', error: 'Bad Request' },
+      });
+    },
+  );
+
+  it.each([
+    ['start_time', '-86400'],
+    ['end_time', '1.5'],
+    ['start_time', 'last-week'],
+    ['end_time', '1764003725123'],
+  ])('%s=%p → 400 naming the timestamp rule', async (name, v) => {
+    expect(await h.get(url(`?${name}=${v}`))).toMatchObject({
       status: 400,
-      body: { statusCode: 400, message: 'Only 24h timeframe is supported for volume history in v1', error: 'Bad Request' },
+      body: { message: 'start_time and end_time must be valid unix timestamps in seconds' },
     });
   });
 
-  it.each([['start_time', '-86400'], ['end_time', '1.5'], ['start_time', 'last-week'], ['end_time', '1764003725123']])('%s=%p → 400 naming the timestamp rule', async (name, v) => {
-    expect(await h.get(url(`?${name}=${v}`))).toMatchObject({ status: 400, body: { message: 'start_time and end_time must be valid unix timestamps in seconds' } });
-  });
-
   it('start_time after end_time → 400 (also when the default start is after an explicit end)', async () => {
-    expect(await h.get(url(`?start_time=${NOW}&end_time=${NOW - 1}`))).toMatchObject({ status: 400, body: { message: 'start_time must be less than or equal to end_time' } });
+    expect(await h.get(url(`?start_time=${NOW}&end_time=${NOW - 1}`))).toMatchObject({
+      status: 400,
+      body: { message: 'start_time must be less than or equal to end_time' },
+    });
     expect(await h.get(url(`?end_time=${NOW - 8 * DAY}`))).toMatchObject({
       status: 400,
       body: { message: 'start_time must be less than or equal to end_time (start_time defaults to 7 days before now)' },

@@ -23,7 +23,12 @@ interface Compose {
   services: Record<string, { image?: string; command?: string[]; environment?: Record<string, string>; volumes?: string[]; ports?: string[] }>;
 }
 interface PromConfig {
-  scrape_configs: Array<{ job_name: string; metrics_path?: string; dns_sd_configs?: Array<{ names: string[]; type: string; port: number }>; static_configs?: Array<{ targets: string[] }> }>;
+  scrape_configs: Array<{
+    job_name: string;
+    metrics_path?: string;
+    dns_sd_configs?: Array<{ names: string[]; type: string; port: number }>;
+    static_configs?: Array<{ targets: string[] }>;
+  }>;
 }
 interface Datasources {
   datasources: Array<{ name: string; uid: string; type: string; url: string }>;
@@ -109,9 +114,16 @@ function analysePromql(raw: string): { metrics: Set<string>; labels: Set<string>
       if (m[1] === 'job' && (m[2] === '=' || m[2] === '=~')) jobs.push(...m[3]!.split('|'));
     }
   }
-  expr = expr.replace(/"(?:[^"\\]|\\.)*"/g, '""').replace(/\{[^}]*\}/g, ' ').replace(/\[[^\]]*\]/g, ' ');
+  expr = expr
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
+    .replace(/\{[^}]*\}/g, ' ')
+    .replace(/\[[^\]]*\]/g, ' ');
   for (const m of expr.matchAll(/\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g)) {
-    for (const l of m[2]!.split(',').map((s) => s.trim()).filter(Boolean)) labels.add(l);
+    for (const l of m[2]!
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      labels.add(l);
   }
   expr = expr.replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
   const metrics = new Set<string>();
@@ -133,7 +145,12 @@ const PROMETHEUS_SERIES = new Set(['up']);
  * dead-lettered events, and the projector's stall gauge (set at its first stall; the dashboard shows
  * 0 until then). A healthy run has no sample of them, so only their names can be checked here.
  */
-const INCIDENT_SERIES = new Set(['hadron_indexer_cycle_errors_total', 'hadron_projector_batch_failures_total', 'hadron_projector_dead_letters_total', 'hadron_projector_stalled']);
+const INCIDENT_SERIES = new Set([
+  'hadron_indexer_cycle_errors_total',
+  'hadron_projector_batch_failures_total',
+  'hadron_projector_dead_letters_total',
+  'hadron_projector_stalled',
+]);
 
 describe('monitoring: compose Prometheus and the Grafana dashboard', () => {
   it('Prometheus scrapes every deployable of docker-compose.yml on the port its ops listener is given there', () => {
@@ -160,7 +177,8 @@ describe('monitoring: compose Prometheus and the Grafana dashboard', () => {
     const mounts = bindMounts('prometheus');
     const configFlag = compose.services.prometheus!.command!.find((c) => c.startsWith('--config.file='))!.slice('--config.file='.length);
     expect(mounts.get(configFlag)).toBe(join(DEPLOY, 'prometheus/prometheus.yml'));
-    for (const s of ['prometheus', 'grafana']) expect({ s, image: compose.services[s]!.image }).toEqual({ s, image: expect.stringMatching(/:v?\d+\.\d+\.\d+$/) as string }); // pinned
+    for (const s of ['prometheus', 'grafana'])
+      expect({ s, image: compose.services[s]!.image }).toEqual({ s, image: expect.stringMatching(/:v?\d+\.\d+\.\d+$/) as string }); // pinned
   });
 
   it('Grafana is provisioned with that Prometheus and loads the dashboard directory compose mounts; no literal password', () => {
@@ -180,7 +198,10 @@ describe('monitoring: compose Prometheus and the Grafana dashboard', () => {
     const used = [
       ...allPanels(dashboard.panels)
         .filter((p) => p.type !== 'row')
-        .flatMap((p) => [{ where: p.title, ds: p.datasource }, ...(p.targets ?? []).map((t) => ({ where: `${p.title}: ${t.expr}`, ds: t.datasource ?? p.datasource }))]),
+        .flatMap((p) => [
+          { where: p.title, ds: p.datasource },
+          ...(p.targets ?? []).map((t) => ({ where: `${p.title}: ${t.expr}`, ds: t.datasource ?? p.datasource })),
+        ]),
       ...dashboard.templating.list.map((v) => ({ where: `$${v.name}`, ds: v.datasource })),
     ];
     expect(used.length).toBeGreaterThan(20);
@@ -205,7 +226,11 @@ describe('monitoring: compose Prometheus and the Grafana dashboard', () => {
         projector: startEntry('apps/projector/src/main.ts', { ...env, OPS_PORT: String(ports.projectorOps) }, children),
         // As compose runs it (metrics on API_OPS_PORT), reading "a replica" so the replica-lag gauge
         // exists: the primary itself (not in recovery, so readiness is unaffected).
-        api: startEntry('apps/api/src/main.ts', { ...env, PORT: String(ports.api), API_OPS_PORT: String(ports.apiOps), API_OPS_HOST: '127.0.0.1', DATABASE_READ_URL: db.url }, children),
+        api: startEntry(
+          'apps/api/src/main.ts',
+          { ...env, PORT: String(ports.api), API_OPS_PORT: String(ports.apiOps), API_OPS_HOST: '127.0.0.1', DATABASE_READ_URL: db.url },
+          children,
+        ),
       };
       const exits: string[] = [];
       for (const [name, p] of Object.entries(procs)) void p.exited.then((code) => exits.push(`${name} exited ${code}:\n${p.output().slice(-3000)}`));
@@ -220,11 +245,23 @@ describe('monitoring: compose Prometheus and the Grafana dashboard', () => {
       );
 
       // Traffic of every kind a panel shows: the list, per-pool queries, a 404, a 400.
-      const get = (path: string) => fetch(`http://127.0.0.1:${ports.api}${path}`).then(async (r) => ({ status: r.status, body: (await r.json()) as { data?: Array<{ address: string }> } }));
+      const get = (path: string) =>
+        fetch(`http://127.0.0.1:${ports.api}${path}`).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as { data?: Array<{ address: string }> },
+        }));
       const pools = await get('/pools');
       expect(pools.status).toBe(200);
       const address = pools.body.data![0]!.address;
-      for (const path of ['/pools', `/pools/${address}/fees?interval=24h`, `/pools/${address}/midprice/history`, `/pools/${address}/volume/history`, '/pools/11111111111111111111111111111111/fees', '/pools?page_size=0']) await get(path);
+      for (const path of [
+        '/pools',
+        `/pools/${address}/fees?interval=24h`,
+        `/pools/${address}/midprice/history`,
+        `/pools/${address}/volume/history`,
+        '/pools/11111111111111111111111111111111/fees',
+        '/pools?page_size=0',
+      ])
+        await get(path);
 
       const scrape = async (port: number) => parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
       await waitFor('RPC errors counted', async () => (await scrape(ports.indexerOps)).samples.has('hadron_indexer_rpc_errors_total'), 60_000, 250);
@@ -291,7 +328,9 @@ describe('monitoring: compose Prometheus and the Grafana dashboard', () => {
 describe('analysePromql', () => {
   it('finds series, labels and jobs, and leaves functions, keywords, durations and strings out', () => {
     expect(
-      analysePromql('histogram_quantile(0.99, sum by (le, route) (rate(hadron_api_request_duration_seconds_bucket{status_code=~"5..",job="api"}[$__rate_interval]))) or vector(0)'),
+      analysePromql(
+        'histogram_quantile(0.99, sum by (le, route) (rate(hadron_api_request_duration_seconds_bucket{status_code=~"5..",job="api"}[$__rate_interval]))) or vector(0)',
+      ),
     ).toEqual({ metrics: new Set(['hadron_api_request_duration_seconds_bucket']), labels: new Set(['status_code', 'job', 'le', 'route']), jobs: ['api'] });
     expect(analysePromql('sum by (job) (up{job=~"indexer|api"}) / on (job) group_left count(x_total offset 5m)')).toEqual({
       metrics: new Set(['up', 'x_total']),

@@ -46,7 +46,10 @@ describe('serving the explorer page', () => {
     const app = await appWithBundle({});
     for (const url of ['/', '/explorer/explorer.js']) {
       const r = await inject(app, url);
-      expect({ status: r.status, body: r.body }).toEqual({ status: 503, body: expect.objectContaining({ statusCode: 503, message: expect.stringContaining('npm run build'), error: 'Service Unavailable' }) });
+      expect({ status: r.status, body: r.body }).toEqual({
+        status: 503,
+        body: expect.objectContaining({ statusCode: 503, message: expect.stringContaining('npm run build'), error: 'Service Unavailable' }),
+      });
     }
     const unknown = await inject(app, '/explorer/../../package.json');
     expect(unknown.status).toBe(404);
@@ -64,8 +67,14 @@ describe('serving the explorer page', () => {
     });
     const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
     const page = await inject(app, '/');
-    expect({ status: page.status, type: page.headers['content-type'], cache: page.headers['cache-control'] }).toEqual({ status: 200, type: 'text/html; charset=utf-8', cache: 'no-cache' });
-    expect(page.text).toBe(`<link rel="stylesheet" href="/explorer/explorer.css?v=${hash(css)}"><script defer src="/explorer/explorer.js?v=${hash(js)}"></script>`);
+    expect({ status: page.status, type: page.headers['content-type'], cache: page.headers['cache-control'] }).toEqual({
+      status: 200,
+      type: 'text/html; charset=utf-8',
+      cache: 'no-cache',
+    });
+    expect(page.text).toBe(
+      `<link rel="stylesheet" href="/explorer/explorer.css?v=${hash(css)}"><script defer src="/explorer/explorer.js?v=${hash(js)}"></script>`,
+    );
 
     const asset = await inject(app, `/explorer/explorer.js?v=${hash(js)}`);
     expect({ status: asset.status, type: asset.headers['content-type'], cache: asset.headers['cache-control'], text: asset.text }).toEqual({

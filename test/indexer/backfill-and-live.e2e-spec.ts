@@ -1,6 +1,15 @@
 import { createLogger } from '@hadron/platform';
 import { startIndexer } from '../../apps/indexer/src/index';
-import { caughtUp, compareWithGroundTruth, finalStateMismatches, readEventLog, simIndexerConfig, storageOf, useSimulatedCluster, waitFor } from './indexer-harness';
+import {
+  caughtUp,
+  compareWithGroundTruth,
+  finalStateMismatches,
+  readEventLog,
+  simIndexerConfig,
+  storageOf,
+  useSimulatedCluster,
+  waitFor,
+} from './indexer-harness';
 
 /**
  * BACKFILL + LIVE TAIL against the simulated cluster, both clusters at once: the event log ends up
@@ -46,7 +55,8 @@ function scheduleAdmin(cluster: 'mainnet-beta' | 'devnet', config: string, inSlo
   const market = fx.sim.market(cluster) as any;
   const pool = market.pools.find((p: any) => p.fact.config === config);
   const slot = market.ledger.head + inSlots;
-  const run = action === 'split' ? (s: number) => market.changeFeeSplit(pool, generation, s) : (s: number) => market.setPoolState(pool, action === 'pause' ? 2 : 1, s);
+  const run =
+    action === 'split' ? (s: number) => market.changeFeeSplit(pool, generation, s) : (s: number) => market.setPoolState(pool, action === 'pause' ? 2 : 1, s);
   market.schedule.push({ slot, run });
   market.schedule.sort((a: any, b: any) => a.slot - b.slot);
 }
@@ -54,7 +64,9 @@ function scheduleAdmin(cluster: 'mainnet-beta' | 'devnet', config: string, inSlo
 it('places live account changes (pause, resume, fee split) at the transactions that made them', async () => {
   const cluster = 'devnet';
   const before = fx.sim.groundTruth(cluster);
-  const splitPool = before.pools.find((p) => p.has_pool_fee === 1 && before.fee_split_changes.some((c) => c.pool_config === p.config && c.recipients.length > 0))!;
+  const splitPool = before.pools.find(
+    (p) => p.has_pool_fee === 1 && before.fee_split_changes.some((c) => c.pool_config === p.config && c.recipients.length > 0),
+  )!;
   const pausedPool = before.pools.find((p) => p.has_pool_fee === 0 && p.state_history[p.state_history.length - 1].state === 1)!;
   scheduleAdmin(cluster, pausedPool.config, 4, 'pause');
   scheduleAdmin(cluster, splitPool.config, 9, 'split', 7);
@@ -80,7 +92,9 @@ it('places live account changes (pause, resume, fee split) at the transactions t
   const liveStates = gt.pools.find((p) => p.config === pausedPool.config)!.state_history.filter((h) => h.slot > before.head_slot);
   expect(liveStates.map((h) => h.state)).toEqual([2, 1]);
   const changes = events.filter((e) => e.type === 'PoolConfigChanged' && e.pool === pausedPool.config);
-  expect(changes.map((e) => [e.signature, e.slot, e.type === 'PoolConfigChanged' && e.data.poolStateRaw])).toEqual(liveStates.map((h) => [h.signature, h.slot, h.state]));
+  expect(changes.map((e) => [e.signature, e.slot, e.type === 'PoolConfigChanged' && e.data.poolStateRaw])).toEqual(
+    liveStates.map((h) => [h.signature, h.slot, h.state]),
+  );
 
   const liveSplit = gt.fee_split_changes.filter((c) => c.pool_config === splitPool.config && c.slot > before.head_slot);
   expect(liveSplit).toHaveLength(1);
@@ -120,13 +134,19 @@ it('a second indexer on the same database stands by, and takes over when the fir
     await waitFor('the standby to take over', () => standby.status().every((s) => s.active), 10_000, 100);
     fx.sim.advance('all', 20);
     for (const cluster of ['mainnet-beta', 'devnet'] as const) await waitFor(`${cluster} after failover`, () => caughtUp(fx.db, fx.sim, cluster), 30_000, 200);
-    for (const cluster of ['mainnet-beta', 'devnet'] as const) expect(compareWithGroundTruth(await readEventLog(fx.db, cluster), fx.sim.groundTruth(cluster)).mismatches).toEqual([]);
+    for (const cluster of ['mainnet-beta', 'devnet'] as const)
+      expect(compareWithGroundTruth(await readEventLog(fx.db, cluster), fx.sim.groundTruth(cluster)).mismatches).toEqual([]);
     // The standby read its pools back from Postgres and re-read their accounts: nothing changed on chain, so nothing is announced.
-    const changed = (['mainnet-beta', 'devnet'] as const).flatMap((c) => [...fx.sim.groundTruth(c).fee_split_changes, ...fx.sim.groundTruth(c).pools.flatMap((p) => p.state_history)].filter((x) => x.slot > headBefore));
+    const changed = (['mainnet-beta', 'devnet'] as const).flatMap((c) =>
+      [...fx.sim.groundTruth(c).fee_split_changes, ...fx.sim.groundTruth(c).pools.flatMap((p) => p.state_history)].filter((x) => x.slot > headBefore),
+    );
     expect(changed).toEqual([]);
     expect(await accountEvents()).toBe(before);
     await waitFor('ready', async () => (await standby.ready()).ready, 10_000, 100);
-    expect((await standby.ready()).detail).toEqual([expect.objectContaining({ cluster: 'mainnet-beta', role: 'active' }), expect.objectContaining({ cluster: 'devnet', role: 'active' })]);
+    expect((await standby.ready()).detail).toEqual([
+      expect.objectContaining({ cluster: 'mainnet-beta', role: 'active' }),
+      expect.objectContaining({ cluster: 'devnet', role: 'active' }),
+    ]);
     const tookOver = await standby.metrics.registry.metrics();
     expect(tookOver).toContain('hadron_indexer_active{cluster="devnet"} 1');
     expect(tookOver).toMatch(/^hadron_indexer_head_slot\{cluster="devnet"\} [1-9]/m);

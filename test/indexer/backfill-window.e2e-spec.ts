@@ -3,7 +3,17 @@ import { createLogger } from '@hadron/platform';
 import type { TestDatabase } from '@hadron/platform/testing/test-database';
 import { startIndexer, type RunningIndexer } from '../../apps/indexer/src/index';
 import { startSimulator, type RunningSimulator } from '../../apps/simulator/src';
-import { caughtUp, compareWithGroundTruth, finalStateMismatches, groundTruthWithout, indexerDatabase, readEventLog, simIndexerConfig, storageOf, waitFor } from './indexer-harness';
+import {
+  caughtUp,
+  compareWithGroundTruth,
+  finalStateMismatches,
+  groundTruthWithout,
+  indexerDatabase,
+  readEventLog,
+  simIndexerConfig,
+  storageOf,
+  waitFor,
+} from './indexer-harness';
 
 /**
  * Where the backfill starts and what it can know there.
@@ -35,7 +45,13 @@ afterAll(async () => {
 async function index(extra: Record<string, string>, expectedSwaps?: number): Promise<TestDatabase> {
   const db = await indexerDatabase();
   dbs.push(db);
-  indexers.push(await startIndexer(storageOf(db), simIndexerConfig(sim, { INDEXER_CLUSTERS: 'devnet', ...extra }), createLogger('window', process.env.TEST_LOG_LEVEL ?? 'warn')));
+  indexers.push(
+    await startIndexer(
+      storageOf(db),
+      simIndexerConfig(sim, { INDEXER_CLUSTERS: 'devnet', ...extra }),
+      createLogger('window', process.env.TEST_LOG_LEVEL ?? 'warn'),
+    ),
+  );
   await waitFor('devnet caught up', () => caughtUp(db, sim, 'devnet', expectedSwaps), 60_000, 200);
   return db;
 }
@@ -102,7 +118,11 @@ it('a mint the RPC does not return yet: only its pools are held (never announced
   ledger.setAccount(mintAddress, null, ledger.head);
   const db = await indexerDatabase();
   dbs.push(db);
-  const indexer = await startIndexer(storageOf(db), simIndexerConfig(sim, { INDEXER_CLUSTERS: 'devnet', RPC_MAX_ATTEMPTS: '2' }), createLogger('window', process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const indexer = await startIndexer(
+    storageOf(db),
+    simIndexerConfig(sim, { INDEXER_CLUSTERS: 'devnet', RPC_MAX_ATTEMPTS: '2' }),
+    createLogger('window', process.env.TEST_LOG_LEVEL ?? 'silent'),
+  );
   indexers.push(indexer);
   const others = groundTruthWithout(gt, held);
   try {
@@ -114,7 +134,9 @@ it('a mint the RPC does not return yet: only its pools are held (never announced
     const problems = await db.pool.query<{ pool: string }>("SELECT pool FROM indexer.problem WHERE code = 'mint_unavailable' ORDER BY pool");
     expect(new Set(problems.rows.map((r) => r.pool))).toEqual(held);
     expect(indexer.status()[0].heldPools).toBe(held.size);
-    expect((await indexer.metrics.registry.getSingleMetric('hadron_indexer_pools_held')!.get()).values).toEqual([expect.objectContaining({ value: held.size })]);
+    expect((await indexer.metrics.registry.getSingleMetric('hadron_indexer_pools_held')!.get()).values).toEqual([
+      expect.objectContaining({ value: held.size }),
+    ]);
     expect((await indexer.ready()).ready).toBe(false);
     expect((await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM indexer.held_tx')).rows[0].n).toBeGreaterThan(0);
   } finally {
@@ -127,14 +149,18 @@ it('a mint the RPC does not return yet: only its pools are held (never announced
   expect(cmp.counts.SwapExecuted).toBe(gt.swaps.length);
   const token = gt.tokens.find((t) => t.mint === mintAddress)!;
   const discovered = events.filter((e): e is Extract<typeof e, { type: 'PoolDiscovered' }> => e.type === 'PoolDiscovered' && held.has(e.pool));
-  expect(discovered.map((e) => (e.data.tokenX.mint === mintAddress ? e.data.tokenX.decimals : e.data.tokenY.decimals))).toEqual([...held].map(() => token.decimals));
+  expect(discovered.map((e) => (e.data.tokenX.mint === mintAddress ? e.data.tokenX.decimals : e.data.tokenY.decimals))).toEqual(
+    [...held].map(() => token.decimals),
+  );
   expect((await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM indexer.held_tx')).rows[0].n).toBe(0);
   await waitFor('ready', async () => (await indexer.ready()).ready, 10_000, 100);
 }, 120_000);
 
 it('a v2 fee config whose tail is not a split (garbage bytes): its pool keeps its fee rate, takes the default recipient, and the problem is recorded', async () => {
   const before = sim.groundTruth('devnet');
-  const pool = before.pools.find((p) => p.has_pool_fee === 1 && p.program_version === 'v2' && before.fee_split_changes.some((c) => c.pool_config === p.config && c.recipients.length > 0))!;
+  const pool = before.pools.find(
+    (p) => p.has_pool_fee === 1 && p.program_version === 'v2' && before.fee_split_changes.some((c) => c.pool_config === p.config && c.recipients.length > 0),
+  )!;
   // Rewrite the account's tail in place (no transaction): what a real v2 fee config with an unknown tail may hold.
   const ledger = sim.market('devnet').ledger;
   const account = ledger.getAccount(pool.fee_config)!;
@@ -153,8 +179,16 @@ it('a v2 fee config whose tail is not a split (garbage bytes): its pool keeps it
   for (const s of swaps) expect(s.type === 'SwapExecuted' && s.data.feeSplit).toBeNull();
   const problems = await db.pool.query<{ code: string; pool: string }>("SELECT code, pool FROM indexer.problem WHERE code = 'implausible_fee_split'");
   expect(problems.rows).toEqual([{ code: 'implausible_fee_split', pool: pool.config }]);
-  expect((await indexers[indexers.length - 1].metrics.registry.getSingleMetric('hadron_indexer_fee_splits_unreadable')!.get()).values).toEqual([expect.objectContaining({ value: 1 })]);
+  expect((await indexers[indexers.length - 1].metrics.registry.getSingleMetric('hadron_indexer_fee_splits_unreadable')!.get()).values).toEqual([
+    expect.objectContaining({ value: 1 }),
+  ]);
 
   // Every other pool is untouched by it.
-  expect(compareWithGroundTruth(events.filter((e) => e.pool !== pool.config), groundTruthWithout(before, new Set([pool.config])), before).mismatches).toEqual([]);
+  expect(
+    compareWithGroundTruth(
+      events.filter((e) => e.pool !== pool.config),
+      groundTruthWithout(before, new Set([pool.config])),
+      before,
+    ).mismatches,
+  ).toEqual([]);
 }, 120_000);

@@ -23,7 +23,10 @@ const fx = useSimulatedCluster({ seed: 'indexer-discovery', pools: 4, historySec
   });
 });
 
-const discoveryCalls = async () => (await fx.indexer!.metrics.registry.getSingleMetric('hadron_indexer_rpc_calls_total')!.get()).values.filter((v) => v.labels.method === 'getProgramAccounts').reduce((a, v) => a + v.value, 0);
+const discoveryCalls = async () =>
+  (await fx.indexer!.metrics.registry.getSingleMetric('hadron_indexer_rpc_calls_total')!.get()).values
+    .filter((v) => v.labels.method === 'getProgramAccounts')
+    .reduce((a, v) => a + v.value, 0);
 const visibleSwaps = () => fx.sim.groundTruth('devnet').swaps.filter((s) => s.pool_config !== hidden).length;
 
 it('a pool discovery cannot find costs no discovery per poll; a new Initialize is discovered at once', async () => {
@@ -43,7 +46,10 @@ it('a pool discovery cannot find costs no discovery per poll; a new Initialize i
   const gt = fx.sim.groundTruth('devnet');
   const created = gt.pools.find((p) => p.created_slot > headBefore)!;
   expect(created).toBeDefined();
-  expect([...gt.swaps, ...gt.oracle_updates].filter((x) => x.slot > headBefore && ('pool_config' in x ? x.pool_config : x.pool_config_via_registry) === hidden).length).toBeGreaterThan(5);
+  expect(
+    [...gt.swaps, ...gt.oracle_updates].filter((x) => x.slot > headBefore && ('pool_config' in x ? x.pool_config : x.pool_config_via_registry) === hidden)
+      .length,
+  ).toBeGreaterThan(5);
   // One discovery in all — the Initialize's — of 2 programs × 2 config sizes.
   expect((await discoveryCalls()) - before).toBe(4);
   const events = await readEventLog(fx.db, 'devnet');

@@ -3,7 +3,16 @@ import type { Cluster, HadronEvent } from '@hadron/contracts';
 import { createLogger, openEventLog, type DeliveredEvent, type Storage } from '@hadron/platform';
 import { describeWithKafka } from '@hadron/platform/testing/kafka-test-gate';
 import { startIndexer, type RunningIndexer } from '../../apps/indexer/src/index';
-import { caughtUp, compareWithGroundTruth, readEventLog, simIndexerConfig, storageOf, useSimulatedCluster, waitFor, type SimulatedClusterFixture } from './indexer-harness';
+import {
+  caughtUp,
+  compareWithGroundTruth,
+  readEventLog,
+  simIndexerConfig,
+  storageOf,
+  useSimulatedCluster,
+  waitFor,
+  type SimulatedClusterFixture,
+} from './indexer-harness';
 
 /**
  * FENCED TAKEOVER: the active indexer's lock connection is terminated (pg_terminate_backend, as a
@@ -20,7 +29,11 @@ const ENV = { INDEXER_CLUSTERS: CLUSTER, INDEXER_CHUNK_TXS: '40', INDEXER_REFRES
 /** What the log holds, in log order per partition, with the epoch each record was appended under. */
 type Audit = Array<{ partition: number; epoch: bigint | undefined; event: HadronEvent }>;
 
-async function takeover(fx: SimulatedClusterFixture, storage: Storage, opts: { midBackfill: () => Promise<boolean>; caughtUp: () => Promise<boolean>; audit: () => Promise<Audit> }): Promise<void> {
+async function takeover(
+  fx: SimulatedClusterFixture,
+  storage: Storage,
+  opts: { midBackfill: () => Promise<boolean>; caughtUp: () => Promise<boolean>; audit: () => Promise<Audit> },
+): Promise<void> {
   const first = await startIndexer(storage, simIndexerConfig(fx.sim, ENV), createLogger('first', process.env.TEST_LOG_LEVEL ?? 'error'));
   fx.indexer = first;
   let standby: RunningIndexer | undefined;
@@ -29,7 +42,9 @@ async function takeover(fx: SimulatedClusterFixture, storage: Storage, opts: { m
     standby = await startIndexer(storage, simIndexerConfig(fx.sim, ENV), createLogger('standby', process.env.TEST_LOG_LEVEL ?? 'error'));
     expect(standby.status()[0].active).toBe(false);
     await waitFor('the first appends (mid-backfill)', opts.midBackfill, 30_000, 5);
-    const { rows } = await fx.db.pool.query<{ pid: number }>('SELECT pg_terminate_backend(pid) AS ok, pid FROM pg_stat_activity WHERE application_name = $1', [`hadron-indexer-lock:${CLUSTER}`]);
+    const { rows } = await fx.db.pool.query<{ pid: number }>('SELECT pg_terminate_backend(pid) AS ok, pid FROM pg_stat_activity WHERE application_name = $1', [
+      `hadron-indexer-lock:${CLUSTER}`,
+    ]);
     expect(rows).toHaveLength(1);
 
     await waitFor('the standby to take over', () => standby!.status()[0].active, 10_000, 20);
@@ -51,7 +66,13 @@ async function takeover(fx: SimulatedClusterFixture, storage: Storage, opts: { m
     const lease = await fx.db.pool.query<{ epoch: string }>('SELECT epoch FROM indexer.lease WHERE cluster = $1', [CLUSTER]);
     expect(distinct[distinct.length - 1]).toBe(lease.rows[0].epoch);
     // eslint-disable-next-line no-console
-    console.log(JSON.stringify({ partitions: partitions.length, total: audit.length, epochs: distinct.map((e) => [e, audit.filter((a) => String(a.epoch) === e).length]) }));
+    console.log(
+      JSON.stringify({
+        partitions: partitions.length,
+        total: audit.length,
+        epochs: distinct.map((e) => [e, audit.filter((a) => String(a.epoch) === e).length]),
+      }),
+    );
 
     // Records re-derived by the new holder (same ids) may repeat on Kafka; consumers key by id.
     const seen = new Set<string>();
@@ -72,7 +93,9 @@ describe('fenced takeover on the Postgres log', () => {
       midBackfill: async () => (await logged()) > 50,
       caughtUp: () => caughtUp(fx.db, fx.sim, CLUSTER),
       audit: async () => {
-        const { rows } = await fx.db.pool.query<{ writer_epoch: string | null }>('SELECT writer_epoch FROM event_log WHERE cluster = $1 ORDER BY seq', [CLUSTER]);
+        const { rows } = await fx.db.pool.query<{ writer_epoch: string | null }>('SELECT writer_epoch FROM event_log WHERE cluster = $1 ORDER BY seq', [
+          CLUSTER,
+        ]);
         const events = await readEventLog(fx.db, CLUSTER);
         return rows.map((r, i) => ({ partition: 0, epoch: r.writer_epoch === null ? undefined : BigInt(r.writer_epoch), event: events[i] }));
       },
@@ -84,9 +107,18 @@ describeWithKafka('fenced takeover on the Kafka log', (brokers) => {
   const fx = useSimulatedCluster({ seed: 'fenced-takeover-kafka', pools: 5, historySeconds: 300 });
 
   it('a lost lock connection hands the cluster to the standby; per partition, the two never append at once', async () => {
-    const eventLog = openEventLog({ kafkaBrokers: brokers, kafkaClientId: 'fenced-takeover', kafkaTopicPrefix: `fenced-${randomBytes(4).toString('hex')}`, kafkaTopicPartitions: 3 }, fx.db.pool, createLogger('kafka', 'silent'));
+    const eventLog = openEventLog(
+      { kafkaBrokers: brokers, kafkaClientId: 'fenced-takeover', kafkaTopicPrefix: `fenced-${randomBytes(4).toString('hex')}`, kafkaTopicPartitions: 3 },
+      fx.db.pool,
+      createLogger('kafka', 'silent'),
+    );
     const storage: Storage = { url: fx.db.url, pool: fx.db.pool, eventLog, close: async () => undefined };
-    const cursor = async () => (await fx.db.pool.query<{ through_slot: string | null; cycle: unknown }>('SELECT through_slot, cycle FROM indexer.cluster_cursor WHERE cluster = $1', [CLUSTER])).rows[0];
+    const cursor = async () =>
+      (
+        await fx.db.pool.query<{ through_slot: string | null; cycle: unknown }>('SELECT through_slot, cycle FROM indexer.cluster_cursor WHERE cluster = $1', [
+          CLUSTER,
+        ])
+      ).rows[0];
     try {
       await takeover(fx, storage, {
         // A chunk committed: its events are in the topic, and the backfill goes on.
@@ -94,7 +126,9 @@ describeWithKafka('fenced takeover on the Kafka log', (brokers) => {
         caughtUp: async () => {
           const c = await cursor();
           const gaps = await fx.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM indexer.gap WHERE cluster = $1', [CLUSTER]);
-          return !!c && c.through_slot !== null && Number(c.through_slot) >= fx.sim.groundTruth(CLUSTER).head_slot && c.cycle === null && gaps.rows[0].n === '0';
+          return (
+            !!c && c.through_slot !== null && Number(c.through_slot) >= fx.sim.groundTruth(CLUSTER).head_slot && c.cycle === null && gaps.rows[0].n === '0'
+          );
         },
         audit: async () => {
           // Everything in the cluster's topic, read by a consumer group of its own.

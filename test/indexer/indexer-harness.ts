@@ -95,7 +95,10 @@ export interface ProxiedCall {
  */
 export type RpcProxy = Awaited<ReturnType<typeof startRpcProxy>>;
 
-export async function startRpcProxy(target: string, rewrite: (call: ProxiedCall) => { result?: unknown; error?: unknown } | undefined): Promise<{ url: string; close(): Promise<void> }> {
+export async function startRpcProxy(
+  target: string,
+  rewrite: (call: ProxiedCall) => { result?: unknown; error?: unknown } | undefined,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -130,7 +133,10 @@ export async function startRpcProxy(target: string, rewrite: (call: ProxiedCall)
 }
 
 export async function readEventLog(db: TestDatabase, cluster?: Cluster): Promise<HadronEvent[]> {
-  const { rows } = await db.pool.query<{ payload: string }>(cluster ? 'SELECT payload FROM event_log WHERE cluster = $1 ORDER BY seq' : 'SELECT payload FROM event_log ORDER BY seq', cluster ? [cluster] : []);
+  const { rows } = await db.pool.query<{ payload: string }>(
+    cluster ? 'SELECT payload FROM event_log WHERE cluster = $1 ORDER BY seq' : 'SELECT payload FROM event_log ORDER BY seq',
+    cluster ? [cluster] : [],
+  );
   return rows.map((r) => JSON.parse(r.payload) as HadronEvent);
 }
 
@@ -144,12 +150,29 @@ export async function waitFor(what: string, condition: () => Promise<boolean> | 
 }
 
 /** The indexer has indexed everything up to the simulator's head slot (and its gap ledger is empty). */
-export async function caughtUp(db: TestDatabase, sim: RunningSimulator, cluster: Cluster, expectedSwaps = sim.groundTruth(cluster).swaps.length): Promise<boolean> {
+export async function caughtUp(
+  db: TestDatabase,
+  sim: RunningSimulator,
+  cluster: Cluster,
+  expectedSwaps = sim.groundTruth(cluster).swaps.length,
+): Promise<boolean> {
   const head = sim.groundTruth(cluster).head_slot;
-  const { rows } = await db.pool.query<{ through_slot: string | null; cycle: unknown }>('SELECT through_slot, cycle FROM indexer.cluster_cursor WHERE cluster = $1', [cluster]);
+  const { rows } = await db.pool.query<{ through_slot: string | null; cycle: unknown }>(
+    'SELECT through_slot, cycle FROM indexer.cluster_cursor WHERE cluster = $1',
+    [cluster],
+  );
   const gaps = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM indexer.gap WHERE cluster = $1', [cluster]);
-  const swaps = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM event_log WHERE cluster = $1 AND payload::jsonb->>'type' = 'SwapExecuted'`, [cluster]);
-  return rows[0]?.through_slot !== null && rows[0] !== undefined && Number(rows[0].through_slot) >= head && rows[0].cycle === null && Number(gaps.rows[0].n) === 0 && Number(swaps.rows[0].n) >= expectedSwaps;
+  const swaps = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM event_log WHERE cluster = $1 AND payload::jsonb->>'type' = 'SwapExecuted'`, [
+    cluster,
+  ]);
+  return (
+    rows[0]?.through_slot !== null &&
+    rows[0] !== undefined &&
+    Number(rows[0].through_slot) >= head &&
+    rows[0].cycle === null &&
+    Number(gaps.rows[0].n) === 0 &&
+    Number(swaps.rows[0].n) >= expectedSwaps
+  );
 }
 
 // ---- comparison with the ground truth ---------------------------------------------------------
@@ -206,7 +229,11 @@ const take = (list: string[], max = 20) => (list.length > max ? [...list.slice(0
 export function oracleAfterUpdates(gt: GroundTruth): Map<string, { midpriceQ32: string; spreadFactorQ32: string }> {
   const state = new Map(gt.pools.map((p) => [p.oracle, { midpriceQ32: p.initial_oracle.midprice_q32, spreadFactorQ32: p.initial_oracle.spread_factor_q32 }]));
   const ordered = [...gt.oracle_updates].sort(
-    (a, b) => a.slot - b.slot || a.tx_index - b.tx_index || a.instruction_location.top_level_index - b.instruction_location.top_level_index || (a.instruction_location.inner_index ?? -1) - (b.instruction_location.inner_index ?? -1),
+    (a, b) =>
+      a.slot - b.slot ||
+      a.tx_index - b.tx_index ||
+      a.instruction_location.top_level_index - b.instruction_location.top_level_index ||
+      (a.instruction_location.inner_index ?? -1) - (b.instruction_location.inner_index ?? -1),
   );
   const out = new Map<string, { midpriceQ32: string; spreadFactorQ32: string }>();
   for (const u of ordered) {
@@ -290,7 +317,9 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
       innerIndex: s.innerIndex,
       ...s.data,
     };
-    for (const [k, v] of Object.entries(want)) if ((got as Record<string, unknown>)[k] !== v) swapDiffs.push(`swap ${s.id}: ${k} = ${JSON.stringify((got as Record<string, unknown>)[k])}, truth ${JSON.stringify(v)}`);
+    for (const [k, v] of Object.entries(want))
+      if ((got as Record<string, unknown>)[k] !== v)
+        swapDiffs.push(`swap ${s.id}: ${k} = ${JSON.stringify((got as Record<string, unknown>)[k])}, truth ${JSON.stringify(v)}`);
     if (s.txIndex !== null) {
       txIndexChecked++;
       if (s.txIndex !== t.tx_index) swapDiffs.push(`swap ${s.id}: txIndex ${s.txIndex}, truth ${t.tx_index}`);
@@ -300,11 +329,13 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
     if (s.data.midpriceQ32 === null && unknowable(set.midprice, pos)) unknownMidprice++;
     else if (s.data.midpriceQ32 !== t.midprice_q32) swapDiffs.push(`swap ${s.id}: midprice in effect ${s.data.midpriceQ32}, truth ${t.midprice_q32}`);
     if (s.data.spreadFactorQ32 === null && unknowable(set.spread, pos)) unknownSpread++;
-    else if (s.data.spreadFactorQ32 !== t.spread_factor_q32) swapDiffs.push(`swap ${s.id}: spread in effect ${s.data.spreadFactorQ32}, truth ${t.spread_factor_q32}`);
+    else if (s.data.spreadFactorQ32 !== t.spread_factor_q32)
+      swapDiffs.push(`swap ${s.id}: spread in effect ${s.data.spreadFactorQ32}, truth ${t.spread_factor_q32}`);
     // DESIGN §2: null before the pool's split is first observed (its PoolDiscovered); the truth's split from then on.
     const discovered = discoveredAt.get(t.pool_config);
     if (s.data.feeSplit === null && t.fee_split !== null && discovered !== undefined && comparePos(pos, discovered) < 0) splitUntracked++;
-    else if (JSON.stringify(s.data.feeSplit) !== JSON.stringify(t.fee_split)) swapDiffs.push(`swap ${s.id}: fee split ${JSON.stringify(s.data.feeSplit)}, truth ${JSON.stringify(t.fee_split)}`);
+    else if (JSON.stringify(s.data.feeSplit) !== JSON.stringify(t.fee_split))
+      swapDiffs.push(`swap ${s.id}: fee split ${JSON.stringify(s.data.feeSplit)}, truth ${JSON.stringify(t.fee_split)}`);
     else splitMatches++;
   }
   mismatches.push(...take(swapDiffs));
@@ -328,8 +359,32 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
     // A field this update did not set is null after it only where it was unknowable (see Comparison).
     const midAfter = u.data.midpriceAfterQ32 === null && t.midprice_q32 === null && unknowable(set.midprice, pos) ? null : after.midpriceQ32;
     const spreadAfter = u.data.spreadFactorAfterQ32 === null && t.spread_factor_q32 === null && unknowable(set.spread, pos) ? null : after.spreadFactorQ32;
-    const want = [t.pool_config_via_registry, t.slot, t.block_time, t.instruction, t.oracle, t.quoting_authority, t.sequence, t.midprice_q32, t.spread_factor_q32, midAfter, spreadAfter];
-    const got = [u.pool, u.slot, u.blockTime, u.data.instruction, u.data.oracle, u.data.quotingAuthority, u.data.sequence, u.data.midpriceQ32, u.data.spreadFactorQ32, u.data.midpriceAfterQ32, u.data.spreadFactorAfterQ32];
+    const want = [
+      t.pool_config_via_registry,
+      t.slot,
+      t.block_time,
+      t.instruction,
+      t.oracle,
+      t.quoting_authority,
+      t.sequence,
+      t.midprice_q32,
+      t.spread_factor_q32,
+      midAfter,
+      spreadAfter,
+    ];
+    const got = [
+      u.pool,
+      u.slot,
+      u.blockTime,
+      u.data.instruction,
+      u.data.oracle,
+      u.data.quotingAuthority,
+      u.data.sequence,
+      u.data.midpriceQ32,
+      u.data.spreadFactorQ32,
+      u.data.midpriceAfterQ32,
+      u.data.spreadFactorAfterQ32,
+    ];
     if (JSON.stringify(want) !== JSON.stringify(got)) updateDiffs.push(`oracle update ${u.id}: ${JSON.stringify(got)} vs truth ${JSON.stringify(want)}`);
   }
   mismatches.push(...take(updateDiffs));
@@ -339,12 +394,19 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
   const key = (signature: string | null, pool: string) => `${signature}/${pool}`;
   const truthVaults = new Map(gt.vault_balance_changes.map((v) => [key(v.signature, v.pool_config), v]));
   const seenVaults = new Set(vaults.map((v) => key(v.signature, v.pool)));
-  mismatches.push(...take(gt.vault_balance_changes.filter((v) => !seenVaults.has(key(v.signature, v.pool_config))).map((v) => `missing vault balances ${key(v.signature, v.pool_config)} (${v.causes.join('+')})`)));
+  mismatches.push(
+    ...take(
+      gt.vault_balance_changes
+        .filter((v) => !seenVaults.has(key(v.signature, v.pool_config)))
+        .map((v) => `missing vault balances ${key(v.signature, v.pool_config)} (${v.causes.join('+')})`),
+    ),
+  );
   const vaultDiffs: string[] = [];
   for (const v of vaults) {
     const t = truthVaults.get(key(v.signature, v.pool));
     if (!t) vaultDiffs.push(`vault balances ${key(v.signature, v.pool)} not in the ground truth`);
-    else if (v.data.amountX !== t.vault_x_after || v.data.amountY !== t.vault_y_after || v.slot !== t.slot) vaultDiffs.push(`vault balances ${key(v.signature, v.pool)}: ${v.data.amountX}/${v.data.amountY} vs truth ${t.vault_x_after}/${t.vault_y_after}`);
+    else if (v.data.amountX !== t.vault_x_after || v.data.amountY !== t.vault_y_after || v.slot !== t.slot)
+      vaultDiffs.push(`vault balances ${key(v.signature, v.pool)}: ${v.data.amountX}/${v.data.amountY} vs truth ${t.vault_x_after}/${t.vault_y_after}`);
   }
   mismatches.push(...take(vaultDiffs));
 
@@ -367,15 +429,22 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
       const got = d.data[side];
       // What the chain called it where the pool was discovered ('' for a token without metadata; none is in the token list).
       const { symbol, name } = tokenNamesAt(t, d.slot);
-      if (got.mint !== mint || got.decimals !== t.decimals || got.symbol !== symbol || got.name !== name) mismatches.push(`pool ${p.config} ${side}: ${JSON.stringify(got)} vs truth ${JSON.stringify({ mint, decimals: t.decimals, symbol, name })}`);
+      if (got.mint !== mint || got.decimals !== t.decimals || got.symbol !== symbol || got.name !== name)
+        mismatches.push(`pool ${p.config} ${side}: ${JSON.stringify(got)} vs truth ${JSON.stringify({ mint, decimals: t.decimals, symbol, name })}`);
     }
-    if (d.data.vaultX !== p.vault_x || d.data.vaultY !== p.vault_y || d.data.oracle !== p.oracle || d.data.seed !== p.seed || d.data.feeConfig !== p.fee_config) mismatches.push(`pool ${p.config}: addresses differ`);
+    if (d.data.vaultX !== p.vault_x || d.data.vaultY !== p.vault_y || d.data.oracle !== p.oracle || d.data.seed !== p.seed || d.data.feeConfig !== p.fee_config)
+      mismatches.push(`pool ${p.config}: addresses differ`);
   }
   if (byPool.size !== gt.pools.length) mismatches.push(`discovered ${byPool.size} pools, truth has ${gt.pools.length}`);
   mismatches.push(...take(accountStateMismatches(events, history)));
 
   return {
-    counts: Object.fromEntries(['PoolDiscovered', 'PoolConfigChanged', 'FeeSplitChanged', 'MidpriceUpdated', 'SwapExecuted', 'VaultBalancesChanged'].map((t) => [t, events.filter((e) => e.type === t).length])),
+    counts: Object.fromEntries(
+      ['PoolDiscovered', 'PoolConfigChanged', 'FeeSplitChanged', 'MidpriceUpdated', 'SwapExecuted', 'VaultBalancesChanged'].map((t) => [
+        t,
+        events.filter((e) => e.type === t).length,
+      ]),
+    ),
     mismatches,
     unknownMidprice,
     unknownSpread,
@@ -394,7 +463,8 @@ export function compareWithGroundTruth(events: readonly HadronEvent[], gt: Groun
 export function accountStateMismatches(events: readonly HadronEvent[], gt: GroundTruth): string[] {
   const out: string[] = [];
   const pos = (e: HadronEvent): ChainPos => [e.slot, e.txIndex ?? END_OF_SLOT, END_OF_SLOT, END_OF_SLOT];
-  const inEffect = <T extends { slot: number }>(changes: readonly T[], at: ChainPos): T | undefined => changes.filter((c) => comparePos([c.slot, -1, -1, -1], at) <= 0).pop();
+  const inEffect = <T extends { slot: number }>(changes: readonly T[], at: ChainPos): T | undefined =>
+    changes.filter((c) => comparePos([c.slot, -1, -1, -1], at) <= 0).pop();
   for (const p of gt.pools) {
     const own = events.filter((e) => e.pool === p.config).map((e, i) => ({ e, i }));
     own.sort((a, b) => comparePos(pos(a.e), pos(b.e)) || a.i - b.i);
@@ -406,15 +476,27 @@ export function accountStateMismatches(events: readonly HadronEvent[], gt: Groun
       if (e.type === 'PoolDiscovered' || e.type === 'PoolConfigChanged') {
         const state = inEffect(p.state_history, pos(e));
         const ppm = p.has_pool_fee === 1 ? inEffect(splits, pos(e))?.fee_ppm : globalPpm;
-        if (e.data.poolStateRaw !== state?.state || e.data.feePpm !== ppm) out.push(`${e.type} ${e.id}: state ${e.data.poolStateRaw} fee ${e.data.feePpm}, truth there ${state?.state} fee ${ppm}`);
-        const fingerprint = JSON.stringify([e.data.poolStateRaw, e.data.authority, e.data.quotingAuthority, e.data.feeConfig, e.data.feePpm, e.data.feeRecipient, e.data.hasPoolFee, e.data.oracleMode, e.data.spreadConfigInitialized]);
+        if (e.data.poolStateRaw !== state?.state || e.data.feePpm !== ppm)
+          out.push(`${e.type} ${e.id}: state ${e.data.poolStateRaw} fee ${e.data.feePpm}, truth there ${state?.state} fee ${ppm}`);
+        const fingerprint = JSON.stringify([
+          e.data.poolStateRaw,
+          e.data.authority,
+          e.data.quotingAuthority,
+          e.data.feeConfig,
+          e.data.feePpm,
+          e.data.feeRecipient,
+          e.data.hasPoolFee,
+          e.data.oracleMode,
+          e.data.spreadConfigInitialized,
+        ]);
         if (e.type === 'PoolConfigChanged' && fingerprint === lastConfig) out.push(`spurious PoolConfigChanged ${e.id}: nothing changed`);
         lastConfig = fingerprint;
       }
       if (e.type === 'FeeSplitChanged') {
         const truth = inEffect(splits, pos(e));
         if (p.has_pool_fee !== 1) out.push(`FeeSplitChanged ${e.id} on a pool without its own fee config`);
-        else if (!truth || e.data.feePpm !== truth.fee_ppm || JSON.stringify(e.data.recipients) !== JSON.stringify(truth.recipients)) out.push(`FeeSplitChanged ${e.id}: ${JSON.stringify(e.data)}, truth there ${JSON.stringify(truth)}`);
+        else if (!truth || e.data.feePpm !== truth.fee_ppm || JSON.stringify(e.data.recipients) !== JSON.stringify(truth.recipients))
+          out.push(`FeeSplitChanged ${e.id}: ${JSON.stringify(e.data)}, truth there ${JSON.stringify(truth)}`);
         const fingerprint = JSON.stringify([e.data.feeConfig, e.data.feePpm, e.data.recipients]);
         if (fingerprint === lastSplit) out.push(`spurious FeeSplitChanged ${e.id}: same split as the pool's previous one`);
         lastSplit = fingerprint;

@@ -45,9 +45,22 @@ const SETTINGS = { INDEXER_CHUNK_TXS: '150', INDEXER_REFRESH_SECONDS: '3600', IN
 /** Starts main.ts as a child process; `crash` arms crash-point.preload.ts. Resolves with the child and a promise of its log. */
 function startChild(db: TestDatabase, crash?: string): { child: ChildProcess; output: () => string } {
   // KAFKA_BROKERS cleared: the child appends to the Postgres log this test reads, even where CI configures Kafka.
-  const env = { ...process.env, ...simIndexerEnv(sim, SETTINGS), DATABASE_URL: db.url, KAFKA_BROKERS: '', OPS_PORT: '0', OPS_HOST: '127.0.0.1', LOG_LEVEL: 'info', INDEXER_TEST_CRASH: crash ?? '' };
+  const env = {
+    ...process.env,
+    ...simIndexerEnv(sim, SETTINGS),
+    DATABASE_URL: db.url,
+    KAFKA_BROKERS: '',
+    OPS_PORT: '0',
+    OPS_HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    INDEXER_TEST_CRASH: crash ?? '',
+  };
   const preload = crash ? ['-r', './test/indexer/crash-point.preload.ts'] : [];
-  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', ...preload, 'apps/indexer/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', ...preload, 'apps/indexer/src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let buffered = '';
@@ -60,7 +73,9 @@ function startChild(db: TestDatabase, crash?: string): { child: ChildProcess; ou
 
 const exited = (child: ChildProcess) =>
   new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.exitCode !== null || child.signalCode !== null ? r({ code: child.exitCode, signal: child.signalCode }) : child.once('exit', (code, signal) => r({ code, signal })),
+    child.exitCode !== null || child.signalCode !== null
+      ? r({ code: child.exitCode, signal: child.signalCode })
+      : child.once('exit', (code, signal) => r({ code, signal })),
   );
 
 async function cursors(db: TestDatabase): Promise<Record<string, number | null>> {
@@ -76,8 +91,13 @@ it('SIGKILLed at placed points of the backfill (before an append, between append
   // events must not depend on how the range was windowed or chunked.
   const reference = await startIndexer(storageOf(clean), simIndexerConfig(sim, { ...SETTINGS, RPC_SIGNATURES_PAGE: '100' }), createLogger('reference', 'warn'));
   for (const cluster of CLUSTERS) await waitFor(`reference ${cluster}`, () => caughtUp(clean, sim, cluster), 120_000, 200);
-  const windows = (await reference.metrics.registry.getSingleMetric('hadron_indexer_listing_window_signatures')!.get()).values as { metricName?: string; labels: Record<string, string | number>; value: number }[];
-  const bucket = (le: number | string) => windows.filter((v) => v.metricName === 'hadron_indexer_listing_window_signatures_bucket' && v.labels.le === le).reduce((a, v) => a + v.value, 0);
+  const windows = (await reference.metrics.registry.getSingleMetric('hadron_indexer_listing_window_signatures')!.get()).values as {
+    metricName?: string;
+    labels: Record<string, string | number>;
+    value: number;
+  }[];
+  const bucket = (le: number | string) =>
+    windows.filter((v) => v.metricName === 'hadron_indexer_listing_window_signatures_bucket' && v.labels.le === le).reduce((a, v) => a + v.value, 0);
   const listed = windows.filter((v) => v.metricName === 'hadron_indexer_listing_window_signatures_sum').reduce((a, v) => a + v.value, 0);
   expect(bucket('+Inf')).toBeGreaterThan(10); // many windows
   expect(bucket(250)).toBe(bucket('+Inf')); // none held more than 250 signatures (two pages per program, and a slot's spill)
@@ -95,10 +115,15 @@ it('SIGKILLed at placed points of the backfill (before an append, between append
   // And one plain external kill -9, once the cursor is seen to move past where the last crash left it.
   const { child } = startChild(crashed);
   const from = await cursors(crashed);
-  await waitFor('the cursor to move', async () => {
-    const now = await cursors(crashed);
-    return CLUSTERS.some((c) => (now[c] ?? -1) > (from[c] ?? -1));
-  }, 60_000, 20);
+  await waitFor(
+    'the cursor to move',
+    async () => {
+      const now = await cursors(crashed);
+      return CLUSTERS.some((c) => (now[c] ?? -1) > (from[c] ?? -1));
+    },
+    60_000,
+    20,
+  );
   child.kill('SIGKILL');
   expect((await exited(child)).signal).toBe('SIGKILL');
   kills.push({ at: 'external', cursors: await cursors(crashed), events: Number((await crashed.pool.query('SELECT count(*) AS n FROM event_log')).rows[0].n) });

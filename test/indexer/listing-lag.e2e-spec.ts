@@ -1,6 +1,16 @@
 import { createLogger } from '@hadron/platform';
 import { startIndexer } from '../../apps/indexer/src/index';
-import { caughtUp, CLUSTERS, compareWithGroundTruth, finalStateMismatches, readEventLog, simIndexerConfig, storageOf, useSimulatedCluster, waitFor } from './indexer-harness';
+import {
+  caughtUp,
+  CLUSTERS,
+  compareWithGroundTruth,
+  finalStateMismatches,
+  readEventLog,
+  simIndexerConfig,
+  storageOf,
+  useSimulatedCluster,
+  waitFor,
+} from './indexer-harness';
 
 /**
  * A SIGNATURE INDEX BEHIND THE BANK. The cycle's target comes from getSlot / an account read;

@@ -67,7 +67,9 @@ it('thousands of transactions never served: one gap-ledger warning with their co
     expect(gaps.first[0].signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
   }
   // eslint-disable-next-line no-console
-  console.log(JSON.stringify({ lines: lines.length, largestLine: Math.max(...lines.map((l) => Buffer.byteLength(l))), gapLedger: ledger, gapWarnings: recorded }));
+  console.log(
+    JSON.stringify({ lines: lines.length, largestLine: Math.max(...lines.map((l) => Buffer.byteLength(l))), gapLedger: ledger, gapWarnings: recorded }),
+  );
 }, 60_000);
 
 it('thousands of transactions listed late: warnings with their count and the first five, every line under 4 KB', async () => {

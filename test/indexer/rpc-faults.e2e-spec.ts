@@ -14,7 +14,14 @@ import { caughtUp, CLUSTERS, compareWithGroundTruth, readEventLog, simIndexerCon
  */
 
 const fx = useSimulatedCluster({ seed: 'indexer-faults', pools: 6, historySeconds: 240 }, ({ sim }) =>
-  sim.setFaults('all', { rate: 0.1, kinds: ['429', '5xx', 'timeout', 'malformed', 'missing-tx'], hangMs: 2_000, missingTxRate: 0.1, missingTxRequests: 10, seed: 'faults-e2e' }),
+  sim.setFaults('all', {
+    rate: 0.1,
+    kinds: ['429', '5xx', 'timeout', 'malformed', 'missing-tx'],
+    hangMs: 2_000,
+    missingTxRate: 0.1,
+    missingTxRequests: 10,
+    seed: 'faults-e2e',
+  }),
 );
 
 const total = async (name: string) => Number((await fx.indexer!.metrics.registry.getSingleMetric(name)!.get()).values.reduce((a, v) => a + v.value, 0));
@@ -31,7 +38,9 @@ const RETRIED_AS: Record<string, { kind: string; method?: string }> = {
 /** The indexer's retries on one cluster for one failure kind (and method). */
 async function retries(cluster: string, kind: string, method?: string): Promise<number> {
   const { values } = await fx.indexer!.metrics.registry.getSingleMetric('hadron_indexer_rpc_retries_total')!.get();
-  return values.filter((v) => v.labels.cluster === cluster && v.labels.kind === kind && (method === undefined || v.labels.method === method)).reduce((a, v) => a + v.value, 0);
+  return values
+    .filter((v) => v.labels.cluster === cluster && v.labels.kind === kind && (method === undefined || v.labels.method === method))
+    .reduce((a, v) => a + v.value, 0);
 }
 
 async function injected(cluster: string): Promise<Record<string, number>> {
@@ -42,7 +51,13 @@ async function injected(cluster: string): Promise<Record<string, number>> {
 it('with 10 % faulted RPC requests and temporarily missing transactions, the log is exactly the ground truth', async () => {
   const log = createLogger('indexer-faults', process.env.TEST_LOG_LEVEL ?? 'error');
   // The default gap grace (30 s): a transaction not served yet holds the cursor.
-  const config = simIndexerConfig(fx.sim, { RPC_TIMEOUT_MS: '1000', RPC_MAX_ATTEMPTS: '8', RPC_TX_BATCH: '5', INDEXER_CHUNK_TXS: '300', INDEXER_REFRESH_SECONDS: '3600' });
+  const config = simIndexerConfig(fx.sim, {
+    RPC_TIMEOUT_MS: '1000',
+    RPC_MAX_ATTEMPTS: '8',
+    RPC_TX_BATCH: '5',
+    INDEXER_CHUNK_TXS: '300',
+    INDEXER_REFRESH_SECONDS: '3600',
+  });
   expect(config.INDEXER_GAP_GRACE_SECONDS).toBe(30);
   fx.indexer = await startIndexer(storageOf(fx.db), config, log);
   for (const cluster of CLUSTERS) await waitFor(`${cluster} backfill through faults`, () => caughtUp(fx.db, fx.sim, cluster), 150_000, 250);
@@ -73,7 +88,11 @@ it('transactions missing past every retry go to the gap ledger, the cursor moves
   // A short grace, and 20 % of new transactions answer null to their first 40 calls (five fetches of 8 attempts): they outlast it.
   await fx.indexer!.stop();
   const log = createLogger('indexer-faults', process.env.TEST_LOG_LEVEL ?? 'error');
-  fx.indexer = await startIndexer(storageOf(fx.db), simIndexerConfig(fx.sim, { RPC_MAX_ATTEMPTS: '8', RPC_TX_BATCH: '5', INDEXER_GAP_GRACE_SECONDS: '1', INDEXER_REFRESH_SECONDS: '3600' }), log);
+  fx.indexer = await startIndexer(
+    storageOf(fx.db),
+    simIndexerConfig(fx.sim, { RPC_MAX_ATTEMPTS: '8', RPC_TX_BATCH: '5', INDEXER_GAP_GRACE_SECONDS: '1', INDEXER_REFRESH_SECONDS: '3600' }),
+    log,
+  );
   fx.sim.setFaults('all', { rate: 0.05, kinds: ['429', '5xx', 'missing-tx'], missingTxRate: 0.2, missingTxRequests: 40, seed: 'faults-e2e-gaps' });
   const before = await fx.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_log');
   for (let i = 0; i < 6; i++) {

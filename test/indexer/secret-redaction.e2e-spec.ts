@@ -43,7 +43,8 @@ function failingRpc(req: IncomingMessage, res: import('node:http').ServerRespons
     const turn = seen.filter((x) => x.url === s.url).length % 3;
     const credentials = s.authorization ? Buffer.from(s.authorization.replace(/^Basic /, ''), 'base64').toString() : 'none';
     if (turn === 0) return void res.writeHead(429, { 'retry-after': '0', 'content-type': 'text/plain' }).end(`rate limited: ${s.url}`);
-    if (turn === 1) return void res.writeHead(500, { 'content-type': 'text/plain' }).end(`internal error for ${s.url}\n\u001b[31mcredentials ${credentials}\u0000 end`);
+    if (turn === 1)
+      return void res.writeHead(500, { 'content-type': 'text/plain' }).end(`internal error for ${s.url}\n\u001b[31mcredentials ${credentials}\u0000 end`);
     res.writeHead(200, { 'content-type': 'text/html' }).end(`<html>gateway ${s.url} ${credentials}</html>`);
   });
 }
@@ -67,8 +68,15 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const lines = (started: Started) => started.output().split('\n').filter((l) => l.trim() !== '');
-const json = (started: Started) => lines(started).flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as { msg: string; cluster?: string; rpc?: string; err?: { message?: string } | string; [k: string]: unknown }] : []));
+const lines = (started: Started) =>
+  started
+    .output()
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+const json = (started: Started) =>
+  lines(started).flatMap((l) =>
+    l.startsWith('{') ? [JSON.parse(l) as { msg: string; cluster?: string; rpc?: string; err?: { message?: string } | string; [k: string]: unknown }] : [],
+  );
 const errText = (l: { err?: { message?: string } | string }) => (typeof l.err === 'string' ? l.err : (l.err?.message ?? ''));
 
 it('an indexer whose RPC endpoints carry credentials and fail every way logs the failures with the endpoints masked, and no secret anywhere', async () => {
@@ -96,12 +104,15 @@ it('an indexer whose RPC endpoints carry credentials and fail every way logs the
   );
 
   // Bounded: until each endpoint has failed every way and the indexer has said so for each cluster.
-  const failedWith = (cluster: string, text: RegExp) => json(indexer).some((l) => l.cluster === cluster && /indexing cycle failed/.test(l.msg) && text.test(errText(l)));
+  const failedWith = (cluster: string, text: RegExp) =>
+    json(indexer).some((l) => l.cluster === cluster && /indexing cycle failed/.test(l.msg) && text.test(errText(l)));
   await waitFor(
     'both clusters failing with 429 and 500, logged',
     () =>
-      ['mainnet-beta', 'devnet'].every((c) => failedWith(c, /^HTTP 429 from /) && failedWith(c, /^HTTP 500 from /) && json(indexer).some((l) => l.cluster === c && /RPC calls failing/.test(l.msg))) ||
-      indexer.child.exitCode !== null,
+      ['mainnet-beta', 'devnet'].every(
+        (c) =>
+          failedWith(c, /^HTTP 429 from /) && failedWith(c, /^HTTP 500 from /) && json(indexer).some((l) => l.cluster === c && /RPC calls failing/.test(l.msg)),
+      ) || indexer.child.exitCode !== null,
     60_000,
     200,
   );
@@ -113,7 +124,9 @@ it('an indexer whose RPC endpoints carry credentials and fail every way logs the
 
   // The endpoints were used as configured: the query key and path token sent, userinfo as Basic auth, the websocket tried.
   expect(seen.some((s) => s.url === `/?api-key=${API_KEY}`)).toBe(true);
-  expect(seen.filter((s) => s.url === `/${PATH_TOKEN}/`).every((s) => s.authorization === `Basic ${Buffer.from(`user:${PASSWORD}`).toString('base64')}`)).toBe(true);
+  expect(seen.filter((s) => s.url === `/${PATH_TOKEN}/`).every((s) => s.authorization === `Basic ${Buffer.from(`user:${PASSWORD}`).toString('base64')}`)).toBe(
+    true,
+  );
   expect(upgrades).toContain(`/?api-key=${WS_KEY}`);
 
   // No secret in any line the process wrote (stdout and stderr), nor in what it published:

@@ -104,7 +104,8 @@ describeWithKafka('database faults (split mode, Kafka)', (brokers) => {
     };
     const readyPorts = { indexer: ports.indexerOps, projector: ports.projectorOps, api: ports.api };
     const exits: string[] = [];
-    for (const [name, p] of Object.entries(procs)) void p.exited.then((code) => exits.push(`${name} exited ${code}:\n${p.output().split('\n').slice(-30).join('\n')}`));
+    for (const [name, p] of Object.entries(procs))
+      void p.exited.then((code) => exits.push(`${name} exited ${code}:\n${p.output().split('\n').slice(-30).join('\n')}`));
     const allStatus = async () => Object.fromEntries(await Promise.all(Object.entries(readyPorts).map(async ([n, port]) => [n, await status(port)] as const)));
     const allAre = async (code: number) => Object.values(await allStatus()).every((s) => s === code) && exits.length === 0;
     const noExit = () => expect(exits).toEqual([]);

@@ -44,7 +44,10 @@ function startMain(): Started {
 /** The data directory has no running server; if it has, the failure shows what the process said. */
 function expectEmbeddedStopped(started: Started): void {
   const running = existsSync(join(dataDir, 'postmaster.pid'));
-  const said = started.output().split('\n').filter((l) => l.includes('embedded postgres'));
+  const said = started
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('embedded postgres'));
   expect({ running, said }).toEqual({ running: false, said: expect.arrayContaining([expect.stringContaining('embedded postgres: stopped')]) });
 }
 
@@ -77,9 +80,7 @@ async function allPools(cluster: string): Promise<PoolJson[]> {
 /** What the API must say of a pool, from the simulator's record of what it generated. */
 function expectedPool(gt: GroundTruth, address: string) {
   const pool = gt.pools.find((p) => p.config === address)!;
-  const changes = gt.vault_balance_changes
-    .filter((c) => c.pool_config === address)
-    .sort((a, b) => a.slot - b.slot || a.tx_index - b.tx_index);
+  const changes = gt.vault_balance_changes.filter((c) => c.pool_config === address).sort((a, b) => a.slot - b.slot || a.tx_index - b.tx_index);
   const last = changes[changes.length - 1];
   const swaps = gt.swaps.filter((s) => s.pool_config === address);
   const midpriceUpdates = gt.oracle_updates.filter((u) => u.pool_config_via_registry === address && u.midprice_q32 !== null);
@@ -90,7 +91,9 @@ function expectedPool(gt: GroundTruth, address: string) {
   const unpriced = (s: GroundTruth['swaps'][number]) =>
     firstKnown !== undefined &&
     (s.slot < firstKnown.slot ||
-      (s.slot === firstKnown.slot && (s.tx_index < firstKnown.tx_index || (s.tx_index === firstKnown.tx_index && s.instruction_location.top_level_index < firstKnown.instruction_location.top_level_index))));
+      (s.slot === firstKnown.slot &&
+        (s.tx_index < firstKnown.tx_index ||
+          (s.tx_index === firstKnown.tx_index && s.instruction_location.top_level_index < firstKnown.instruction_location.top_level_index))));
   let volumeQ32 = 0n;
   for (const s of swaps) {
     if (s.side === 'buy') volumeQ32 += BigInt(s.amount_in) * Q32;
@@ -200,7 +203,11 @@ it('serves the ground truth over HTTP, stops cleanly on SIGTERM, and restarts on
       let cursor: number | null = null;
       const end = Math.floor(HISTORY_END_MS / 1000) + 60;
       do {
-        const page: MidpriceJson = (await get<MidpriceJson>(`/pools/${p.address}/midprice/history?cluster=${cluster}&timeframe=raw&limit=50&start_time=0&end_time=${end}${cursor === null ? '' : `&cursor=${cursor}`}`)).body;
+        const page: MidpriceJson = (
+          await get<MidpriceJson>(
+            `/pools/${p.address}/midprice/history?cluster=${cluster}&timeframe=raw&limit=50&start_time=0&end_time=${end}${cursor === null ? '' : `&cursor=${cursor}`}`,
+          )
+        ).body;
         seen.push(...page.data);
         cursor = page.next_cursor;
       } while (cursor !== null);

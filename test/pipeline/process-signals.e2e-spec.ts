@@ -60,8 +60,17 @@ async function stopWith(started: Started[], signals: NodeJS.Signals[]): Promise<
     for (const s of started) signalGroup(s, signals[1]);
   }
   const codes = await Promise.all(started.map((s) => s.exited));
-  const said = started.map((s) => s.output().split('\n').filter((l) => /draining|stopped cleanly|already draining|drain did not|embedded postgres|failed|error/i.test(l)).slice(-12));
-  expect({ codes, said }).toEqual({ codes: started.map(() => 0), said: started.map(() => expect.arrayContaining([expect.stringContaining('stopped cleanly')])) });
+  const said = started.map((s) =>
+    s
+      .output()
+      .split('\n')
+      .filter((l) => /draining|stopped cleanly|already draining|drain did not|embedded postgres|failed|error/i.test(l))
+      .slice(-12),
+  );
+  expect({ codes, said }).toEqual({
+    codes: started.map(() => 0),
+    said: started.map(() => expect.arrayContaining([expect.stringContaining('stopped cleanly')])),
+  });
   if (signals.length > 1) for (const s of started) expect(s.output()).toContain('already draining');
 }
 
@@ -75,13 +84,14 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) {
-    try {
-      process.kill(-c.pid, 'SIGKILL');
-    } catch {
-      /* gone */
+  for (const c of children)
+    if (c.exitCode === null && c.signalCode === null && c.pid) {
+      try {
+        process.kill(-c.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }
-  }
   // A server a failed run left behind: an immediate shutdown (SIGQUIT to the postmaster).
   if (existsSync(join(dataDir, 'postmaster.pid'))) {
     try {

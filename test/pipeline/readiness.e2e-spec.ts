@@ -69,7 +69,12 @@ it('is 503 with the lag per cluster while backfilling, then 200 with the indexed
   for (const c of ready.detail.clusters) {
     const gt = sim.groundTruth(c.cluster as 'devnet' | 'mainnet-beta');
     const lastSwap = gt.swaps.reduce((a, s) => Math.max(a, s.block_time), 0);
-    expect({ indexed_slot: c.indexed_slot, head_slot: c.head_slot, lag_slots: c.lag_slots, lag_seconds: c.lag_seconds }).toEqual({ indexed_slot: gt.head_slot, head_slot: gt.head_slot, lag_slots: 0, lag_seconds: 0 });
+    expect({ indexed_slot: c.indexed_slot, head_slot: c.head_slot, lag_slots: c.lag_slots, lag_seconds: c.lag_seconds }).toEqual({
+      indexed_slot: gt.head_slot,
+      head_slot: gt.head_slot,
+      lag_slots: 0,
+      lag_seconds: 0,
+    });
     // The block time of the newest indexed transaction: at or after the last swap, within the history.
     expect(c.indexed_time).toBeGreaterThanOrEqual(lastSwap);
     expect(c.indexed_time).toBeLessThanOrEqual(HISTORY_END_MS / 1000);

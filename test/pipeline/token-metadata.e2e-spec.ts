@@ -26,7 +26,11 @@ type Cluster = (typeof CLUSTERS)[number];
 
 /** The curated list the app ships (a file, read as data). */
 const LISTED = new Map(
-  (JSON.parse(readFileSync(join(__dirname, '../../apps/indexer/src/tokens/known-tokens.json'), 'utf8')) as { tokens: { mint: string; symbol: string; name: string }[] }).tokens.map((t) => [t.mint, t]),
+  (
+    JSON.parse(readFileSync(join(__dirname, '../../apps/indexer/src/tokens/known-tokens.json'), 'utf8')) as {
+      tokens: { mint: string; symbol: string; name: string }[];
+    }
+  ).tokens.map((t) => [t.mint, t]),
 );
 
 interface TokenJson {
@@ -43,7 +47,15 @@ interface PoolJson {
 }
 
 const schedule = { scheduleSeconds: SCHEDULE_SECONDS };
-const fx = simulatorAndDatabase({ port: 0, seed: 'token-metadata-e2e', pools: 8, historySeconds: HISTORY_SECONDS, historyEndTimeMs: HISTORY_END_MS, live: false, clusters: { 'mainnet-beta': schedule, devnet: schedule } });
+const fx = simulatorAndDatabase({
+  port: 0,
+  seed: 'token-metadata-e2e',
+  pools: 8,
+  historySeconds: HISTORY_SECONDS,
+  historyEndTimeMs: HISTORY_END_MS,
+  live: false,
+  clusters: { 'mainnet-beta': schedule, devnet: schedule },
+});
 const sim = () => fx.sim;
 const db = () => fx.db;
 
@@ -67,7 +79,10 @@ async function stop(app: Started): Promise<void> {
 }
 
 async function pools(cluster: Cluster, query = ''): Promise<PoolJson[]> {
-  const { status, body } = await getJson<{ data: PoolJson[] }>(fx.apiPort, `/pools?cluster=${cluster}&page_size=100${query ? `&query=${encodeURIComponent(query)}` : ''}`);
+  const { status, body } = await getJson<{ data: PoolJson[] }>(
+    fx.apiPort,
+    `/pools?cluster=${cluster}&page_size=100${query ? `&query=${encodeURIComponent(query)}` : ''}`,
+  );
   expect(status).toBe(200);
   return body.data;
 }
@@ -98,7 +113,12 @@ function expectedPools(cluster: Cluster): { address: string; name: string; x: { 
 
 async function servedPools(cluster: Cluster) {
   return (await pools(cluster))
-    .map((p) => ({ address: p.address, name: p.name, x: { symbol: p.token_x.symbol, name: p.token_x.name }, y: { symbol: p.token_y.symbol, name: p.token_y.name } }))
+    .map((p) => ({
+      address: p.address,
+      name: p.name,
+      x: { symbol: p.token_x.symbol, name: p.token_x.name },
+      y: { symbol: p.token_y.symbol, name: p.token_y.name },
+    }))
     .sort((a, b) => a.address.localeCompare(b.address));
 }
 
@@ -117,33 +137,53 @@ async function logCounts(): Promise<Record<string, number>> {
 async function rewriteAsPreviousRelease(): Promise<number> {
   const blank = (t: { mint: string; symbol: string; name: string }) => (LISTED.has(t.mint) ? t : { ...t, symbol: '', name: '' });
   let blanked = 0;
-  const { rows } = await db().pool.query<{ seq: string; payload: string }>(`SELECT seq, payload FROM event_log WHERE payload::jsonb->>'type' IN ('PoolDiscovered', 'PoolConfigChanged')`);
+  const { rows } = await db().pool.query<{ seq: string; payload: string }>(
+    `SELECT seq, payload FROM event_log WHERE payload::jsonb->>'type' IN ('PoolDiscovered', 'PoolConfigChanged')`,
+  );
   for (const r of rows) {
     const e = JSON.parse(r.payload);
     e.data.tokenX = blank(e.data.tokenX);
     e.data.tokenY = blank(e.data.tokenY);
     await db().pool.query('UPDATE event_log SET payload = $2 WHERE seq = $1', [r.seq, JSON.stringify(e)]);
   }
-  const records = await db().pool.query<{ cluster: string; config: string; record: { tokens: { x: TokenJson & { mint: string }; y: TokenJson & { mint: string } } } }>('SELECT cluster, config, record FROM indexer.pool');
+  const records = await db().pool.query<{
+    cluster: string;
+    config: string;
+    record: { tokens: { x: TokenJson & { mint: string }; y: TokenJson & { mint: string } } };
+  }>('SELECT cluster, config, record FROM indexer.pool');
   for (const r of records.rows) {
     const tokens = { x: blank(r.record.tokens.x), y: blank(r.record.tokens.y) };
     blanked += [r.record.tokens.x, r.record.tokens.y].filter((t) => !LISTED.has(t.mint) && (t.symbol !== '' || t.name !== '')).length;
-    await db().pool.query(`UPDATE indexer.pool SET record = jsonb_set(record, '{tokens}', $3::jsonb) WHERE cluster = $1 AND config = $2`, [r.cluster, r.config, JSON.stringify(tokens)]);
+    await db().pool.query(`UPDATE indexer.pool SET record = jsonb_set(record, '{tokens}', $3::jsonb) WHERE cluster = $1 AND config = $2`, [
+      r.cluster,
+      r.config,
+      JSON.stringify(tokens),
+    ]);
   }
-  const { rows: builds } = await db().pool.query<{ schema_name: string }>(`SELECT schema_name FROM projector.projection_builds WHERE projection = 'pools' AND status = 'active'`);
+  const { rows: builds } = await db().pool.query<{ schema_name: string }>(
+    `SELECT schema_name FROM projector.projection_builds WHERE projection = 'pools' AND status = 'active'`,
+  );
   const listed = [...LISTED.keys()];
   for (const side of ['x', 'y']) {
-    await db().pool.query(`UPDATE "${builds[0].schema_name}".pools SET token_${side}_symbol = '', token_${side}_name = '' WHERE NOT (token_${side}_mint = ANY($1::text[]))`, [listed]);
+    await db().pool.query(
+      `UPDATE "${builds[0].schema_name}".pools SET token_${side}_symbol = '', token_${side}_name = '' WHERE NOT (token_${side}_mint = ANY($1::text[]))`,
+      [listed],
+    );
   }
   return blanked; // tokens that had a name: each is a rename at the next start
 }
 
-const builds = async () => (await db().pool.query('SELECT projection, build_id, version, schema_name, status FROM projector.projection_builds ORDER BY projection, build_id')).rows;
+const builds = async () =>
+  (await db().pool.query('SELECT projection, build_id, version, schema_name, status FROM projector.projection_builds ORDER BY projection, build_id')).rows;
 
 it('every kind of token metadata, an upgrade from blank names without replay, a rename on chain, and the fallback found by query', async () => {
   // The simulated chain holds every kind (else this test proves less than it says).
   for (const cluster of CLUSTERS) {
-    const kinds = new Set(sim().groundTruth(cluster).tokens.map((t) => t.metadata_source));
+    const kinds = new Set(
+      sim()
+        .groundTruth(cluster)
+        .tokens.map((t) => t.metadata_source),
+    );
     expect([...kinds].sort()).toEqual(['metaplex', 'none', 'pointer', 'token-2022']);
   }
 
@@ -181,12 +221,19 @@ it('every kind of token metadata, an upgrade from blank names without replay, a 
   }
 
   // ---- a rename on chain, in slots produced now: the API follows within a refresh ----
-  const renamedBefore = CLUSTERS.map((c) => sim().groundTruth(c).tokens.filter((t) => t.renames.length > 0).length);
+  const renamedBefore = CLUSTERS.map(
+    (c) =>
+      sim()
+        .groundTruth(c)
+        .tokens.filter((t) => t.renames.length > 0).length,
+  );
   expect(renamedBefore).toEqual([0, 0]);
   const tmcBefore = (await logCounts()).TokenMetadataChanged;
   sim().advance('all', Math.ceil(((SCHEDULE_SECONDS - HISTORY_SECONDS) * 1000) / 400)); // past every scheduled event
   for (const cluster of CLUSTERS) {
-    const renamed = sim().groundTruth(cluster).tokens.filter((t) => t.renames.length > 0);
+    const renamed = sim()
+      .groundTruth(cluster)
+      .tokens.filter((t) => t.renames.length > 0);
     expect(renamed.length).toBeGreaterThan(0);
   }
   await waitFor('the renamed tokens shown under their new names', namesAsOnChain, 30_000, 250);

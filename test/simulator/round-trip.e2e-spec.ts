@@ -11,18 +11,18 @@ import {
   poolStateName,
   utf8Seed,
 } from '@hadron/domain';
-import { decodeContextOf, decodeTransaction, type DecodeContext, type KnownPool, type RpcTransactionResult, type TransactionFacts } from '../../apps/indexer/src/decode';
+import {
+  decodeContextOf,
+  decodeTransaction,
+  type DecodeContext,
+  type KnownPool,
+  type RpcTransactionResult,
+  type TransactionFacts,
+} from '../../apps/indexer/src/decode';
 import { PoolReader } from '../../apps/indexer/src/discovery/pool-reader';
 import { SolanaRpc } from '../../apps/indexer/src/source/solana-rpc';
 import { TokenList } from '../../apps/indexer/src/tokens/token-list';
-import {
-  SIM_ONLY_SWAP_FIELDS,
-  startSimulator,
-  type GroundTruth,
-  type RunningSimulator,
-  type SimCluster,
-  type SwapFact,
-} from '../../apps/simulator/src';
+import { SIM_ONLY_SWAP_FIELDS, startSimulator, type GroundTruth, type RunningSimulator, type SimCluster, type SwapFact } from '../../apps/simulator/src';
 
 /**
  * ROUND TRIP (simulator → indexer decoder). It lives in test/ because apps may not import each
@@ -66,7 +66,12 @@ async function batch(url: string, calls: { method: string; params: unknown[] }[]
     const body = JSON.stringify(pending.map((c) => ({ jsonrpc: '2.0', id: c.i, method: c.method, params: c.params })));
     let replies: RpcReply[];
     try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(retry ? 500 : 15_000) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(retry ? 500 : 15_000),
+      });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       replies = JSON.parse(await res.text());
     } catch (e) {
@@ -99,7 +104,10 @@ async function discoverPools(url: string, retry = false): Promise<Discovered> {
     [HADRON_PROGRAM_V1, 248],
     [HADRON_PROGRAM_V2, 724],
   ] as const) {
-    const accounts = (await call(url, 'getProgramAccounts', [program, { encoding: 'base64', filters: [{ dataSize: size }] }], retry)) as { pubkey: string; account: { data: [string, string] } }[];
+    const accounts = (await call(url, 'getProgramAccounts', [program, { encoding: 'base64', filters: [{ dataSize: size }] }], retry)) as {
+      pubkey: string;
+      account: { data: [string, string] };
+    }[];
     for (const { pubkey, account } of accounts) {
       const config = decodeConfigAccount(Buffer.from(account.data[0], 'base64'));
       const pdas = derivePoolAddresses(program, BigInt(config.seed), config.mint_x, config.mint_y, config.token_program_x, config.token_program_y);
@@ -127,7 +135,11 @@ async function allSignatures(url: string, retry = false): Promise<{ signature: s
   for (const program of [HADRON_PROGRAM_V1, HADRON_PROGRAM_V2]) {
     let before: string | undefined;
     for (;;) {
-      const page = (await call(url, 'getSignaturesForAddress', [program, { limit: 1000, before }], retry)) as { signature: string; slot: number; err: unknown }[];
+      const page = (await call(url, 'getSignaturesForAddress', [program, { limit: 1000, before }], retry)) as {
+        signature: string;
+        slot: number;
+        err: unknown;
+      }[];
       if (page.length === 0) break;
       for (const s of page) seen.set(s.signature, s);
       before = page[page.length - 1].signature;
@@ -136,7 +148,12 @@ async function allSignatures(url: string, retry = false): Promise<{ signature: s
   return [...seen.values()];
 }
 
-async function decodeAll(url: string, ctx: DecodeContext, signatures: string[], retry = false): Promise<{ facts: TransactionFacts[]; results: Map<string, RpcTransactionResult> }> {
+async function decodeAll(
+  url: string,
+  ctx: DecodeContext,
+  signatures: string[],
+  retry = false,
+): Promise<{ facts: TransactionFacts[]; results: Map<string, RpcTransactionResult> }> {
   const facts: TransactionFacts[] = [];
   const results = new Map<string, RpcTransactionResult>();
   for (let i = 0; i < signatures.length; i += 100) {
@@ -169,7 +186,9 @@ function preAmount(r: RpcTransactionResult, address: string): bigint {
 
 /** Whether the transaction takes `address` writable (message header + loaded writable addresses). */
 function writes(r: RpcTransactionResult, address: string): boolean {
-  const message = r.transaction.message as RpcTransactionResult['transaction']['message'] & { header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number } };
+  const message = r.transaction.message as RpcTransactionResult['transaction']['message'] & {
+    header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number };
+  };
   const { numRequiredSignatures: signed, numReadonlySignedAccounts: roSigned, numReadonlyUnsignedAccounts: roUnsigned } = message.header;
   const staticKeys = message.accountKeys;
   const i = staticKeys.indexOf(address);
@@ -179,7 +198,8 @@ function writes(r: RpcTransactionResult, address: string): boolean {
 
 /** Chain position of an event inside its transaction. */
 const inTxOrder = (a: { instruction_location: { top_level_index: number; inner_index: number | null } }, b: typeof a) =>
-  a.instruction_location.top_level_index - b.instruction_location.top_level_index || (a.instruction_location.inner_index ?? -1) - (b.instruction_location.inner_index ?? -1);
+  a.instruction_location.top_level_index - b.instruction_location.top_level_index ||
+  (a.instruction_location.inner_index ?? -1) - (b.instruction_location.inner_index ?? -1);
 
 // ---- expectations derived from the ground truth ------------------------------------------------
 
@@ -216,7 +236,14 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
     expect([...discovered.pools.keys()].sort()).toEqual(gt.pools.map((p) => p.config).sort());
     for (const pool of gt.pools) {
       const found = discovered.pools.get(pool.config)!;
-      expect({ vaultX: found.vaultX, vaultY: found.vaultY, oracle: found.oracle, feeConfig: found.feeConfig, seed: found.config.seed, authority: found.config.authority }).toEqual({
+      expect({
+        vaultX: found.vaultX,
+        vaultY: found.vaultY,
+        oracle: found.oracle,
+        feeConfig: found.feeConfig,
+        seed: found.config.seed,
+        authority: found.config.authority,
+      }).toEqual({
         vaultX: pool.vault_x,
         vaultY: pool.vault_y,
         oracle: pool.oracle,
@@ -228,12 +255,27 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
     }
     // Tokens as the indexer reads them over JSON-RPC (every metadata source the simulator serves:
     // Metaplex exact and NUL-padded, Token-2022 in the mint, behind a MetadataPointer, none).
-    const rpc = new SolanaRpc({ url, commitment: 'confirmed', timeoutMs: 5_000, rps: 100_000, concurrency: 4, retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 200 }, txBatchSize: 50 });
+    const rpc = new SolanaRpc({
+      url,
+      commitment: 'confirmed',
+      timeoutMs: 5_000,
+      rps: 100_000,
+      concurrency: 4,
+      retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 200 },
+      txBatchSize: 50,
+    });
     const { tokens, unreadable } = await new PoolReader(rpc, new TokenList([])).tokenMetadata(gt.tokens.map((t) => t.mint));
     expect(unreadable).toEqual(new Map());
     expect(new Set(gt.tokens.map((t) => t.metadata_source))).toEqual(new Set(['metaplex', 'token-2022', 'pointer', 'none']));
     for (const t of gt.tokens) {
-      expect({ source: t.metadata_source, ...tokens.get(t.mint) }).toEqual({ source: t.metadata_source, mint: t.mint, symbol: t.symbol, name: t.name, decimals: t.decimals, icon: '' });
+      expect({ source: t.metadata_source, ...tokens.get(t.mint) }).toEqual({
+        source: t.metadata_source,
+        mint: t.mint,
+        symbol: t.symbol,
+        name: t.name,
+        decimals: t.decimals,
+        icon: '',
+      });
     }
   });
 
@@ -241,7 +283,12 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
     const { facts, gt, signatures } = run;
     expect(facts.flatMap((f) => f.problems)).toEqual([]);
     const failed = new Set(gt.failed_transactions.map((f) => f.signature));
-    expect(signatures.filter((s) => s.err !== null).map((s) => s.signature).sort()).toEqual([...failed].sort());
+    expect(
+      signatures
+        .filter((s) => s.err !== null)
+        .map((s) => s.signature)
+        .sort(),
+    ).toEqual([...failed].sort());
     for (const f of facts) if (failed.has(f.signature)) expect(f.events).toEqual([]);
   });
 
@@ -260,7 +307,14 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
     const decoded = run.facts
       .flatMap((f) => f.vault_balances)
       .map((v) => ({ signature: v.signature, pool: v.pool_config, x: v.vault_x_after, y: v.vault_y_after, slot: v.slot, block_time: v.block_time }));
-    const expected = run.gt.vault_balance_changes.map((v) => ({ signature: v.signature, pool: v.pool_config, x: v.vault_x_after, y: v.vault_y_after, slot: v.slot, block_time: v.block_time }));
+    const expected = run.gt.vault_balance_changes.map((v) => ({
+      signature: v.signature,
+      pool: v.pool_config,
+      x: v.vault_x_after,
+      y: v.vault_y_after,
+      slot: v.slot,
+      block_time: v.block_time,
+    }));
     const key = (v: { signature: string; pool: string }) => `${v.signature}/${v.pool}`;
     const sort = <T extends { signature: string; pool: string }>(xs: T[]) => [...xs].sort((a, b) => (key(a) < key(b) ? -1 : 1));
     expect(sort(decoded)).toEqual(sort(expected));
@@ -275,7 +329,11 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
       const r = results.get(v.signature)!;
       const before = last.get(v.pool_config);
       if (before) {
-        expect({ tx: v.signature, x: preAmount(r, v.vault_x).toString(), y: preAmount(r, v.vault_y).toString() }).toEqual({ tx: v.signature, x: before.x, y: before.y });
+        expect({ tx: v.signature, x: preAmount(r, v.vault_x).toString(), y: preAmount(r, v.vault_y).toString() }).toEqual({
+          tx: v.signature,
+          x: before.x,
+          y: before.y,
+        });
         chained++;
       }
       last.set(v.pool_config, { x: v.vault_x_after, y: v.vault_y_after });
@@ -297,12 +355,20 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
         if (data[0] !== 1 && data[0] !== 2) continue;
         const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
         // Accounts [C]: authority, vault_x, vault_y, authority_ata_x, authority_ata_y, config, token programs.
-        onWire.push({ signature, kind: data[0] === 1 ? 'deposit' : 'withdraw', pool: keys[ix.accounts[5]], x: view.getBigUint64(1, true), y: view.getBigUint64(9, true) });
+        onWire.push({
+          signature,
+          kind: data[0] === 1 ? 'deposit' : 'withdraw',
+          pool: keys[ix.accounts[5]],
+          x: view.getBigUint64(1, true),
+          y: view.getBigUint64(9, true),
+        });
       }
     }
     const key = (l: { signature: string; pool: string }) => `${l.signature}/${l.pool}`;
     expect(onWire.map((l) => ({ ...l, x: l.x.toString(), y: l.y.toString() })).sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
-      gt.liquidity.map((l) => ({ signature: l.signature, kind: l.kind, pool: l.pool_config, x: l.amount_x, y: l.amount_y })).sort((a, b) => key(a).localeCompare(key(b))),
+      gt.liquidity
+        .map((l) => ({ signature: l.signature, kind: l.kind, pool: l.pool_config, x: l.amount_x, y: l.amount_y }))
+        .sort((a, b) => key(a).localeCompare(key(b))),
     );
     for (const l of gt.liquidity) {
       const r = results.get(l.signature)!;
@@ -310,7 +376,11 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
       const v = facts.find((f) => f.signature === l.signature)!.vault_balances.find((f) => f.pool_config === l.pool_config)!;
       const sign = l.kind === 'deposit' ? 1n : -1n;
       const delta = (after: string | null, vault: string) => (after === null ? 0n : BigInt(after) - preAmount(r, vault));
-      expect({ id: l.event_id, x: delta(v.vault_x_after, pool.vaultX), y: delta(v.vault_y_after, pool.vaultY) }).toEqual({ id: l.event_id, x: sign * BigInt(l.amount_x), y: sign * BigInt(l.amount_y) });
+      expect({ id: l.event_id, x: delta(v.vault_x_after, pool.vaultX), y: delta(v.vault_y_after, pool.vaultY) }).toEqual({
+        id: l.event_id,
+        x: sign * BigInt(l.amount_x),
+        y: sign * BigInt(l.amount_y),
+      });
       expect([v.vault_x_after, v.vault_y_after]).toEqual([l.vault_x_after, l.vault_y_after]);
     }
   });
@@ -329,7 +399,11 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
         const after = s.side === 'sell' ? { x: v.x + toVault, y: v.y - out } : { x: v.x - out, y: v.y + toVault };
         vaults.set(s.pool_config, after);
         const t = truth.get(s.event_id)!;
-        expect({ id: s.event_id, x: after.x.toString(), y: after.y.toString() }).toEqual({ id: s.event_id, x: t.vault_x_after_instruction, y: t.vault_y_after_instruction });
+        expect({ id: s.event_id, x: after.x.toString(), y: after.y.toString() }).toEqual({
+          id: s.event_id,
+          x: t.vault_x_after_instruction,
+          y: t.vault_y_after_instruction,
+        });
         // [C] the user pays amount_in: the fee, in the input mint, plus what reaches the vault.
         expect(BigInt(s.protocol_fee_raw) + toVault).toBe(BigInt(s.amount_in));
       }
@@ -344,10 +418,12 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
 
   it("the global fee configs read over RPC are the ground truth's (rate and recipient)", async () => {
     const { gt, url } = run;
-    const reply = (await call(url, 'getMultipleAccounts', [gt.global_fee_configs.map((g) => g.address), { encoding: 'base64' }])) as { value: { data: [string] }[] };
-    expect(reply.value.map((a) => decodeFeeConfigAccount(Buffer.from(a.data[0], 'base64'))).map((f) => ({ fee_ppm: f.fee_ppm, fee_recipient: f.fee_recipient }))).toEqual(
-      gt.global_fee_configs.map((g) => ({ fee_ppm: g.fee_ppm, fee_recipient: g.fee_recipient })),
-    );
+    const reply = (await call(url, 'getMultipleAccounts', [gt.global_fee_configs.map((g) => g.address), { encoding: 'base64' }])) as {
+      value: { data: [string] }[];
+    };
+    expect(
+      reply.value.map((a) => decodeFeeConfigAccount(Buffer.from(a.data[0], 'base64'))).map((f) => ({ fee_ppm: f.fee_ppm, fee_recipient: f.fee_recipient })),
+    ).toEqual(gt.global_fee_configs.map((g) => ({ fee_ppm: g.fee_ppm, fee_recipient: g.fee_recipient })));
   });
 
   it('the midprice and spread in effect at each swap follow from the decoded oracle updates in signature order', () => {
@@ -396,7 +472,14 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
 describe('round trip through faults', () => {
   it('a client that retries on 429, 5xx, timeouts, malformed bodies and missing transactions recovers the same facts', async () => {
     const clean = await roundTrip('devnet', false);
-    sim.setFaults('devnet', { rate: 0.25, kinds: ['429', '5xx', 'timeout', 'malformed', 'missing-tx'], hangMs: 1_000, missingTxRate: 0.05, missingTxRequests: 2, seed: 'round-trip' });
+    sim.setFaults('devnet', {
+      rate: 0.25,
+      kinds: ['429', '5xx', 'timeout', 'malformed', 'missing-tx'],
+      hangMs: 1_000,
+      missingTxRate: 0.05,
+      missingTxRequests: 2,
+      seed: 'round-trip',
+    });
     try {
       const faulty = await roundTrip('devnet', true);
       expect(byId(faulty.facts.flatMap((f) => f.events))).toEqual(byId(clean.facts.flatMap((f) => f.events)));
@@ -459,7 +542,10 @@ describe('round trip, observed slot by slot: every pool state and fee split, and
         }
       }
       const addresses = [...new Set(feeConfigOf.values())];
-      const reply = (await call(url, 'getMultipleAccounts', [addresses, { encoding: 'base64', minContextSlot: slot }])) as { context: { slot: number }; value: { data: [string] }[] };
+      const reply = (await call(url, 'getMultipleAccounts', [addresses, { encoding: 'base64', minContextSlot: slot }])) as {
+        context: { slot: number };
+        value: { data: [string] }[];
+      };
       expect(reply.context.slot).toBe(slot);
       addresses.forEach((address, i) => {
         const data = Buffer.from(reply.value[i].data[0], 'base64');
@@ -480,7 +566,10 @@ describe('round trip, observed slot by slot: every pool state and fee split, and
 
   /** The one transaction of `slot` that takes `address` writable, and its position in the block. */
   async function writerAt(slot: number, address: string): Promise<number> {
-    const block = (await call(run.url, 'getBlock', [slot, { encoding: 'json', maxSupportedTransactionVersion: 0, transactionDetails: 'full', rewards: false }])) as { transactions: RpcTransactionResult[] };
+    const block = (await call(run.url, 'getBlock', [
+      slot,
+      { encoding: 'json', maxSupportedTransactionVersion: 0, transactionDetails: 'full', rewards: false },
+    ])) as { transactions: RpcTransactionResult[] };
     const positions = block.transactions.flatMap((t, i) => (t.meta?.err === null && writes(t, address) ? [i] : []));
     expect(positions).toHaveLength(1);
     return positions[0];
@@ -508,7 +597,9 @@ describe('round trip, observed slot by slot: every pool state and fee split, and
 
   it('sees every fee split change (rate and recipients), each at its slot', () => {
     const { gt } = run;
-    const changes = gt.fee_split_changes.filter((c) => c.signature !== null && gt.pools.find((p) => p.config === c.pool_config)!.created_signature !== c.signature);
+    const changes = gt.fee_split_changes.filter(
+      (c) => c.signature !== null && gt.pools.find((p) => p.config === c.pool_config)!.created_signature !== c.signature,
+    );
     expect(changes.length).toBeGreaterThanOrEqual(4);
     for (const pool of gt.pools.filter((p) => p.has_pool_fee === 1)) {
       const seen = feeConfigs.get(feeConfigOf.get(pool.config)!)!;
@@ -534,11 +625,18 @@ describe('round trip, observed slot by slot: every pool state and fee split, and
     let withSplit = 0;
     for (const s of swaps) {
       const position = await positionOf(s.slot, s.signature);
-      expect({ id: s.event_id, state: (await inEffect(states.get(s.pool_config)!, s.pool_config, s.slot, position)).state }).toEqual({ id: s.event_id, state: 1 });
+      expect({ id: s.event_id, state: (await inEffect(states.get(s.pool_config)!, s.pool_config, s.slot, position)).state }).toEqual({
+        id: s.event_id,
+        state: 1,
+      });
       const feeConfig = discovered.pools.get(s.pool_config)!.feeConfig;
       const fee = await inEffect(feeConfigs.get(feeConfig)!, feeConfig, s.slot, position);
       const t = truth.get(s.event_id)!;
-      expect({ id: s.event_id, split: fee.split.length > 0 ? fee.split : null, ppm: fee.feePpm }).toEqual({ id: s.event_id, split: t.fee_split, ppm: t.fee_ppm });
+      expect({ id: s.event_id, split: fee.split.length > 0 ? fee.split : null, ppm: fee.feePpm }).toEqual({
+        id: s.event_id,
+        split: t.fee_split,
+        ppm: t.fee_ppm,
+      });
       // [C] fee = floor(amount_in × fee_ppm / 1e6), in the input mint.
       expect(s.protocol_fee_raw).toBe(((BigInt(s.amount_in) * BigInt(fee.feePpm)) / 1_000_000n).toString());
       if (t.fee_split !== null) withSplit++;
@@ -552,7 +650,9 @@ describe('round trip, observed slot by slot: every pool state and fee split, and
     const { facts, gt } = run;
     expect(facts.flatMap((f) => f.problems)).toEqual([]);
     expect(byId(facts.flatMap((f) => f.events.filter((e) => e.kind === 'swap')))).toEqual(byId(gt.swaps).map(expectedSwap));
-    expect(byId(facts.flatMap((f) => f.events.filter((e) => e.kind === 'oracle_update')))).toEqual(byId(gt.oracle_updates).map(({ tx_index: _t, ...rest }) => rest));
+    expect(byId(facts.flatMap((f) => f.events.filter((e) => e.kind === 'oracle_update')))).toEqual(
+      byId(gt.oracle_updates).map(({ tx_index: _t, ...rest }) => rest),
+    );
     expect(facts.flatMap((f) => f.vault_balances).length).toBe(gt.vault_balance_changes.length);
   });
 });

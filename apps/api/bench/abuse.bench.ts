@@ -64,9 +64,19 @@ async function main(): Promise<void> {
         if (hostile) await new Promise((r) => setTimeout(r, 500)); // let the mix build up first
         const normal = await pools(server, PHASE_S);
         const h = await hostile;
-        const p: Phase = { server: name, phase, rps: normal.rps, p50: normal.p50, p99: normal.p99, rssMb: rss.stop(), hostile: h && { requests: h.requests, ok: h.ok, unavailable: h.unavailable, other: h.other, errors: h.errors } };
+        const p: Phase = {
+          server: name,
+          phase,
+          rps: normal.rps,
+          p50: normal.p50,
+          p99: normal.p99,
+          rssMb: rss.stop(),
+          hostile: h && { requests: h.requests, ok: h.ok, unavailable: h.unavailable, other: h.other, errors: h.errors },
+        };
         phases.push(p);
-        log(`  ${phase.padEnd(7)} /pools ${p.rps.toFixed(0).padStart(6)} req/s  p50 ${p.p50} ms  p99 ${p.p99} ms  peak RSS ${p.rssMb.toFixed(0)} MB${h ? `  hostile: ${h.requests} requests, ${h.ok} 200, ${h.unavailable} 503, ${h.other} other, ${h.errors} errors` : ''}${normal.non2xx ? `  (/pools non-2xx ${normal.non2xx})` : ''}`);
+        log(
+          `  ${phase.padEnd(7)} /pools ${p.rps.toFixed(0).padStart(6)} req/s  p50 ${p.p50} ms  p99 ${p.p99} ms  peak RSS ${p.rssMb.toFixed(0)} MB${h ? `  hostile: ${h.requests} requests, ${h.ok} 200, ${h.unavailable} 503, ${h.other} other, ${h.errors} errors` : ''}${normal.non2xx ? `  (/pools non-2xx ${normal.non2xx})` : ''}`,
+        );
       }
       children.pop()!.kill('SIGTERM');
     }
@@ -75,7 +85,9 @@ async function main(): Promise<void> {
     log('|---|---|---:|---:|---:|---:|---:|---|');
     for (const p of phases) {
       const before = phases.find((b) => b.server === p.server && b.phase === 'before')!;
-      log(`| ${p.server} | ${p.phase} | ${p.rps.toFixed(0)} | ${p.p50} | ${p.p99} | ${(p.p99 / Math.max(before.p99, 1)).toFixed(1)}× | ${p.rssMb.toFixed(0)} | ${p.hostile ? `${p.hostile.ok} / ${p.hostile.unavailable} / ${p.hostile.other}` : ''} |`);
+      log(
+        `| ${p.server} | ${p.phase} | ${p.rps.toFixed(0)} | ${p.p50} | ${p.p99} | ${(p.p99 / Math.max(before.p99, 1)).toFixed(1)}× | ${p.rssMb.toFixed(0)} | ${p.hostile ? `${p.hostile.ok} / ${p.hostile.unavailable} / ${p.hostile.other}` : ''} |`,
+      );
     }
     if (jsonFile) {
       const cases = phases.map((p) => ({
@@ -108,7 +120,17 @@ async function hammer(server: Server, connections: number, path: () => string, s
     requests: [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: path() }) }],
   });
   const unavailable = r.statusCodeStats?.['503']?.count ?? 0;
-  return { rps: r.requests.average, requests: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ok: r['2xx'], unavailable, other: r.non2xx - unavailable };
+  return {
+    rps: r.requests.average,
+    requests: r.requests.total,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    ok: r['2xx'],
+    unavailable,
+    other: r.non2xx - unavailable,
+  };
 }
 
 /** Peak resident set size of `pid` (MB), sampled every 100 ms until stop(). */

@@ -59,28 +59,54 @@ async function main(): Promise<void> {
       await hammer(server.url, path, 2); // warm-up (JIT, prepared statements, caches)
       const r = await measureCpu(server.pid, () => hammer(server.url, path, DURATION_S));
       load.push({ name, ...r });
-      const cpu = r.cpu.server || r.cpu.postgres ? `  CPU/req: server ${r.cpu.server.toFixed(2)} ms, postgres ${r.cpu.postgres.toFixed(2)} ms, load gen ${r.cpu.loadGenerator.toFixed(2)} ms` : '';
-      log(`  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}${cpu}`);
+      const cpu =
+        r.cpu.server || r.cpu.postgres
+          ? `  CPU/req: server ${r.cpu.server.toFixed(2)} ms, postgres ${r.cpu.postgres.toFixed(2)} ms, load gen ${r.cpu.loadGenerator.toFixed(2)} ms`
+          : '';
+      log(
+        `  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}${cpu}`,
+      );
     };
     log(`\nthroughput: ${CONNECTIONS} connections, ${DURATION_S} s per endpoint, loopback`);
     await run('bare Fastify: pool list object', bare, () => '/pools');
     await run('bare Fastify: pool list pre-serialized', bare, () => '/pools-text');
     await run('API GET /pools (default page)', api, () => '/pools');
     await run('API GET /pools (random filters/sort/page)', api, () =>
-      pick(['/pools?sort_by=tvl:desc&page=' + (1 + rnd(50)), '/pools?query=tk1' + rnd(100), '/pools?token_y=So11111111111111111111111111111111111111112&sort_by=fees_24h:asc', '/pools?pool_state=paused&page_size=50', '/pools?cluster=devnet&page=' + (1 + rnd(10))]),
+      pick([
+        '/pools?sort_by=tvl:desc&page=' + (1 + rnd(50)),
+        '/pools?query=tk1' + rnd(100),
+        '/pools?token_y=So11111111111111111111111111111111111111112&sort_by=fees_24h:asc',
+        '/pools?pool_state=paused&page_size=50',
+        '/pools?cluster=devnet&page=' + (1 + rnd(10)),
+      ]),
     );
     await run('API GET /pools/:a/fees (random pool, interval)', api, () => `/pools/${anyPool()}/fees?interval=${pick(['1h', '24h', '7d', '30d', 'all'])}`);
     await run('API GET /pools/:a/midprice/history (sampled)', api, () => `/pools/${anyPool()}/midprice/history?timeframe=${pick(['5m', '30m', '1h', '4h'])}`);
     await run('API GET /pools/:a/midprice/history (raw)', api, () => `/pools/${anyPool()}/midprice/history?timeframe=raw&limit=${pick([50, 200])}`);
     await run('API GET /pools/:a/volume/history', api, () => `/pools/${anyPool()}/volume/history`);
 
-    log(`\nlatency vs rows (sequential, 1 connection): SMALL = ${SMALL.count.toLocaleString('en')} swaps+points, BIG = ${BIG.count.toLocaleString('en')}, same ~35 days (same buckets, 100× the rows)`);
+    log(
+      `\nlatency vs rows (sequential, 1 connection): SMALL = ${SMALL.count.toLocaleString('en')} swaps+points, BIG = ${BIG.count.toLocaleString('en')}, same ~35 days (same buckets, 100× the rows)`,
+    );
     const scaling: Array<{ query: string; small: Lat; big: Lat }> = [];
-    for (const q of ['fees?interval=1h', 'fees?interval=24h', 'fees?interval=7d', 'fees?interval=30d', 'fees?interval=all', 'midprice/history?timeframe=1h', 'midprice/history?timeframe=1m', 'midprice/history?timeframe=4h&start_time=0', 'midprice/history?timeframe=raw&limit=200', 'volume/history']) {
+    for (const q of [
+      'fees?interval=1h',
+      'fees?interval=24h',
+      'fees?interval=7d',
+      'fees?interval=30d',
+      'fees?interval=all',
+      'midprice/history?timeframe=1h',
+      'midprice/history?timeframe=1m',
+      'midprice/history?timeframe=4h&start_time=0',
+      'midprice/history?timeframe=raw&limit=200',
+      'volume/history',
+    ]) {
       const small = await sequential(`${apiUrl}/pools/${SMALL_POOL}/${q}`, 300);
       const big = await sequential(`${apiUrl}/pools/${BIG_POOL}/${q}`, 300);
       scaling.push({ query: q, small, big });
-      log(`  ${q.padEnd(44)} SMALL p50 ${small.p50.toFixed(2)} / p99 ${small.p99.toFixed(2)} ms   BIG p50 ${big.p50.toFixed(2)} / p99 ${big.p99.toFixed(2)} ms`);
+      log(
+        `  ${q.padEnd(44)} SMALL p50 ${small.p50.toFixed(2)} / p99 ${small.p99.toFixed(2)} ms   BIG p50 ${big.p50.toFixed(2)} / p99 ${big.p99.toFixed(2)} ms`,
+      );
     }
 
     const replicaLoad = process.env.BENCH_REPLICA === '1' ? await againstReplica(url, load, children) : [];
@@ -91,12 +117,17 @@ async function main(): Promise<void> {
     log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of load) {
       const c = r.cpu;
-      log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${((r.rps / bareObj) * 100).toFixed(0)} % | ${c.server.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.loadGenerator.toFixed(2)} |`);
+      log(
+        `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${((r.rps / bareObj) * 100).toFixed(0)} % | ${c.server.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.loadGenerator.toFixed(2)} |`,
+      );
     }
     log('\n| query | SMALL p50 | SMALL p99 | BIG p50 | BIG p99 |');
     log('|---|---:|---:|---:|---:|');
     for (const s of scaling) log(`| ${s.query} | ${s.small.p50.toFixed(2)} | ${s.small.p99.toFixed(2)} | ${s.big.p50.toFixed(2)} | ${s.big.p99.toFixed(2)} |`);
-    writeFileSync(resolve(ROOT, 'bench-results/api-bench.json'), JSON.stringify({ at: new Date().toISOString(), dataset: stats, load, scaling, replica: replicaLoad }, null, 2));
+    writeFileSync(
+      resolve(ROOT, 'bench-results/api-bench.json'),
+      JSON.stringify({ at: new Date().toISOString(), dataset: stats, load, scaling, replica: replicaLoad }, null, 2),
+    );
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await done();
@@ -129,7 +160,9 @@ async function againstReplica(url: string, primaryLoad: readonly LoadResult[], c
     log('|---|---:|---:|---:|---:|---:|---:|');
     for (const r of out) {
       const p = primaryLoad.find((l) => l.name === r.name)!;
-      log(`| ${r.name} | ${p.rps.toFixed(0)} | ${p.p50} | ${p.p99} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} |${r.non2xx || r.errors ? ` (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`);
+      log(
+        `| ${r.name} | ${p.rps.toFixed(0)} | ${p.p50} | ${p.p99} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} |${r.non2xx || r.errors ? ` (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`,
+      );
     }
     return out;
   } finally {

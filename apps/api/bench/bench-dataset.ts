@@ -33,7 +33,12 @@ export interface DatasetStats {
   seconds: number;
 }
 
-export async function generateDataset(pool: Pool, schemas: { pools: string; swaps: string; midprice: string }, now: number, log: (m: string) => void): Promise<DatasetStats> {
+export async function generateDataset(
+  pool: Pool,
+  schemas: { pools: string; swaps: string; midprice: string },
+  now: number,
+  log: (m: string) => void,
+): Promise<DatasetStats> {
   const P = schemas.pools;
   const S = schemas.swaps;
   const M = schemas.midprice;
@@ -136,6 +141,10 @@ export async function generateDataset(pool: Pool, schemas: { pools: string; swap
   await lastPoint('midprice_minute', 'minute_start', 60);
   await lastPoint('midprice_hourly', 'hour_start', 3600);
   await step('analyze', `ANALYZE`);
-  const [{ swaps, points }] = (await pool.query<{ swaps: string; points: string }>(`SELECT (SELECT count(*) FROM ${S}.swaps) AS swaps, (SELECT count(*) FROM ${M}.midprice_points) AS points`)).rows;
+  const [{ swaps, points }] = (
+    await pool.query<{ swaps: string; points: string }>(
+      `SELECT (SELECT count(*) FROM ${S}.swaps) AS swaps, (SELECT count(*) FROM ${M}.midprice_points) AS points`,
+    )
+  ).rows;
   return { pools: total, swaps: Number(swaps), points: Number(points), seconds: (Date.now() - started) / 1000 };
 }

@@ -16,7 +16,9 @@ export const ROOT = resolve(__dirname, '../../..');
  * embedded Postgres. BENCH_DB=<name> reuses one kept by an earlier BENCH_KEEP=1 run (skips the
  * ~80 s generation). `done()` drops it (unless kept) and stops the embedded server.
  */
-export async function prepareDataset(log: (m: string) => void): Promise<{ url: string; stats: DatasetStats & { mainnet: number; devnet: number }; done: () => Promise<void> }> {
+export async function prepareDataset(
+  log: (m: string) => void,
+): Promise<{ url: string; stats: DatasetStats & { mainnet: number; devnet: number }; done: () => Promise<void> }> {
   const { adminUrl, stop } = await benchPostgres(ROOT);
   const reuse = process.env.BENCH_DB;
   const keep = process.env.BENCH_KEEP === '1' || !!reuse;
@@ -36,7 +38,11 @@ export async function prepareDataset(log: (m: string) => void): Promise<{ url: s
     const now = Math.floor(Date.now() / 1000);
     const poolsDef = ALL_PROJECTIONS.find((d) => d.name === 'pools')!;
     if (reuse) {
-      const [r] = (await pool.query<{ swaps: string; points: string; pools: string }>(`SELECT (SELECT count(*) FROM read.swaps) AS swaps, (SELECT count(*) FROM read.midprice_points) AS points, (SELECT count(*) FROM read.pools) AS pools`)).rows;
+      const [r] = (
+        await pool.query<{ swaps: string; points: string; pools: string }>(
+          `SELECT (SELECT count(*) FROM read.swaps) AS swaps, (SELECT count(*) FROM read.midprice_points) AS points, (SELECT count(*) FROM read.pools) AS pools`,
+        )
+      ).rows;
       stats = { pools: Number(r.pools), swaps: Number(r.swaps), points: Number(r.points), seconds: 0 };
     } else {
       await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${dbName}`));
@@ -49,7 +55,9 @@ export async function prepareDataset(log: (m: string) => void): Promise<{ url: s
       stats = await generateDataset(pool, await activeSchemas(pool), now, log);
     }
     await poolsDef.refresh!(pool as never, (await activeSchemas(pool)).pools, now); // the projector's own 24 h stats refresher
-    log(`dataset: ${stats.pools} pools, ${stats.swaps.toLocaleString('en')} swaps, ${stats.points.toLocaleString('en')} midprice points${stats.seconds ? ` generated in ${stats.seconds.toFixed(0)} s` : ` (reused ${dbName})`}`);
+    log(
+      `dataset: ${stats.pools} pools, ${stats.swaps.toLocaleString('en')} swaps, ${stats.points.toLocaleString('en')} midprice points${stats.seconds ? ` generated in ${stats.seconds.toFixed(0)} s` : ` (reused ${dbName})`}`,
+    );
     await pool.end();
     return { url, stats: { ...stats, mainnet: MAINNET_POOLS, devnet: DEVNET_POOLS }, done };
   } catch (e) {
@@ -59,7 +67,9 @@ export async function prepareDataset(log: (m: string) => void): Promise<{ url: s
 }
 
 async function activeSchemas(pool: Pool): Promise<{ pools: string; swaps: string; midprice: string }> {
-  const { rows } = await pool.query<{ projection: string; schema_name: string }>(`SELECT projection, schema_name FROM projector.projection_builds WHERE status = 'active'`);
+  const { rows } = await pool.query<{ projection: string; schema_name: string }>(
+    `SELECT projection, schema_name FROM projector.projection_builds WHERE status = 'active'`,
+  );
   return Object.fromEntries(rows.map((r) => [r.projection, `"${r.schema_name}"`])) as { pools: string; swaps: string; midprice: string };
 }
 

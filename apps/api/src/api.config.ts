@@ -54,8 +54,20 @@ export const apiEnvShape = {
     .string()
     .trim()
     .default('*')
-    .transform((v) => (v === '*' ? '*' : v === 'none' || v === '' ? false : v.split(',').map((o) => o.trim()).filter((o) => o !== '')))
-    .refine((v) => v === '*' || v === false || v.every((o) => /^https?:\/\/[^/\s]+$/.test(o)), 'must be *, none, or a comma-separated list of origins such as https://app.example.com'),
+    .transform((v) =>
+      v === '*'
+        ? '*'
+        : v === 'none' || v === ''
+          ? false
+          : v
+              .split(',')
+              .map((o) => o.trim())
+              .filter((o) => o !== ''),
+    )
+    .refine(
+      (v) => v === '*' || v === false || v.every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
+      'must be *, none, or a comma-separated list of origins such as https://app.example.com',
+    ),
   /** Responses at least this large are compressed (br or gzip, as the client accepts); smaller ones are not worth it. */
   API_COMPRESS_MIN_BYTES: envInt(0, 100_000_000, 1024),
   /** Serve the OpenAPI document and Swagger UI at /docs, /docs-json, /docs-yaml. */

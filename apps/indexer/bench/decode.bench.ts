@@ -24,4 +24,6 @@ function run(ms: number): { count: number; elapsed: number; facts: number } {
 
 run(500); // warm up the JIT
 const { count, elapsed, facts } = run(3000);
-console.log(`decodeTransaction: ${Math.round((count / elapsed) * 1000).toLocaleString('en-US')} tx/s (${count} tx in ${(elapsed / 1000).toFixed(2)} s, ${facts} events, mix of ${txs.length} golden transactions)`);
+console.log(
+  `decodeTransaction: ${Math.round((count / elapsed) * 1000).toLocaleString('en-US')} tx/s (${count} tx in ${(elapsed / 1000).toFixed(2)} s, ${facts} events, mix of ${txs.length} golden transactions)`,
+);

@@ -13,7 +13,14 @@ import { indexerEnvSchema, indexerMigrations, startIndexer } from '../src/index'
 
 async function main(): Promise<void> {
   const historySeconds = Number(process.argv[2] ?? 1800);
-  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: resolve(__dirname, '../../../.data/bench-postgres'), port: 54349, database: 'postgres', log: createLogger('bench-pg', 'warn') });
+  const embedded = process.env.DATABASE_URL
+    ? undefined
+    : await startEmbeddedPostgres({
+        dataDir: resolve(__dirname, '../../../.data/bench-postgres'),
+        port: 54349,
+        database: 'postgres',
+        log: createLogger('bench-pg', 'warn'),
+      });
   process.env.TEST_ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? embedded!.url;
   const db = await createTestDatabase([eventLogMigrations, indexerMigrations]);
   const genStarted = Date.now();
@@ -22,7 +29,12 @@ async function main(): Promise<void> {
   console.log(`simulated ${historySeconds} s of history on 2 clusters (generated in ${((Date.now() - genStarted) / 1000).toFixed(1)} s)`);
 
   const log = createLogger('bench', 'warn');
-  const storage: Storage = { url: db.url, pool: db.pool, eventLog: openEventLog({ kafkaClientId: 'bench', kafkaTopicPrefix: 'bench', kafkaTopicPartitions: 1 }, db.pool, log), close: async () => undefined };
+  const storage: Storage = {
+    url: db.url,
+    pool: db.pool,
+    eventLog: openEventLog({ kafkaClientId: 'bench', kafkaTopicPrefix: 'bench', kafkaTopicPartitions: 1 }, db.pool, log),
+    close: async () => undefined,
+  };
   const config = parseEnv(indexerEnvSchema, {
     RPC_URL_MAINNET_BETA: sim.urls['mainnet-beta'],
     RPC_URL_DEVNET: sim.urls.devnet,
@@ -62,7 +74,9 @@ async function main(): Promise<void> {
       `${Math.round(processed / seconds).toLocaleString('en-US')} tx/s, ${Math.round(events / seconds).toLocaleString('en-US')} events/s; ` +
       `${calls} JSON-RPC calls in ${http} HTTP requests (${(calls / processed).toFixed(2)} calls/tx)`,
   );
-  console.log(`listing: ${windowSum} signatures in ${windowCount} slot windows (largest per cluster ≤ ${largest.join(', ')}); peak heap ${(peakHeap / 2 ** 20).toFixed(0)} MiB`);
+  console.log(
+    `listing: ${windowSum} signatures in ${windowCount} slot windows (largest per cluster ≤ ${largest.join(', ')}); peak heap ${(peakHeap / 2 ** 20).toFixed(0)} MiB`,
+  );
   sim.process.kill('SIGTERM');
   await db.drop();
   if (embedded) await embedded.release();
@@ -70,8 +84,21 @@ async function main(): Promise<void> {
 
 /** The simulator as a separate process (apps never import each other): `SIM_PORT=0`, URLs read from its stdout. */
 async function startSimulatorProcess(historySeconds: number): Promise<{ process: ChildProcess; urls: Record<'mainnet-beta' | 'devnet', string> }> {
-  const env = { ...process.env, SIM_PORT: '0', SIM_LIVE: 'false', SIM_POOLS: '8', SIM_SEED: 'bench', SIM_HISTORY_SECONDS: String(historySeconds), SIM_HISTORY_END_MS: '1750000000000', LOG_LEVEL: 'warn' };
-  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/simulator/src/main.ts'], { cwd: resolve(__dirname, '../../..'), env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = {
+    ...process.env,
+    SIM_PORT: '0',
+    SIM_LIVE: 'false',
+    SIM_POOLS: '8',
+    SIM_SEED: 'bench',
+    SIM_HISTORY_SECONDS: String(historySeconds),
+    SIM_HISTORY_END_MS: '1750000000000',
+    LOG_LEVEL: 'warn',
+  };
+  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/simulator/src/main.ts'], {
+    cwd: resolve(__dirname, '../../..'),
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const urls: Partial<Record<'mainnet-beta' | 'devnet', string>> = {};
   await new Promise<void>((ok, fail) => {
     let out = '';
@@ -86,7 +113,11 @@ async function startSimulatorProcess(historySeconds: number): Promise<{ process:
 }
 
 async function rpcSlot(url: string): Promise<number> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot', params: [{ commitment: 'confirmed' }] }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot', params: [{ commitment: 'confirmed' }] }),
+  });
   return ((await res.json()) as { result: number }).result;
 }
 

@@ -43,9 +43,27 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
     await indexer.start();
     indexers.push(indexer);
     if (settings.wsUrl) {
-      wakeups.push(subscribeProgramLogs(settings.rpcUrl, settings.wsUrl, HADRON_PROGRAMS.map((p) => p.programId), () => indexer.poke(), (e) => base.warn({ cluster, err: e.message }, 'websocket wake-up failed; polling only')));
+      wakeups.push(
+        subscribeProgramLogs(
+          settings.rpcUrl,
+          settings.wsUrl,
+          HADRON_PROGRAMS.map((p) => p.programId),
+          () => indexer.poke(),
+          (e) => base.warn({ cluster, err: e.message }, 'websocket wake-up failed; polling only'),
+        ),
+      );
     }
-    base.info({ cluster, rpc: rpcShown, ws: settings.wsUrl === null ? undefined : redactUrl(settings.wsUrl), commitment: settings.commitment, start: settings.start, maxResponseBytes: settings.maxResponseBytes }, 'indexing');
+    base.info(
+      {
+        cluster,
+        rpc: rpcShown,
+        ws: settings.wsUrl === null ? undefined : redactUrl(settings.wsUrl),
+        commitment: settings.commitment,
+        start: settings.start,
+        maxResponseBytes: settings.maxResponseBytes,
+      },
+      'indexing',
+    );
   }
 
   // The freshness every reader judges by (the API's readiness, in one process or split mode): only
@@ -82,9 +100,12 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
  * — and counts as ready: it is healthy and takes over when the active one stops. Nothing routes
  * traffic to an indexer; the cluster's freshness is what the active one publishes (component_status).
  */
-function readiness(i: ClusterIndexer): ({ role: 'active'; ready: boolean } & ClusterStatus) | { cluster: ClusterStatus['cluster']; role: 'standby'; ready: true; note: string } {
+function readiness(
+  i: ClusterIndexer,
+): ({ role: 'active'; ready: boolean } & ClusterStatus) | { cluster: ClusterStatus['cluster']; role: 'standby'; ready: true; note: string } {
   const s = i.status();
-  if (!s.active) return { cluster: s.cluster, role: 'standby', ready: true, note: 'another indexer process holds this cluster; this one takes over when it stops' };
+  if (!s.active)
+    return { cluster: s.cluster, role: 'standby', ready: true, note: 'another indexer process holds this cluster; this one takes over when it stops' };
   return { role: 'active', ...s, ready: i.ready() };
 }
 

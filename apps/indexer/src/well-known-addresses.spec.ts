@@ -93,16 +93,20 @@ describe('well-known addresses in the source tree', () => {
 
   it('no literal is a near miss of a well-known address (a typo or a wrong id that looks right)', () => {
     const near = literals.flatMap(({ file, value }) =>
-      KNOWN.filter((k) => value !== k.id && (value.slice(0, 10) === k.id.slice(0, 10) || (value.length === k.id.length && [...value].filter((c, i) => c !== k.id[i]).length <= 3))).map(
-        (k) => `${file}: '${value}' looks like ${k.name} '${k.id}'`,
-      ),
+      KNOWN.filter(
+        (k) =>
+          value !== k.id &&
+          (value.slice(0, 10) === k.id.slice(0, 10) || (value.length === k.id.length && [...value].filter((c, i) => c !== k.id[i]).length <= 3)),
+      ).map((k) => `${file}: '${value}' looks like ${k.name} '${k.id}'`),
     );
     expect(near).toEqual([]);
   });
 
   it('a listed program id is declared once per side: outside tests, only in the declaration modules', () => {
     const ids = new Map(Object.entries(programs).map(([name, p]) => [p.id, name]));
-    const elsewhere = literals.filter(({ file, value }) => ids.has(value) && !DECLARATIONS.includes(file) && !isTest(file)).map(({ file, value }) => `${file}: ${ids.get(value)} '${value}'`);
+    const elsewhere = literals
+      .filter(({ file, value }) => ids.has(value) && !DECLARATIONS.includes(file) && !isTest(file))
+      .map(({ file, value }) => `${file}: ${ids.get(value)} '${value}'`);
     expect(elsewhere).toEqual([]);
   });
 });

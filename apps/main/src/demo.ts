@@ -16,34 +16,38 @@ const demoSchema = z.object({
   SIM_HISTORY_SECONDS: envInt(60, 7 * 24 * 3600, 900),
 });
 
-runProcess('hadron-demo', () => createLogger('hadron-demo'), async () => {
-  const demo = parseEnv(demoSchema);
-  const log = createLogger('hadron-demo', process.env.LOG_LEVEL ?? 'info');
-  const sim = await startSimulator({ port: demo.SIM_PORT, seed: demo.SIM_SEED, pools: demo.SIM_POOLS, historySeconds: demo.SIM_HISTORY_SECONDS });
-  log.info({ urls: sim.urls, wsUrls: sim.wsUrls }, 'simulated cluster serving');
-  // The demo keeps its own data directory so it never mixes with a real index.
-  const config = parseEnv(mainEnvSchema, {
-    PG_DATA_DIR: '.data/demo-postgres',
-    EMBEDDED_PG_PORT: '54319',
-    // No load balancer in front of a local demo: Ctrl-C stops it without the API's rolling-restart grace.
-    API_SHUTDOWN_GRACE_SECONDS: '0',
-    ...process.env,
-    RPC_URL_MAINNET_BETA: sim.urls['mainnet-beta'],
-    RPC_URL_DEVNET: sim.urls.devnet,
-    // The simulator's PubSub websockets: logsSubscribe wakes the live tail as soon as a transaction lands.
-    RPC_WS_URL_MAINNET_BETA: sim.wsUrls['mainnet-beta'],
-    RPC_WS_URL_DEVNET: sim.wsUrls.devnet,
-    // The whole simulated history; a local RPC needs no rate limit; exact positions in block.
-    INDEXER_START_SLOT: '0',
-    RPC_RPS: process.env.RPC_RPS ?? '100000',
-    INDEXER_TX_POSITIONS: 'all',
-  });
-  const running = await startAll(config, log);
-  log.info(`demo ready: http://127.0.0.1:${running.port}/pools — try /pools/<address>/fees?interval=1h${config.API_DOCS ? ' (docs at /docs)' : ''}`);
-  return {
-    stop: async () => {
-      await running.stop();
-      await sim.stop();
-    },
-  };
-});
+runProcess(
+  'hadron-demo',
+  () => createLogger('hadron-demo'),
+  async () => {
+    const demo = parseEnv(demoSchema);
+    const log = createLogger('hadron-demo', process.env.LOG_LEVEL ?? 'info');
+    const sim = await startSimulator({ port: demo.SIM_PORT, seed: demo.SIM_SEED, pools: demo.SIM_POOLS, historySeconds: demo.SIM_HISTORY_SECONDS });
+    log.info({ urls: sim.urls, wsUrls: sim.wsUrls }, 'simulated cluster serving');
+    // The demo keeps its own data directory so it never mixes with a real index.
+    const config = parseEnv(mainEnvSchema, {
+      PG_DATA_DIR: '.data/demo-postgres',
+      EMBEDDED_PG_PORT: '54319',
+      // No load balancer in front of a local demo: Ctrl-C stops it without the API's rolling-restart grace.
+      API_SHUTDOWN_GRACE_SECONDS: '0',
+      ...process.env,
+      RPC_URL_MAINNET_BETA: sim.urls['mainnet-beta'],
+      RPC_URL_DEVNET: sim.urls.devnet,
+      // The simulator's PubSub websockets: logsSubscribe wakes the live tail as soon as a transaction lands.
+      RPC_WS_URL_MAINNET_BETA: sim.wsUrls['mainnet-beta'],
+      RPC_WS_URL_DEVNET: sim.wsUrls.devnet,
+      // The whole simulated history; a local RPC needs no rate limit; exact positions in block.
+      INDEXER_START_SLOT: '0',
+      RPC_RPS: process.env.RPC_RPS ?? '100000',
+      INDEXER_TX_POSITIONS: 'all',
+    });
+    const running = await startAll(config, log);
+    log.info(`demo ready: http://127.0.0.1:${running.port}/pools — try /pools/<address>/fees?interval=1h${config.API_DOCS ? ' (docs at /docs)' : ''}`);
+    return {
+      stop: async () => {
+        await running.stop();
+        await sim.stop();
+      },
+    };
+  },
+);

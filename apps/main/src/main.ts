@@ -6,10 +6,17 @@
 import { createLogger, parseEnv, runProcess } from '@hadron/platform';
 import { mainEnvSchema, startAll } from './compose';
 
-runProcess('hadron', () => createLogger('hadron'), async () => {
-  const config = parseEnv(mainEnvSchema);
-  const log = createLogger('hadron', config.LOG_LEVEL);
-  const running = await startAll(config, log);
-  log.info({ port: running.port, clusters: config.INDEXER_CLUSTERS }, `ready: http://127.0.0.1:${running.port}/pools${config.API_DOCS ? ' (docs at /docs)' : ''}`);
-  return running;
-});
+runProcess(
+  'hadron',
+  () => createLogger('hadron'),
+  async () => {
+    const config = parseEnv(mainEnvSchema);
+    const log = createLogger('hadron', config.LOG_LEVEL);
+    const running = await startAll(config, log);
+    log.info(
+      { port: running.port, clusters: config.INDEXER_CLUSTERS },
+      `ready: http://127.0.0.1:${running.port}/pools${config.API_DOCS ? ' (docs at /docs)' : ''}`,
+    );
+    return running;
+  },
+);

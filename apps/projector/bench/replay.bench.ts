@@ -90,19 +90,38 @@ async function main(): Promise<void> {
     t = process.hrtime.bigint();
     for (const p of sample) JSON.parse(p);
     const jsonUs = Number(process.hrtime.bigint() - t) / 1000 / sample.length;
-    results.validation = { jsonParseMicros: +jsonUs.toFixed(2), parseAndValidateMicros: +validateUs.toFixed(2), ceilingPerSecond: Math.round(1e6 / validateUs) };
+    results.validation = {
+      jsonParseMicros: +jsonUs.toFixed(2),
+      parseAndValidateMicros: +validateUs.toFixed(2),
+      ceilingPerSecond: Math.round(1e6 / validateUs),
+    };
 
     // 4. Replay through the real consumer (Postgres log → checkpointed batches → projection), one projection at a time.
     const consumerFactory = () => new PostgresEventLogConsumer(pool, url, log, 1000);
     const replay: Record<string, unknown> = {};
     // The consumer alone (fetch, parse + validate, checkpoint) with a projection that writes nothing: the ceiling.
-    const noop: ProjectionDefinition = { name: 'noop', schema: { version: 1, tables: [], ddl: () => [], views: [] }, createHandler: () => async () => undefined };
+    const noop: ProjectionDefinition = {
+      name: 'noop',
+      schema: { version: 1, tables: [], ddl: () => [], views: [] },
+      createHandler: () => async () => undefined,
+    };
     const ceiling = await rebuildProjection(noop, { pool, consumerFactory, log, maxBatchSize: BATCH });
-    replay.consumerOnlyNoWrites = { seconds: ceiling.seconds, perSecond: Math.round(N / ceiling.seconds), ofRawCopy: +(N / ceiling.seconds / copyRate).toFixed(3) };
+    replay.consumerOnlyNoWrites = {
+      seconds: ceiling.seconds,
+      perSecond: Math.round(N / ceiling.seconds),
+      ofRawCopy: +(N / ceiling.seconds / copyRate).toFixed(3),
+    };
     say(`consumer alone (no-op projection): ${Math.round(N / ceiling.seconds).toLocaleString('en-US')} events/s`);
     let sequentialSeconds = 0;
     for (const def of ALL_PROJECTIONS) {
-      const r = await rebuildProjection(def, { pool, consumerFactory, log, maxBatchSize: BATCH, progressEveryMs: 5000, onProgress: (p) => say(`  ${def.name}: ${p.done.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')} ${Math.round(p.perSecond)} ev/s`) });
+      const r = await rebuildProjection(def, {
+        pool,
+        consumerFactory,
+        log,
+        maxBatchSize: BATCH,
+        progressEveryMs: 5000,
+        onProgress: (p) => say(`  ${def.name}: ${p.done.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')} ${Math.round(p.perSecond)} ev/s`),
+      });
       if (r.events !== N) throw new Error(`${def.name} replayed ${r.events} events, expected ${N}`);
       sequentialSeconds += r.seconds;
       replay[def.name] = { seconds: r.seconds, perSecond: Math.round(N / r.seconds), ofRawCopy: +(N / r.seconds / copyRate).toFixed(3) };
@@ -116,7 +135,11 @@ async function main(): Promise<void> {
     const all = await Promise.all(ALL_PROJECTIONS.map((def) => rebuildProjection(def, { pool, consumerFactory, log, maxBatchSize: BATCH })));
     const concurrentSeconds = Number(process.hrtime.bigint() - t) / 1e9;
     if (all.some((r) => r.events !== N)) throw new Error('concurrent replay missed events');
-    results.replayAllConcurrent = { seconds: concurrentSeconds, logEventsPerSecond: Math.round(N / concurrentSeconds), appliedPerSecond: Math.round((3 * N) / concurrentSeconds) };
+    results.replayAllConcurrent = {
+      seconds: concurrentSeconds,
+      logEventsPerSecond: Math.round(N / concurrentSeconds),
+      appliedPerSecond: Math.round((3 * N) / concurrentSeconds),
+    };
     say(`replay all concurrently: ${Math.round(N / concurrentSeconds).toLocaleString('en-US')} log events/s`);
 
     // 6. The projections' write path alone: pre-parsed events, all three handlers, one transaction per batch.
@@ -153,7 +176,9 @@ async function main(): Promise<void> {
       seconds: writeMs / 1000,
       perSecond: Math.round(N / (writeMs / 1000)),
       ofRawCopy: +(N / (writeMs / 1000) / copyRate).toFixed(3),
-      perProjection: Object.fromEntries(ALL_PROJECTIONS.map((def, i) => [def.name, { seconds: handlerMs[i] / 1000, perSecond: Math.round(N / (handlerMs[i] / 1000)) }])),
+      perProjection: Object.fromEntries(
+        ALL_PROJECTIONS.map((def, i) => [def.name, { seconds: handlerMs[i] / 1000, perSecond: Math.round(N / (handlerMs[i] / 1000)) }]),
+      ),
     };
     say(`write path (3 projections, pre-parsed): ${Math.round(N / (writeMs / 1000)).toLocaleString('en-US')} events/s`);
 

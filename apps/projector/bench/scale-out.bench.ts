@@ -47,9 +47,20 @@ async function main(): Promise<void> {
     const base = runs[0];
     say('\n| projector processes | log events/s | replay s | wall s (with start-up) | vs 1 process |');
     say('|---:|---:|---:|---:|---:|');
-    for (const r of runs) say(`| ${r.processes} | ${r.eventsPerS.toFixed(0)} | ${r.replayS.toFixed(1)} | ${r.wallS.toFixed(1)} | ${(r.eventsPerS / base.eventsPerS).toFixed(2)}× |`);
+    for (const r of runs)
+      say(
+        `| ${r.processes} | ${r.eventsPerS.toFixed(0)} | ${r.replayS.toFixed(1)} | ${r.wallS.toFixed(1)} | ${(r.eventsPerS / base.eventsPerS).toFixed(2)}× |`,
+      );
     if (jsonFile) {
-      const cases = runs.map((r) => ({ case: `${r.processes} projector process${r.processes > 1 ? 'es' : ''}`, events_per_s: Math.round(r.eventsPerS), p50_ms: null, p99_ms: null, baseline: r.processes === 1, replay_s: r.replayS, wall_s: r.wallS }));
+      const cases = runs.map((r) => ({
+        case: `${r.processes} projector process${r.processes > 1 ? 'es' : ''}`,
+        events_per_s: Math.round(r.eventsPerS),
+        p50_ms: null,
+        p99_ms: null,
+        baseline: r.processes === 1,
+        replay_s: r.replayS,
+        wall_s: r.wallS,
+      }));
       writeFileSync(jsonFile, JSON.stringify({ bench: 'scale-out', at: new Date().toISOString(), events: N, partitions: PARTITIONS, cases }, null, 2));
       say(`\nwrote ${jsonFile}`);
     }
@@ -69,7 +80,10 @@ async function replay(adminUrl: string, brokers: string[], processes: number): P
   const children: ChildProcess[] = [];
   try {
     await runMigrations(url, [eventLogMigrations, projectorMigrations]);
-    const eventLog = openKafkaEventLog({ kafkaBrokers: brokers, kafkaClientId: 'bench-scale-out', kafkaTopicPrefix: prefix, kafkaTopicPartitions: PARTITIONS }, log);
+    const eventLog = openKafkaEventLog(
+      { kafkaBrokers: brokers, kafkaClientId: 'bench-scale-out', kafkaTopicPrefix: prefix, kafkaTopicPartitions: PARTITIONS },
+      log,
+    );
     const producer = await eventLog.producer();
     let batch: HadronEvent[] = [];
     let total = 0; // = records in the fresh topics (offsets from 0, idempotent producer: no gaps)
@@ -91,7 +105,9 @@ async function replay(adminUrl: string, brokers: string[], processes: number): P
     for (;;) {
       if (Date.now() - started > TIMEOUT_MS) throw new Error(`not caught up within ${TIMEOUT_MS / 1000} s`);
       for (const c of children) if (c.exitCode !== null) throw new Error(`a projector exited with ${c.exitCode}`);
-      const { rows } = await pool.query<{ group_id: string; done: string }>('SELECT group_id, sum(next_offset)::text AS done FROM event_log_checkpoint GROUP BY group_id');
+      const { rows } = await pool.query<{ group_id: string; done: string }>(
+        'SELECT group_id, sum(next_offset)::text AS done FROM event_log_checkpoint GROUP BY group_id',
+      );
       const done = rows.map((r) => BigInt(r.done));
       if (!first && done.some((d) => d > 0n)) first = Date.now();
       if (rows.length === ALL_PROJECTIONS.length && done.every((d) => d >= BigInt(total))) break;
@@ -110,8 +126,22 @@ async function replay(adminUrl: string, brokers: string[], processes: number): P
 }
 
 function startProjector(url: string, brokers: string[], prefix: string): ChildProcess {
-  const env = { ...process.env, DATABASE_URL: url, KAFKA_BROKERS: brokers.join(','), KAFKA_TOPIC_PREFIX: prefix, KAFKA_TOPIC_PARTITIONS: String(PARTITIONS), OPS_PORT: '0', OPS_HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
-  return spawn(process.execPath, ['-r', './scripts/register-aliases.js', 'dist/apps/projector/src/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const env = {
+    ...process.env,
+    DATABASE_URL: url,
+    KAFKA_BROKERS: brokers.join(','),
+    KAFKA_TOPIC_PREFIX: prefix,
+    KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
+    OPS_PORT: '0',
+    OPS_HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+  };
+  return spawn(process.execPath, ['-r', './scripts/register-aliases.js', 'dist/apps/projector/src/main.js'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 function stopChild(c: ChildProcess): Promise<void> {

@@ -13,7 +13,11 @@ export function copyFrom(client: ClientBase, sql: string, chunks: readonly Buffe
       submit(connection: { query(text: string): void }) {
         connection.query(sql);
       },
-      handleCopyInResponse(connection: { stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }; sendCopyFromChunk(b: Buffer): void; endCopyFrom(): void }) {
+      handleCopyInResponse(connection: {
+        stream: NodeJS.WritableStream & { writableNeedDrain?: boolean };
+        sendCopyFromChunk(b: Buffer): void;
+        endCopyFrom(): void;
+      }) {
         void (async () => {
           for (const chunk of chunks) {
             connection.sendCopyFromChunk(chunk);
@@ -44,7 +48,11 @@ export function copyFrom(client: ClientBase, sql: string, chunks: readonly Buffe
 
 /** One COPY text-format line: tab-separated, with the format's escapes; null → \N. */
 export function copyLine(values: readonly (string | null)[]): string {
-  return values.map((v) => (v === null ? '\\N' : SPECIAL.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v)).join('\t') + '\n';
+  return (
+    values
+      .map((v) => (v === null ? '\\N' : SPECIAL.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v))
+      .join('\t') + '\n'
+  );
 }
 
 const SPECIAL = /[\\\t\n\r]/;

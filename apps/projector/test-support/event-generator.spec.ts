@@ -13,7 +13,9 @@ describe('generated event stream', () => {
   });
 
   it('covers every event type, both clusters, missing block times and swaps without a midprice', () => {
-    expect(new Set(events.map((e) => e.type))).toEqual(new Set(['PoolDiscovered', 'PoolConfigChanged', 'MidpriceUpdated', 'SwapExecuted', 'VaultBalancesChanged', 'FeeSplitChanged']));
+    expect(new Set(events.map((e) => e.type))).toEqual(
+      new Set(['PoolDiscovered', 'PoolConfigChanged', 'MidpriceUpdated', 'SwapExecuted', 'VaultBalancesChanged', 'FeeSplitChanged']),
+    );
     expect(new Set(events.map((e) => e.cluster))).toEqual(new Set(['mainnet-beta', 'devnet']));
     expect(events.some((e) => e.blockTime === null)).toBe(true);
     expect(events.some((e) => e.type === 'SwapExecuted' && e.data.midpriceQ32 === null)).toBe(true);

@@ -175,11 +175,29 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
   /** An event every projection must refuse; it changes no pool state. */
   const poisonEvent = (q: PoolState, n: number): HadronEvent => {
     const signature = sigPrefix[q.cluster].slice(0, 64) + b58fixed(n, 8);
-    const base = { version: 1 as const, cluster: q.cluster, pool: q.pool, slot: q.slot, blockTime: startTime + Math.floor(q.slot * 0.4), decoderVersion: POISON_DECODER };
+    const base = {
+      version: 1 as const,
+      cluster: q.cluster,
+      pool: q.pool,
+      slot: q.slot,
+      blockTime: startTime + Math.floor(q.slot * 0.4),
+      decoderVersion: POISON_DECODER,
+    };
     const envelope = { ...base, signature, txIndex: 0, ixIndex: 9, innerIndex: null, id: `${signature}:9:poison` };
     if (n % 2 === 1) {
       // The program rejects a zero midprice.
-      return { ...envelope, type: 'MidpriceUpdated', data: { instruction: 'UpdateMidprice', oracle: q.addr.oracle, quotingAuthority: q.addr.quoter, sequence: String(q.seq), midpriceQ32: '0', spreadFactorQ32: null } };
+      return {
+        ...envelope,
+        type: 'MidpriceUpdated',
+        data: {
+          instruction: 'UpdateMidprice',
+          oracle: q.addr.oracle,
+          quotingAuthority: q.addr.quoter,
+          sequence: String(q.seq),
+          midpriceQ32: '0',
+          spreadFactorQ32: null,
+        },
+      };
     }
     // amountInToVault + feeRaw != amountIn.
     const [inputMint, outputMint] = [mintY(q), mintX(q)];
@@ -187,9 +205,23 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
       ...envelope,
       type: 'SwapExecuted',
       data: {
-        side: 'buy', trader: traders[0], inputMint, outputMint, amountIn: '1000', amountInToVault: '999', amountOut: '1', feeRaw: '0', feeMint: inputMint,
-        feeRecipientAta: feeAtas[1], decimalsX: q.decimalsX, decimalsY: q.decimalsY, midpriceQ32: q.mid?.toString() ?? null, spreadFactorQ32: null,
-        vaultXAfter: q.vaultX.toString(), vaultYAfter: q.vaultY.toString(), feeSplit: null,
+        side: 'buy',
+        trader: traders[0],
+        inputMint,
+        outputMint,
+        amountIn: '1000',
+        amountInToVault: '999',
+        amountOut: '1',
+        feeRaw: '0',
+        feeMint: inputMint,
+        feeRecipientAta: feeAtas[1],
+        decimalsX: q.decimalsX,
+        decimalsY: q.decimalsY,
+        midpriceQ32: q.mid?.toString() ?? null,
+        spreadFactorQ32: null,
+        vaultXAfter: q.vaultX.toString(),
+        vaultYAfter: q.vaultY.toString(),
+        feeSplit: null,
       },
     };
   };
@@ -213,14 +245,34 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
     const base = { version: 1 as const, cluster: p.cluster, pool: p.pool, slot: p.slot, blockTime, decoderVersion: 'gen-1' };
     const ix = int(0, 3);
     const inner = rnd() < 0.1 ? int(0, 2) : null;
-    const ixEnvelope = { ...base, signature, txIndex, ixIndex: ix, innerIndex: inner, id: inner === null ? `${signature}:${ix}` : `${signature}:${ix}:${inner}` };
-    const accountEnvelope = (kind: string) => ({ ...base, signature: null, txIndex: null, ixIndex: null, innerIndex: null, id: `${p.pool}:${p.cluster}:${p.slot}:${kind}` });
+    const ixEnvelope = {
+      ...base,
+      signature,
+      txIndex,
+      ixIndex: ix,
+      innerIndex: inner,
+      id: inner === null ? `${signature}:${ix}` : `${signature}:${ix}:${inner}`,
+    };
+    const accountEnvelope = (kind: string) => ({
+      ...base,
+      signature: null,
+      txIndex: null,
+      ixIndex: null,
+      innerIndex: null,
+      id: `${p.pool}:${p.cluster}:${p.slot}:${kind}`,
+    });
 
     if (!p.discovered) {
       p.discovered = true;
       // Mostly read ahead of the history that follows (a backfill reads the pool at its target slot).
       const readAt = p.index % 3 === 0 ? p.slot : p.slot + int(50, 400);
-      yield* emit({ ...accountEnvelope('discovered'), slot: readAt, id: `${p.pool}:${p.cluster}:${readAt}:discovered`, type: 'PoolDiscovered', data: snapshot(p) });
+      yield* emit({
+        ...accountEnvelope('discovered'),
+        slot: readAt,
+        id: `${p.pool}:${p.cluster}:${readAt}:discovered`,
+        type: 'PoolDiscovered',
+        data: snapshot(p),
+      });
       continue;
     }
     const roll = rnd();
@@ -241,7 +293,15 @@ export function* generateEvents(opts: GeneratorOptions): Generator<HadronEvent> 
       yield* emit({
         ...ixEnvelope,
         type: 'MidpriceUpdated',
-        data: { instruction, oracle: p.addr.oracle, quotingAuthority: p.addr.quoter, sequence: String(++p.seq), midpriceQ32: newMid?.toString() ?? null, spreadFactorQ32: newSpread?.toString() ?? null, ...after },
+        data: {
+          instruction,
+          oracle: p.addr.oracle,
+          quotingAuthority: p.addr.quoter,
+          sequence: String(++p.seq),
+          midpriceQ32: newMid?.toString() ?? null,
+          spreadFactorQ32: newSpread?.toString() ?? null,
+          ...after,
+        },
       });
     } else if (roll < 0.85) {
       const sell = rnd() < 0.5;

@@ -155,22 +155,39 @@ export function swapExecuted(at: At, s: SwapSpec): EventOf<'SwapExecuted'> {
 }
 
 export function vaultBalancesChanged(at: At, x: bigint, y: bigint): EventOf<'VaultBalancesChanged'> {
-  return valid({ ...envelope(at, null), type: 'VaultBalancesChanged', data: { vaultX: addr('vault-x'), vaultY: addr('vault-y'), amountX: x.toString(), amountY: y.toString() } });
+  return valid({
+    ...envelope(at, null),
+    type: 'VaultBalancesChanged',
+    data: { vaultX: addr('vault-x'), vaultY: addr('vault-y'), amountX: x.toString(), amountY: y.toString() },
+  });
 }
 
 export function feeSplitChanged(at: At, recipients: FeeSplitRecipient[], feePpm = 10): EventOf<'FeeSplitChanged'> {
   const env = envelope({ txIndex: null, ...at }, null);
-  return valid({ ...env, signature: null, id: at.id ?? `${at.pool}:${at.slot}:split`, type: 'FeeSplitChanged', data: { feeConfig: addr('fee-config'), feePpm, recipients } });
+  return valid({
+    ...env,
+    signature: null,
+    id: at.id ?? `${at.pool}:${at.slot}:split`,
+    type: 'FeeSplitChanged',
+    data: { feeConfig: addr('fee-config'), feePpm, recipients },
+  });
 }
 
-export function tokenMetadataChanged(at: At, token: { mint: string; symbol: string; name: string; icon?: string; decimals?: number }): EventOf<'TokenMetadataChanged'> {
+export function tokenMetadataChanged(
+  at: At,
+  token: { mint: string; symbol: string; name: string; icon?: string; decimals?: number },
+): EventOf<'TokenMetadataChanged'> {
   const env = envelope({ txIndex: null, ...at }, null);
   const data = { mint: token.mint, symbol: token.symbol, name: token.name, decimals: token.decimals ?? 9, icon: token.icon ?? '' };
   return valid({ ...env, signature: null, id: at.id ?? `${at.pool}:metadata:${token.mint}:${at.slot}`, type: 'TokenMetadataChanged', data });
 }
 
 /** Delivers `events` to a handler in one transaction, as the consumer would (positions are synthetic). */
-export async function applyBatch(pool: Pool, handler: (events: readonly DeliveredEvent[], tx: SqlTx) => Promise<void>, events: readonly HadronEvent[]): Promise<void> {
+export async function applyBatch(
+  pool: Pool,
+  handler: (events: readonly DeliveredEvent[], tx: SqlTx) => Promise<void>,
+  events: readonly HadronEvent[],
+): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');

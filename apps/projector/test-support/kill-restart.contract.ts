@@ -127,7 +127,11 @@ export function projectorKillRestartContract(adapter: string, makeHarness: () =>
       // The 24 h stats read the served swaps rollups (`read` views), compared equal below.
       const refreshing = await h.db.pool.connect();
       try {
-        await ALL_PROJECTIONS.find((d) => d.name === 'pools')!.refresh!(refreshing as unknown as SqlTx, quoteIdent(builds[ALL_PROJECTIONS.findIndex((d) => d.name === 'pools')].schemaName), NOW);
+        await ALL_PROJECTIONS.find((d) => d.name === 'pools')!.refresh!(
+          refreshing as unknown as SqlTx,
+          quoteIdent(builds[ALL_PROJECTIONS.findIndex((d) => d.name === 'pools')].schemaName),
+          NOW,
+        );
       } finally {
         refreshing.release();
       }
@@ -158,7 +162,11 @@ interface Child {
 }
 
 async function startChild(env: NodeJS.ProcessEnv): Promise<Child> {
-  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/projector/test-support/projector-child.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/projector/test-support/projector-child.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   let out = '';
   let done = false;

@@ -26,12 +26,19 @@ async function main(): Promise<void> {
   });
   await runner.start(() => storage.eventLog.consumer(storage.pool, storage.url));
   process.stdout.write('ready\n');
-  const report = setInterval(() => {
-    void runner
-      .lag()
-      .then((l) => process.stdout.write(`${JSON.stringify({ lag: l.total.toString(), active: l.projections.length === projections.length && l.projections.every((p) => p.status === 'active') })}\n`))
-      .catch(() => undefined);
-  }, Number(process.env.LAG_EVERY_MS ?? 2000));
+  const report = setInterval(
+    () => {
+      void runner
+        .lag()
+        .then((l) =>
+          process.stdout.write(
+            `${JSON.stringify({ lag: l.total.toString(), active: l.projections.length === projections.length && l.projections.every((p) => p.status === 'active') })}\n`,
+          ),
+        )
+        .catch(() => undefined);
+    },
+    Number(process.env.LAG_EVERY_MS ?? 2000),
+  );
   process.once('SIGTERM', () => {
     clearInterval(report);
     void runner

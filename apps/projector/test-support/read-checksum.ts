@@ -13,7 +13,12 @@ export interface TableChecksum {
  * `pinnedClock` says every refresh used the same "now": then they count, without the columns that
  * record when the refresh ran.
  */
-export async function checksumBuild(pool: Pool, def: ProjectionDefinition, schemaName: string, opts: { pinnedClock?: boolean } = {}): Promise<Record<string, TableChecksum>> {
+export async function checksumBuild(
+  pool: Pool,
+  def: ProjectionDefinition,
+  schemaName: string,
+  opts: { pinnedClock?: boolean } = {},
+): Promise<Record<string, TableChecksum>> {
   const out: Record<string, TableChecksum> = {};
   for (const table of def.schema.tables) {
     if (table.volatile && !opts.pinnedClock) continue;

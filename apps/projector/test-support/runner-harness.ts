@@ -56,7 +56,14 @@ export function useRunnerHarness(settings: RunnerSettings): RunnerHarness {
     },
     newConsumer: () => new PostgresEventLogConsumer(h.db.pool, h.db.url, testLog, settings.idlePollMs),
     startRunner: async (projections = ALL_PROJECTIONS, nowSec) => {
-      const r = new ProjectorRunner({ pool: h.db.pool, log: testLog, projections, registryPollMs: settings.registryPollMs, maxBatchSize: settings.maxBatchSize, nowSec });
+      const r = new ProjectorRunner({
+        pool: h.db.pool,
+        log: testLog,
+        projections,
+        registryPollMs: settings.registryPollMs,
+        maxBatchSize: settings.maxBatchSize,
+        nowSec,
+      });
       runners.push(r);
       await r.start(h.newConsumer);
       return r;

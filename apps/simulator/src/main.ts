@@ -10,11 +10,7 @@ import { startSimulator } from './simulator';
  * ws://SIM_HOST:(SIM_PORT + 1)/mainnet-beta and /devnet, until SIGTERM.
  */
 
-const rate = (fallback: number) =>
-  z.coerce
-    .number({ invalid_type_error: 'must be a number' })
-    .min(0, 'must be ≥ 0')
-    .default(fallback);
+const rate = (fallback: number) => z.coerce.number({ invalid_type_error: 'must be a number' }).min(0, 'must be ≥ 0').default(fallback);
 
 const envSchema = z.object({
   SIM_PORT: envInt(0, 65535, 8899),
@@ -64,7 +60,10 @@ runProcess('simulator', logger, async () => {
       return [c, { pools: gt.pools.length, swaps: gt.swaps.length, oracleUpdates: gt.oracle_updates.length, headSlot: gt.head_slot }];
     }),
   );
-  logger().info({ urls: sim.urls, wsUrls: sim.wsUrls, stats, generatedInMs: Date.now() - started, live: env.SIM_LIVE, faultRate: env.SIM_FAULT_RATE }, 'simulated cluster ready');
+  logger().info(
+    { urls: sim.urls, wsUrls: sim.wsUrls, stats, generatedInMs: Date.now() - started, live: env.SIM_LIVE, faultRate: env.SIM_FAULT_RATE },
+    'simulated cluster ready',
+  );
   for (const [cluster, url] of Object.entries(sim.urls)) {
     process.stdout.write(`${cluster}: ${url}  websocket ${sim.wsUrls[cluster as keyof typeof sim.wsUrls]}  (ground truth: GET ${url}/ground-truth)\n`);
   }

@@ -36,17 +36,28 @@ describe('accounts', () => {
   it('getProgramAccounts filters by dataSize and memcmp (v1 and v2 configs, oracles)', async () => {
     const v1Configs = await connection.getProgramAccounts(new PublicKey(HADRON_PROGRAM_V1), { filters: [{ dataSize: 248 }] });
     const v2Configs = await connection.getProgramAccounts(new PublicKey(HADRON_PROGRAM_V2), { filters: [{ dataSize: 724 }] });
-    const configs = (version: string) => gt.pools.filter((p) => p.program_version === version).map((p) => p.config).sort();
+    const configs = (version: string) =>
+      gt.pools
+        .filter((p) => p.program_version === version)
+        .map((p) => p.config)
+        .sort();
     expect(v1Configs.map((a) => a.pubkey.toBase58()).sort()).toEqual(configs('v1'));
     expect(v2Configs.map((a) => a.pubkey.toBase58()).sort()).toEqual(configs('v2'));
     for (const a of v2Configs) expect(decodeConfigAccount(a.account.data).version).toBe('v2');
 
     const sol = gt.pools[0].mint_x;
-    const byMint = await connection.getProgramAccounts(new PublicKey(HADRON_PROGRAM_V1), { filters: [{ dataSize: 248 }, { memcmp: { offset: 41, bytes: sol } }] });
+    const byMint = await connection.getProgramAccounts(new PublicKey(HADRON_PROGRAM_V1), {
+      filters: [{ dataSize: 248 }, { memcmp: { offset: 41, bytes: sol } }],
+    });
     expect(byMint.map((a) => a.pubkey.toBase58())).toEqual(gt.pools.filter((p) => p.program_version === 'v1' && p.mint_x === sol).map((p) => p.config));
 
     const oracles = await connection.getProgramAccounts(new PublicKey(HADRON_PROGRAM_V1), { filters: [{ dataSize: 64 }] });
-    expect(oracles.map((a) => a.pubkey.toBase58()).sort()).toEqual(gt.pools.filter((p) => p.program_version === 'v1').map((p) => p.oracle).sort());
+    expect(oracles.map((a) => a.pubkey.toBase58()).sort()).toEqual(
+      gt.pools
+        .filter((p) => p.program_version === 'v1')
+        .map((p) => p.oracle)
+        .sort(),
+    );
 
     const withContext = await connection.getProgramAccounts(new PublicKey(HADRON_PROGRAM_V2), { filters: [{ dataSize: 128 }], withContext: true });
     expect(withContext.context.slot).toBe(gt.head_slot);
@@ -139,7 +150,11 @@ describe('token mints and metadata, read by spl-token / spl-token-metadata / mpl
     });
     const wbtxVault = gt.pools.find((p) => p.mint_x === token('pointer').mint)!.vault_x;
     const vault = await connection.getParsedAccountInfo(new PublicKey(wbtxVault));
-    expect(vault.value?.data).toMatchObject({ program: 'spl-token-2022', space: 170, parsed: { type: 'account', info: { mint: token('pointer').mint, extensions: [{ extension: 'immutableOwner' }] } } });
+    expect(vault.value?.data).toMatchObject({
+      program: 'spl-token-2022',
+      space: 170,
+      parsed: { type: 'account', info: { mint: token('pointer').mint, extensions: [{ extension: 'immutableOwner' }] } },
+    });
   });
 });
 
@@ -211,7 +226,12 @@ describe('signatures and transactions', () => {
 
   it('base64 encoding yields a wire transaction web3.js can deserialize', async () => {
     const v0 = gt.swaps.find((s) => s.tx_version === 0)!;
-    const { text } = await rawRpc(sim.urls['mainnet-beta'], { jsonrpc: '2.0', id: 1, method: 'getTransaction', params: [v0.signature, { encoding: 'base64', maxSupportedTransactionVersion: 0 }] });
+    const { text } = await rawRpc(sim.urls['mainnet-beta'], {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getTransaction',
+      params: [v0.signature, { encoding: 'base64', maxSupportedTransactionVersion: 0 }],
+    });
     const [b64] = JSON.parse(text).result.transaction;
     const { VersionedTransaction } = await import('@solana/web3.js');
     const tx = VersionedTransaction.deserialize(Buffer.from(b64, 'base64'));
@@ -241,12 +261,26 @@ describe('slots and blocks', () => {
 
   it('unknown methods and bad params are JSON-RPC errors with the real codes', async () => {
     const url = sim.urls.devnet;
-    expect(JSON.parse((await rawRpc(url, { jsonrpc: '2.0', id: 'x', method: 'getNothing' })).text)).toEqual({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 'x' });
+    expect(JSON.parse((await rawRpc(url, { jsonrpc: '2.0', id: 'x', method: 'getNothing' })).text)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32601, message: 'Method not found' },
+      id: 'x',
+    });
     expect(JSON.parse((await rawRpc(url, { jsonrpc: '2.0', id: 1, method: 'getAccountInfo', params: ['not-a-key'] })).text).error.code).toBe(-32602);
-    expect(JSON.parse((await rawRpc(url, { jsonrpc: '2.0', id: 1, method: 'getSignaturesForAddress', params: [gt.pools[0].config, { limit: 1001 }] })).text).error.code).toBe(-32602);
+    expect(
+      JSON.parse((await rawRpc(url, { jsonrpc: '2.0', id: 1, method: 'getSignaturesForAddress', params: [gt.pools[0].config, { limit: 1001 }] })).text).error
+        .code,
+    ).toBe(-32602);
     const res = await fetch(url, { method: 'POST', body: '{"jsonrpc":' });
     expect(JSON.parse(await res.text()).error.code).toBe(-32700);
-    const batch = JSON.parse((await rawRpc(url, [{ jsonrpc: '2.0', id: 1, method: 'getSlot' }, { jsonrpc: '2.0', id: 2, method: 'getHealth' }])).text);
+    const batch = JSON.parse(
+      (
+        await rawRpc(url, [
+          { jsonrpc: '2.0', id: 1, method: 'getSlot' },
+          { jsonrpc: '2.0', id: 2, method: 'getHealth' },
+        ])
+      ).text,
+    );
     expect(batch.map((r: { id: number }) => r.id)).toEqual([1, 2]);
   });
 });
@@ -330,7 +364,15 @@ describe('faults', () => {
 
 describe('live mode', () => {
   it('keeps producing slots in real time, so newer signatures appear', async () => {
-    const live = await startSimulator({ port: 0, seed: 'live', pools: 2, historySeconds: 20, slotMs: 50, live: true, commitmentLags: { confirmed: 1, finalized: 8 } });
+    const live = await startSimulator({
+      port: 0,
+      seed: 'live',
+      pools: 2,
+      historySeconds: 20,
+      slotMs: 50,
+      live: true,
+      commitmentLags: { confirmed: 1, finalized: 8 },
+    });
     try {
       const c = new Connection(live.urls['mainnet-beta'], 'confirmed');
       const slot = await c.getSlot('confirmed');

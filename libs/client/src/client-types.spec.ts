@@ -21,7 +21,11 @@ describe('typed client', () => {
 
   it('every int64 field of the document is named *_amount or *_raw, the fields StringAmounts<T> turns into strings', () => {
     const schemas = JSON.parse(document).components.schemas as Record<string, { properties?: Record<string, { format?: string }> }>;
-    const int64 = Object.entries(schemas).flatMap(([name, s]) => Object.entries(s.properties ?? {}).filter(([, p]) => p.format === 'int64').map(([prop]) => `${name}.${prop}`));
+    const int64 = Object.entries(schemas).flatMap(([name, s]) =>
+      Object.entries(s.properties ?? {})
+        .filter(([, p]) => p.format === 'int64')
+        .map(([prop]) => `${name}.${prop}`),
+    );
     expect(int64.length).toBeGreaterThan(0);
     expect(int64.filter((f) => !/_(amount|raw)$/.test(f))).toEqual([]);
   });

@@ -8,6 +8,10 @@ describe('readFreshness', () => {
 
   it('gives null for a header that is absent or not a number (unknown freshness)', () => {
     expect(readFreshness(new Response('{}'))).toEqual({ slot: null, time: null, lagSeconds: null });
-    expect(readFreshness(new Response('{}', { headers: { 'X-Indexed-Slot': '', 'X-Data-Lag-Seconds': 'soon' } }))).toEqual({ slot: null, time: null, lagSeconds: null });
+    expect(readFreshness(new Response('{}', { headers: { 'X-Indexed-Slot': '', 'X-Data-Lag-Seconds': 'soon' } }))).toEqual({
+      slot: null,
+      time: null,
+      lagSeconds: null,
+    });
   });
 });

@@ -14,7 +14,13 @@ export const D0 = 1_763_942_400;
 export const HOUR = 3600;
 export const DAY = 86_400;
 
-const token = (symbol: string, decimals: number, name = symbol): TokenMetadata => ({ mint: addr(`mint:${symbol}`), symbol, name, decimals, icon: `https://icons.example/${symbol}.png` });
+const token = (symbol: string, decimals: number, name = symbol): TokenMetadata => ({
+  mint: addr(`mint:${symbol}`),
+  symbol,
+  name,
+  decimals,
+  icon: `https://icons.example/${symbol}.png`,
+});
 export const SOL = token('SOL', 9, 'Wrapped SOL');
 export const USDC = { ...token('USDC', 6, 'USD Coin'), icon: '' };
 export const BONK = token('BONK', 5);
@@ -63,7 +69,14 @@ export const SPLIT_50_50: FeeSplitRecipient[] = [
  *   volume 4e6 × 0.25 = 1 USDC, fee 1000 atoms = 0.001, spread (3_996_000 × 0.25 − 997_000) = 2000 → 0.002
  */
 const A = { mintX: SOL.mint, mintY: USDC.mint, decimalsX: 9, decimalsY: 6, midQ32: MID_A };
-export const buyA = (split: FeeSplitRecipient[] | null = null): SwapSpec => ({ ...A, side: 'buy', amountIn: 1_000_000n, fee: 1000n, amountOut: 3_990_000n, split });
+export const buyA = (split: FeeSplitRecipient[] | null = null): SwapSpec => ({
+  ...A,
+  side: 'buy',
+  amountIn: 1_000_000n,
+  fee: 1000n,
+  amountOut: 3_990_000n,
+  split,
+});
 const sellA = (): SwapSpec => ({ ...A, side: 'sell', amountIn: 4_000_000n, fee: 4000n, amountOut: 997_000n, split: null });
 
 /**
@@ -148,29 +161,56 @@ export function datasetEvents(): HadronEvent[] {
   const events: HadronEvent[] = [];
   const born = NOW - 50 * DAY;
   events.push(
-    poolDiscovered({ pool: POOL_A, blockTime: born }, { tokenX: SOL, tokenY: USDC, authority: AUTH1, quotingAuthority: QUOTER1, midpriceQ32: MID_A, spreadFactorQ32: SPREAD_FACTOR }),
-    poolDiscovered({ pool: POOL_B, blockTime: born }, { tokenX: BONK, tokenY: USDC, authority: AUTH2, quotingAuthority: QUOTER1, poolState: 'Paused', midpriceQ32: MID_B, spreadFactorQ32: SPREAD_FACTOR }),
-    poolDiscovered({ pool: POOL_C, blockTime: born }, { tokenX: JUP, tokenY: SOL, authority: AUTH1, quotingAuthority: QUOTER2, midpriceQ32: MID_C, spreadFactorQ32: SPREAD_FACTOR }),
+    poolDiscovered(
+      { pool: POOL_A, blockTime: born },
+      { tokenX: SOL, tokenY: USDC, authority: AUTH1, quotingAuthority: QUOTER1, midpriceQ32: MID_A, spreadFactorQ32: SPREAD_FACTOR },
+    ),
+    poolDiscovered(
+      { pool: POOL_B, blockTime: born },
+      { tokenX: BONK, tokenY: USDC, authority: AUTH2, quotingAuthority: QUOTER1, poolState: 'Paused', midpriceQ32: MID_B, spreadFactorQ32: SPREAD_FACTOR },
+    ),
+    poolDiscovered(
+      { pool: POOL_C, blockTime: born },
+      { tokenX: JUP, tokenY: SOL, authority: AUTH1, quotingAuthority: QUOTER2, midpriceQ32: MID_C, spreadFactorQ32: SPREAD_FACTOR },
+    ),
     poolDiscovered({ pool: POOL_E, blockTime: born }, { tokenX: RAY, tokenY: USDC, authority: AUTH1, quotingAuthority: null, midpriceQ32: null }),
-    poolDiscovered({ pool: POOL_F, blockTime: born }, { tokenX: ORCA, tokenY: USDC, authority: AUTH1, quotingAuthority: null, poolState: 'Uninitialized', midpriceQ32: null }),
-    poolDiscovered({ cluster: 'devnet', pool: POOL_D, blockTime: born }, { tokenX: WIF, tokenY: USDC, authority: AUTH2, quotingAuthority: QUOTER1, midpriceQ32: Q32, spreadFactorQ32: SPREAD_FACTOR }),
+    poolDiscovered(
+      { pool: POOL_F, blockTime: born },
+      { tokenX: ORCA, tokenY: USDC, authority: AUTH1, quotingAuthority: null, poolState: 'Uninitialized', midpriceQ32: null },
+    ),
+    poolDiscovered(
+      { cluster: 'devnet', pool: POOL_D, blockTime: born },
+      { tokenX: WIF, tokenY: USDC, authority: AUTH2, quotingAuthority: QUOTER1, midpriceQ32: Q32, spreadFactorQ32: SPREAD_FACTOR },
+    ),
   );
   for (const { at, spec } of Object.values(SWAPS_A)) events.push(swapExecuted({ pool: POOL_A, blockTime: at }, spec));
   for (const m of Object.values(MIDS_A)) events.push(midpriceUpdated({ pool: POOL_A, blockTime: m.at, bump: m.bump }, m.mid, SPREAD_FACTOR, QUOTER1));
 
   // Pool B: two buys, default fee recipient (no split): volume 2, protocol fee 0.002 USDC.
   const B = { mintX: BONK.mint, mintY: USDC.mint, decimalsX: 5, decimalsY: 6, midQ32: MID_B };
-  for (const at of [NOW - 7200, NOW - 7300]) events.push(swapExecuted({ pool: POOL_B, blockTime: at }, { ...B, side: 'buy', amountIn: 1_000_000n, fee: 1000n, amountOut: 4_990_000_000n, split: null }));
+  for (const at of [NOW - 7200, NOW - 7300])
+    events.push(swapExecuted({ pool: POOL_B, blockTime: at }, { ...B, side: 'buy', amountIn: 1_000_000n, fee: 1000n, amountOut: 4_990_000_000n, split: null }));
 
   // Pool C (quote SOL): c1 carries a split but pays no fee (rule 2); c2 pays a fee, no split (7d only).
   const C = { mintX: JUP.mint, mintY: SOL.mint, decimalsX: 6, decimalsY: 9, midQ32: MID_C };
   events.push(
-    swapExecuted({ pool: POOL_C, blockTime: NOW - 100 }, { ...C, side: 'buy', amountIn: 1_000_000_000n, fee: 0n, amountOut: 999_000_000n, split: [{ recipient: R3, ppm: 1_000_000 }] }),
-    swapExecuted({ pool: POOL_C, blockTime: NOW - 2 * DAY }, { ...C, side: 'buy', amountIn: 1_000_000_000n, fee: 1_000_000n, amountOut: 998_000_000n, split: null }),
+    swapExecuted(
+      { pool: POOL_C, blockTime: NOW - 100 },
+      { ...C, side: 'buy', amountIn: 1_000_000_000n, fee: 0n, amountOut: 999_000_000n, split: [{ recipient: R3, ppm: 1_000_000 }] },
+    ),
+    swapExecuted(
+      { pool: POOL_C, blockTime: NOW - 2 * DAY },
+      { ...C, side: 'buy', amountIn: 1_000_000_000n, fee: 1_000_000n, amountOut: 998_000_000n, split: null },
+    ),
   );
 
   // Pool D (devnet): 9 USDC.
-  events.push(swapExecuted({ cluster: 'devnet', pool: POOL_D, blockTime: NOW - 50 }, { mintX: WIF.mint, mintY: USDC.mint, decimalsX: 6, decimalsY: 6, midQ32: Q32, side: 'buy', amountIn: 9_000_000n, fee: 0n, amountOut: 8_990_000n }));
+  events.push(
+    swapExecuted(
+      { cluster: 'devnet', pool: POOL_D, blockTime: NOW - 50 },
+      { mintX: WIF.mint, mintY: USDC.mint, decimalsX: 6, decimalsY: 6, midQ32: Q32, side: 'buy', amountIn: 9_000_000n, fee: 0n, amountOut: 8_990_000n },
+    ),
+  );
 
   // Vault balances, after everything else. TVL: A = 1000 SOL × 250 + 50 000 USDC = 300 000;
   // B = u64-max BONK atoms (exact digits in JSON); C = 1000 JUP × 0.001 SOL + 1 SOL = 2 SOL.

@@ -1,4 +1,12 @@
-import { parseHadronEvent, type Cluster, type EventOf, type FeeSplitRecipient, type HadronEvent, type PoolSnapshot, type TokenMetadata } from '@hadron/contracts';
+import {
+  parseHadronEvent,
+  type Cluster,
+  type EventOf,
+  type FeeSplitRecipient,
+  type HadronEvent,
+  type PoolSnapshot,
+  type TokenMetadata,
+} from '@hadron/contracts';
 import { fakeAddress, fakeSignature } from '@hadron/contracts/testing/sample-events';
 
 /** Contract-valid events for API end-to-end tests; every builder validates what it returns. */

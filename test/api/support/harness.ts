@@ -115,7 +115,15 @@ export async function startApiHarness(opts: {
  */
 export async function publishCaughtUp(pool: Pool): Promise<void> {
   for (const cluster of ['mainnet-beta', 'devnet']) {
-    await publishStatus(pool, `indexer:${cluster}`, 0n, { cursorSlot: 1_000, headSlot: 1_000, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true });
+    await publishStatus(pool, `indexer:${cluster}`, 0n, {
+      cursorSlot: 1_000,
+      headSlot: 1_000,
+      slotLag: 0,
+      lagSeconds: 0,
+      rpcFailingSeconds: 0,
+      backfillDone: true,
+      ready: true,
+    });
   }
   for (const p of ALL_PROJECTIONS) await publishStatus(pool, `projector:${p.name}`, 0n);
 }

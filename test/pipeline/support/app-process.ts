@@ -29,7 +29,10 @@ export function startMain(env: Record<string, string>, children: ChildProcess[])
 
 /** Another deployable's entry point (e.g. `apps/indexer/src/main.ts`), started the way `startMain` starts npm start's; stdout and stderr both collected. */
 export function startEntry(entry: string, env: Record<string, string>, children: ChildProcess[]): Started {
-  return track(spawn(process.execPath, ['-r', './scripts/register-ts.js', entry], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }), children);
+  return track(
+    spawn(process.execPath, ['-r', './scripts/register-ts.js', entry], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+    children,
+  );
 }
 
 /** The test's environment less DATABASE_URL, KAFKA_BROKERS, TEST_* and npm's own, then `env`. */

@@ -1,4 +1,15 @@
-import { createHadronClient, readFreshness, type Cluster, type FeesReport, type Freshness, type MidpriceHistory, type Pool, type PoolListQuery, type PoolListResponse, type VolumeHistory } from '@hadron/client';
+import {
+  createHadronClient,
+  readFreshness,
+  type Cluster,
+  type FeesReport,
+  type Freshness,
+  type MidpriceHistory,
+  type Pool,
+  type PoolListQuery,
+  type PoolListResponse,
+  type VolumeHistory,
+} from '@hadron/client';
 
 /** The API that served this page: same origin (the CSP allows no other). */
 const client = createHadronClient(window.location.origin);
@@ -21,7 +32,10 @@ type Result<T> = { data?: T; error?: unknown; response: Response };
 
 /** A failed call as one readable line: the API's own message when it sent one. */
 export class ApiCallError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }

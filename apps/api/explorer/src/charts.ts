@@ -33,9 +33,19 @@ export function barChart(container: HTMLElement, times: number[], values: number
       scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] } },
       series: [
         { value: (_u, v) => (v === null ? '—' : formatDay(v)) },
-        { label, stroke: '#0f766e', fill: 'rgba(15, 118, 110, 0.45)', paths: bars, points: { show: false }, value: (_u, v) => (v === null ? '—' : formatAmount(v)) },
+        {
+          label,
+          stroke: '#0f766e',
+          fill: 'rgba(15, 118, 110, 0.45)',
+          paths: bars,
+          points: { show: false },
+          value: (_u, v) => (v === null ? '—' : formatAmount(v)),
+        },
       ],
-      axes: [{ incrs: [86_400, 2 * 86_400, 7 * 86_400], space: 90, values: (_u, ticks) => ticks.map((t) => formatDay(t)) }, { size: 80, values: (_u, ticks) => ticks.map((t) => formatAmount(t)) }],
+      axes: [
+        { incrs: [86_400, 2 * 86_400, 7 * 86_400], space: 90, values: (_u, ticks) => ticks.map((t) => formatDay(t)) },
+        { size: 80, values: (_u, ticks) => ticks.map((t) => formatAmount(t)) },
+      ],
     },
     [times, values],
     container,

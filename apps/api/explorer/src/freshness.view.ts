@@ -10,7 +10,14 @@ export function freshnessView(f: Freshness): HTMLElement {
   const lag = f.lagSeconds === null ? 'unknown' : `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 }).format(f.lagSeconds)} s`;
   return h(
     'section',
-    { class: 'freshness', 'aria-label': 'Data freshness', 'data-testid': 'freshness', 'data-slot': f.slot ?? '', 'data-time': f.time ?? '', 'data-lag-seconds': f.lagSeconds ?? '' },
+    {
+      class: 'freshness',
+      'aria-label': 'Data freshness',
+      'data-testid': 'freshness',
+      'data-slot': f.slot ?? '',
+      'data-time': f.time ?? '',
+      'data-lag-seconds': f.lagSeconds ?? '',
+    },
     h('span', { class: f.lagSeconds !== null && f.lagSeconds > 60 ? 'stale' : 'fresh' }, f.slot === null ? 'Freshness unknown' : 'Indexed'),
     h('span', {}, 'slot ', h('strong', { 'data-field': 'slot' }, f.slot === null ? 'unknown' : formatInteger(f.slot))),
     h('span', {}, 'block time ', h('strong', { 'data-field': 'time' }, f.time === null ? 'unknown' : formatTime(f.time))),

@@ -38,7 +38,12 @@ function stateHash(s: ListState): string {
 
 /** A cell showing a number with its unit; the exact value the API sent is in data-value. */
 function valueCell(value: number | null, text: string, unit: string, field: string): HTMLTableCellElement {
-  return h('td', { class: 'num', 'data-field': field, 'data-value': value === null ? '' : String(value) }, text, value === null ? null : h('span', { class: 'unit' }, ` ${unit}`));
+  return h(
+    'td',
+    { class: 'num', 'data-field': field, 'data-value': value === null ? '' : String(value) },
+    text,
+    value === null ? null : h('span', { class: 'unit' }, ` ${unit}`),
+  );
 }
 
 function poolRow(pool: Pool, cluster: Cluster): HTMLTableRowElement {
@@ -49,7 +54,13 @@ function poolRow(pool: Pool, cluster: Cluster): HTMLTableRowElement {
     h(
       'th',
       { scope: 'row', 'data-field': 'name' },
-      h('a', { href: `#/pools/${cluster}/${encodeURIComponent(pool.address)}`, class: 'pool-link' }, tokenIcon(pool.token_x.icon, pool.token_x.symbol), tokenIcon(pool.token_y.icon, quote), h('span', { class: 'pool-name' }, pool.name)),
+      h(
+        'a',
+        { href: `#/pools/${cluster}/${encodeURIComponent(pool.address)}`, class: 'pool-link' },
+        tokenIcon(pool.token_x.icon, pool.token_x.symbol),
+        tokenIcon(pool.token_y.icon, quote),
+        h('span', { class: 'pool-name' }, pool.name),
+      ),
       h('span', { class: 'address', title: pool.address }, shortAddress(pool.address)),
     ),
     valueCell(pool.current_price, formatPrice(pool.current_price), quote, 'price'),
@@ -69,7 +80,14 @@ export function renderPoolList(root: HTMLElement, initial: ListState, alive: () 
   let seq = 0;
   let searchTimer: number | undefined;
 
-  const search = h('input', { type: 'search', id: 'pool-search', name: 'query', placeholder: 'name, symbol, mint or pool address', autocomplete: 'off', value: state.query });
+  const search = h('input', {
+    type: 'search',
+    id: 'pool-search',
+    name: 'query',
+    placeholder: 'name, symbol, mint or pool address',
+    autocomplete: 'off',
+    value: state.query,
+  });
   const cluster = h('select', { id: 'cluster', name: 'cluster' }, ...CLUSTERS.map((c) => h('option', { value: c, selected: c === state.cluster }, c)));
   const form = h(
     'form',
@@ -90,7 +108,14 @@ export function renderPoolList(root: HTMLElement, initial: ListState, alive: () 
   const pageInfo = h('span', { 'data-testid': 'page-info' });
   const freshness = h('div', {});
   clear(root);
-  root.append(h('h1', {}, 'Pools'), form, status, h('div', { class: 'table-wrap' }, table), h('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, pageInfo, next), freshness);
+  root.append(
+    h('h1', {}, 'Pools'),
+    form,
+    status,
+    h('div', { class: 'table-wrap' }, table),
+    h('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, pageInfo, next),
+    freshness,
+  );
 
   function header(): void {
     clear(headRow);
@@ -100,7 +125,11 @@ export function renderPoolList(root: HTMLElement, initial: ListState, alive: () 
       const sort = active ? (state.sortDir === 'asc' ? 'ascending' : 'descending') : 'none';
       const label = `${SORT_LABELS[field]}${active ? (state.sortDir === 'asc' ? ' ▲' : ' ▼') : ''}`;
       headRow.append(
-        h('th', { scope: 'col', class: 'num', 'aria-sort': sort }, h('button', { type: 'button', class: 'sort', 'data-sort': field, onclick: () => sortBy(field), title: `Sort by ${SORT_LABELS[field]}` }, label)),
+        h(
+          'th',
+          { scope: 'col', class: 'num', 'aria-sort': sort },
+          h('button', { type: 'button', class: 'sort', 'data-sort': field, onclick: () => sortBy(field), title: `Sort by ${SORT_LABELS[field]}` }, label),
+        ),
       );
     }
     headRow.append(h('th', { scope: 'col' }, 'State'));

@@ -21,7 +21,12 @@ function tokenRow(side: string, token: Token, amount: number | string): HTMLTabl
     h('td', {}, tokenIcon(token.icon, token.symbol), h('strong', {}, token.symbol), ' ', h('span', { class: 'muted' }, token.name)),
     h('td', { class: 'mono' }, token.address),
     h('td', { class: 'num' }, String(token.decimals)),
-    h('td', { class: 'num', 'data-field': 'vault', 'data-raw': String(amount) }, `${formatAtoms(amount, token.decimals)} `, h('span', { class: 'unit' }, token.symbol)),
+    h(
+      'td',
+      { class: 'num', 'data-field': 'vault', 'data-raw': String(amount) },
+      `${formatAtoms(amount, token.decimals)} `,
+      h('span', { class: 'unit' }, token.symbol),
+    ),
   );
 }
 
@@ -30,8 +35,15 @@ function section(title: string, id: string, ...children: (Node | null)[]): HTMLE
 }
 
 /** A row of toggle buttons (aria-pressed), one pressed. */
-function toggleGroup<T extends string>(label: string, values: readonly T[], selected: T, onSelect: (v: T) => void): { el: HTMLElement; select: (v: T) => void } {
-  const buttons = values.map((v) => h('button', { type: 'button', 'data-value': v, 'aria-pressed': v === selected ? 'true' : 'false', onclick: () => onSelect(v) }, v));
+function toggleGroup<T extends string>(
+  label: string,
+  values: readonly T[],
+  selected: T,
+  onSelect: (v: T) => void,
+): { el: HTMLElement; select: (v: T) => void } {
+  const buttons = values.map((v) =>
+    h('button', { type: 'button', 'data-value': v, 'aria-pressed': v === selected ? 'true' : 'false', onclick: () => onSelect(v) }, v),
+  );
   const select = (v: T) => buttons.forEach((b) => b.setAttribute('aria-pressed', b.dataset.value === v ? 'true' : 'false'));
   return { el: h('div', { class: 'toggle', role: 'group', 'aria-label': label }, ...buttons), select };
 }
@@ -54,7 +66,14 @@ export function renderPoolPage(root: HTMLElement, cluster: Cluster, address: str
         return;
       }
       document.title = `${pool.name} — Hadron Pool Analytics`;
-      root.append(summary(pool, cluster), freshnessView(freshness), tokens(pool), midprice(pool, cluster, alive), volume(pool, cluster, alive), fees(pool, cluster, alive));
+      root.append(
+        summary(pool, cluster),
+        freshnessView(freshness),
+        tokens(pool),
+        midprice(pool, cluster, alive),
+        volume(pool, cluster, alive),
+        fees(pool, cluster, alive),
+      );
     })
     .catch((e: Error) => {
       if (!alive()) return;
@@ -70,7 +89,11 @@ function summary(pool: Pool, cluster: Cluster): HTMLElement {
     { class: 'pool-header' },
     h('h1', { 'data-testid': 'pool-name' }, pool.name),
     h('p', { class: 'mono', 'data-testid': 'pool-address' }, pool.address),
-    h('p', { class: 'muted' }, `Cluster ${cluster} · state ${pool.pool_config.pool_state} · base spread ${pool.pool_config.base_spread_bps === null ? 'unknown' : `${formatPrice(pool.pool_config.base_spread_bps)} bps`}`),
+    h(
+      'p',
+      { class: 'muted' },
+      `Cluster ${cluster} · state ${pool.pool_config.pool_state} · base spread ${pool.pool_config.base_spread_bps === null ? 'unknown' : `${formatPrice(pool.pool_config.base_spread_bps)} bps`}`,
+    ),
     h(
       'dl',
       { class: 'stats' },
@@ -122,7 +145,13 @@ function midprice(pool: Pool, cluster: Cluster, alive: () => boolean): HTMLEleme
         note.textContent = points.length
           ? `${points.length} samples (${tf}) from ${formatTime(points[0].timestamp)} to ${formatTime(points[points.length - 1].timestamp)}`
           : `No midprice updates between ${formatTime(data.start_time)} and ${formatTime(data.end_time)}.`;
-        if (points.length) plot = lineChart(chart, points.map((p) => p.timestamp), points.map((p) => (p.midprice === null ? null : p.midprice * scale)), `${pool.token_y.symbol} per ${pool.token_x.symbol}`);
+        if (points.length)
+          plot = lineChart(
+            chart,
+            points.map((p) => p.timestamp),
+            points.map((p) => (p.midprice === null ? null : p.midprice * scale)),
+            `${pool.token_y.symbol} per ${pool.token_x.symbol}`,
+          );
       })
       .catch((e: Error) => {
         if (!alive() || mine !== seq) return;
@@ -138,7 +167,11 @@ function midprice(pool: Pool, cluster: Cluster, alive: () => boolean): HTMLEleme
     'Midprice history (last 24 h)',
     'midprice-title',
     h('div', { class: 'row' }, h('span', { class: 'muted' }, 'Sample every'), toggle.el),
-    h('p', { class: 'muted', 'data-testid': 'price-formula' }, `Human price = midprice × 10^(decimals_x − decimals_y) = midprice × 10^(${dx} − ${dy}), in ${pool.token_y.symbol} per ${pool.token_x.symbol}.`),
+    h(
+      'p',
+      { class: 'muted', 'data-testid': 'price-formula' },
+      `Human price = midprice × 10^(decimals_x − decimals_y) = midprice × 10^(${dx} − ${dy}), in ${pool.token_y.symbol} per ${pool.token_x.symbol}.`,
+    ),
     chart,
     note,
   );
@@ -147,7 +180,27 @@ function midprice(pool: Pool, cluster: Cluster, alive: () => boolean): HTMLEleme
 function volume(pool: Pool, cluster: Cluster, alive: () => boolean): HTMLElement {
   const chart = h('div', { class: 'chart', 'data-testid': 'volume-chart', role: 'img', 'aria-label': `Daily volume of ${pool.name}` });
   const body = h('tbody', {});
-  const details = h('details', {}, h('summary', {}, 'Daily values'), h('table', { 'data-testid': 'volume-table' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Day (UTC)'), h('th', { scope: 'col', class: 'num' }, `Volume (${pool.token_y.symbol})`), h('th', { scope: 'col', class: 'num' }, `Fees (${pool.token_y.symbol})`))), body));
+  const details = h(
+    'details',
+    {},
+    h('summary', {}, 'Daily values'),
+    h(
+      'table',
+      { 'data-testid': 'volume-table' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Day (UTC)'),
+          h('th', { scope: 'col', class: 'num' }, `Volume (${pool.token_y.symbol})`),
+          h('th', { scope: 'col', class: 'num' }, `Fees (${pool.token_y.symbol})`),
+        ),
+      ),
+      body,
+    ),
+  );
   const note = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' }, 'Loading…');
   volumeHistory(cluster, pool.address)
     .then(({ data }) => {
@@ -155,10 +208,24 @@ function volume(pool: Pool, cluster: Cluster, alive: () => boolean): HTMLElement
       const days = [...data.data].sort((a, b) => a.timestamp - b.timestamp);
       chart.setAttribute('data-bars', String(days.length));
       for (const d of days) {
-        body.append(h('tr', { 'data-timestamp': d.timestamp }, h('th', { scope: 'row' }, formatDay(d.timestamp)), h('td', { class: 'num', 'data-value': d.volume }, formatAmount(d.volume)), h('td', { class: 'num', 'data-value': d.fees }, formatAmount(d.fees))));
+        body.append(
+          h(
+            'tr',
+            { 'data-timestamp': d.timestamp },
+            h('th', { scope: 'row' }, formatDay(d.timestamp)),
+            h('td', { class: 'num', 'data-value': d.volume }, formatAmount(d.volume)),
+            h('td', { class: 'num', 'data-value': d.fees }, formatAmount(d.fees)),
+          ),
+        );
       }
       note.textContent = days.length ? '' : `No swaps between ${formatTime(data.start_time)} and ${formatTime(data.end_time)}.`;
-      if (days.length) barChart(chart, days.map((d) => d.timestamp), days.map((d) => d.volume), `Volume (${pool.token_y.symbol})`);
+      if (days.length)
+        barChart(
+          chart,
+          days.map((d) => d.timestamp),
+          days.map((d) => d.volume),
+          `Volume (${pool.token_y.symbol})`,
+        );
     })
     .catch((e: Error) => {
       if (!alive()) return;
@@ -188,7 +255,13 @@ function fees(pool: Pool, cluster: Cluster, alive: () => boolean): HTMLElement {
     if (failed.has(selected)) return void split.append(errorBox(failed.get(selected)!));
     if (!report) return void split.append(h('p', { class: 'status' }, 'Loading…'));
     if (report.protocol_fee_split.length === 0) {
-      split.append(h('p', { class: 'muted', 'data-testid': 'split-empty' }, `No per-recipient split for ${selected}: the pool pays a single default recipient, or no fee-bearing split swap happened in this window.`));
+      split.append(
+        h(
+          'p',
+          { class: 'muted', 'data-testid': 'split-empty' },
+          `No per-recipient split for ${selected}: the pool pays a single default recipient, or no fee-bearing split swap happened in this window.`,
+        ),
+      );
       return;
     }
     split.append(
@@ -196,7 +269,17 @@ function fees(pool: Pool, cluster: Cluster, alive: () => boolean): HTMLElement {
         'table',
         { 'data-testid': 'split-table' },
         h('caption', {}, `Protocol fee by recipient, ${selected}`),
-        h('thead', {}, h('tr', {}, ...['Recipient', 'Share', `Fee (${q})`, `Fee ${pool.token_x.symbol} (atoms)`, `Fee ${q} (atoms)`].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : undefined }, t)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ...['Recipient', 'Share', `Fee (${q})`, `Fee ${pool.token_x.symbol} (atoms)`, `Fee ${q} (atoms)`].map((t, i) =>
+              h('th', { scope: 'col', class: i ? 'num' : undefined }, t),
+            ),
+          ),
+        ),
         h(
           'tbody',
           {},
@@ -226,7 +309,12 @@ function fees(pool: Pool, cluster: Cluster, alive: () => boolean): HTMLElement {
         reports.set(w, r);
         const t = r.totals;
         row.replaceChildren(
-          h('th', { scope: 'row' }, w, r.truncated ? h('span', { class: 'warn', title: 'More swaps than one query aggregates: a narrower window is complete' }, ' (partial)') : null),
+          h(
+            'th',
+            { scope: 'row' },
+            w,
+            r.truncated ? h('span', { class: 'warn', title: 'More swaps than one query aggregates: a narrower window is complete' }, ' (partial)') : null,
+          ),
           cell('volume_usd', t.volume_usd, formatAmount(t.volume_usd)),
           cell('spread_usd', t.spread_usd, formatAmount(t.spread_usd)),
           cell('protocol_fee_usd', t.protocol_fee_usd, formatAmount(t.protocol_fee_usd)),
@@ -252,7 +340,23 @@ function fees(pool: Pool, cluster: Cluster, alive: () => boolean): HTMLElement {
       'table',
       { 'data-testid': 'fees-table' },
       h('caption', {}, `Windows end now; amounts in ${q} unless atoms`),
-      h('thead', {}, h('tr', {}, ...['Window', `Volume (${q})`, `Spread (${q})`, `Protocol fee (${q})`, `Protocol fee ${pool.token_x.symbol} (atoms)`, `Protocol fee ${q} (atoms)`, 'Swaps'].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : undefined }, t)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...[
+            'Window',
+            `Volume (${q})`,
+            `Spread (${q})`,
+            `Protocol fee (${q})`,
+            `Protocol fee ${pool.token_x.symbol} (atoms)`,
+            `Protocol fee ${q} (atoms)`,
+            'Swaps',
+          ].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : undefined }, t)),
+        ),
+      ),
       rows,
     ),
     h('h3', {}, 'Protocol fee split'),

@@ -9,7 +9,12 @@ import type { ApiConfig } from '../api.config';
  * when set, otherwise `primary` (the storage's pool, which `close` leaves to its owner). Only the
  * API reads a replica: writes, checkpoints and migrations stay on DATABASE_URL.
  */
-export function openReadPool(primary: Pool, config: Pick<ApiConfig, 'DATABASE_READ_URL'>, log: Logger, opts: { poolSize: number; application: string }): { pool: Pool; close(): Promise<void> } {
+export function openReadPool(
+  primary: Pool,
+  config: Pick<ApiConfig, 'DATABASE_READ_URL'>,
+  log: Logger,
+  opts: { poolSize: number; application: string },
+): { pool: Pool; close(): Promise<void> } {
   const url = config.DATABASE_READ_URL;
   if (!url) return { pool: primary, close: async () => undefined };
   log.info({ database: redactUrl(url) }, 'api reads from DATABASE_READ_URL');

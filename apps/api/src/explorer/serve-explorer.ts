@@ -55,7 +55,8 @@ export function serveExplorer(app: NestFastifyApplication, dir: string = default
   let bundle: Bundle | undefined;
   const current = (): Bundle | undefined => (bundle ??= loadBundle(dir));
   // The one 5xx whose message is shown: it is ours, says what to do, and carries nothing internal.
-  const notBuilt = (reply: FastifyReply) => sendErrorBody(reply.header('cache-control', 'no-store'), { ...toErrorBody(new HttpException('', 503)), message: NOT_BUILT });
+  const notBuilt = (reply: FastifyReply) =>
+    sendErrorBody(reply.header('cache-control', 'no-store'), { ...toErrorBody(new HttpException('', 503)), message: NOT_BUILT });
 
   fastify.get('/', (_req, reply) => {
     const b = current();

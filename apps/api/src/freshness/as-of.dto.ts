@@ -3,7 +3,12 @@ import type { AsOf } from '@hadron/contracts/api';
 
 /** `as_of` of the pool list and the fees report (an addition to the spec's shapes). */
 export class AsOfDto implements AsOf {
-  @ApiProperty({ type: 'integer', nullable: true, example: 385112930, description: 'Every transaction of the cluster up to this slot was indexed when the response was built; null before the indexer has published its progress' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 385112930,
+    description: 'Every transaction of the cluster up to this slot was indexed when the response was built; null before the indexer has published its progress',
+  })
   slot: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 1764000000, description: 'Block time (Unix seconds) of the newest indexed transaction' })
   time: number | null;
@@ -20,10 +25,24 @@ const integerHeader = (description: string, example: number) => ({ description, 
 export const DATA_RESPONSE_HEADERS = {
   'X-Indexed-Slot': integerHeader('Every transaction of the requested cluster up to this slot is indexed (as `as_of.slot`)', 385112930),
   'X-Indexed-Time': integerHeader('Block time, Unix seconds, of the newest indexed transaction of the cluster (as `as_of.time`)', 1764000000),
-  'X-Data-Lag-Seconds': { description: 'How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`)', schema: { type: 'number' as const, example: 0 } },
-  ETag: { description: 'Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed', schema: { type: 'string' as const, example: '"u0mA8x2w1Vq3S6oOa7C0k9xQ2cI"' } },
-  'Cache-Control': { description: '`public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done', schema: { type: 'string' as const, example: 'public, max-age=1' } },
-  'Last-Modified': { description: 'The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer', schema: { type: 'string' as const, example: 'Mon, 24 Nov 2025 16:00:00 GMT' } },
+  'X-Data-Lag-Seconds': {
+    description: 'How far the indexed data is behind the chain head, seconds; 0 at the head (as `as_of.lag_seconds`)',
+    schema: { type: 'number' as const, example: 0 },
+  },
+  ETag: {
+    description:
+      'Strong validator of this representation (content-coded ones carry a `-br`/`-gzip` suffix); send it back in `If-None-Match` to get 304 Not Modified when nothing changed',
+    schema: { type: 'string' as const, example: '"u0mA8x2w1Vq3S6oOa7C0k9xQ2cI"' },
+  },
+  'Cache-Control': {
+    description:
+      '`public, max-age=1` for live data (windows ending now); `public, max-age=300` for a history window that closed before the indexed time, once backfill is done',
+    schema: { type: 'string' as const, example: 'public, max-age=1' },
+  },
+  'Last-Modified': {
+    description: 'The block time of the newest indexed transaction (`X-Indexed-Time`): nothing in the response is newer',
+    schema: { type: 'string' as const, example: 'Mon, 24 Nov 2025 16:00:00 GMT' },
+  },
 };
 
 /** Every data operation answers 304 to a matching If-None-Match. */

@@ -27,7 +27,7 @@ export class HealthHttpController {
     summary: 'Readiness: the data is current (every cluster indexed near its head, every projection caught up) and the process is not shutting down',
     description:
       "Ready when the database answers within 800 ms, every cluster's active indexer has published within READY_MAX_STALENESS_S seconds that it is ready (backfilled, within its slot-lag threshold, RPC answering, no gap), every `projector:*` component has published a lag <= READY_MAX_LAG within READY_MAX_STALENESS_S seconds, a read replica (DATABASE_READ_URL) replays within READY_MAX_REPLICA_LAG_S seconds of its primary, and the pool list is loaded. " +
-      '`detail.replica` gives the replica\'s replay position and lag (null on a primary); the statuses are then read from the replica, so they are as fresh as what it serves. ' +
+      "`detail.replica` gives the replica's replay position and lag (null on a primary); the statuses are then read from the replica, so they are as fresh as what it serves. " +
       '`detail.clusters` says per cluster how fresh the data is: indexed slot and its block time, chain head, lag in slots and seconds. ' +
       'From SIGTERM on it answers 503 (reason `shutting down`) while the API still serves for API_SHUTDOWN_GRACE_SECONDS, so a load balancer stops routing to it before it closes.',
   })

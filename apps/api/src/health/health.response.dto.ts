@@ -81,6 +81,10 @@ class ReadinessDetailDto {
 export class ReadinessDto {
   @ApiProperty({ enum: ['ready', 'not ready'], example: 'ready' })
   status: 'ready' | 'not ready';
-  @ApiProperty({ type: ReadinessDetailDto, required: false, description: 'Absent on the API port when API_OPS_PORT is set: the details are then served on the ops port only' })
+  @ApiProperty({
+    type: ReadinessDetailDto,
+    required: false,
+    description: 'Absent on the API port when API_OPS_PORT is set: the details are then served on the ops port only',
+  })
   detail?: ReadinessDetailDto;
 }

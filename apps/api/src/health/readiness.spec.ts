@@ -6,12 +6,32 @@ import { ReadinessCheck } from './readiness';
 import { SHUTTING_DOWN, ShutdownState } from './shutdown-state';
 
 describe('ReadinessCheck while shutting down', () => {
-  const indexer = { cursorSlot: 500, indexedBlockTime: 1_764_000_000, headSlot: 501, slotLag: 1, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true };
+  const indexer = {
+    cursorSlot: 500,
+    indexedBlockTime: 1_764_000_000,
+    headSlot: 501,
+    slotLag: 1,
+    lagSeconds: 0,
+    rpcFailingSeconds: 0,
+    backfillDone: true,
+    ready: true,
+  };
   const caughtUp = [
     { component: 'indexer:devnet', lag: '1', detail: indexer, age_s: 0.5 },
     { component: 'projector:swaps', lag: '0', detail: {}, age_s: 1.25 },
   ];
-  const devnet = { cluster: 'devnet', ready: true, backfill_done: true, indexed_slot: 500, indexed_time: 1_764_000_000, head_slot: 501, lag_slots: 1, lag_seconds: 0, rpc_failing_seconds: 0, age_s: 0.5 };
+  const devnet = {
+    cluster: 'devnet',
+    ready: true,
+    backfill_done: true,
+    indexed_slot: 500,
+    indexed_time: 1_764_000_000,
+    head_slot: 501,
+    lag_slots: 1,
+    lag_seconds: 0,
+    rpc_failing_seconds: 0,
+    age_s: 0.5,
+  };
   const setup = (query: () => Promise<unknown>) => {
     const db = { query: jest.fn(query) } as unknown as ReadDb;
     const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
@@ -25,7 +45,14 @@ describe('ReadinessCheck while shutting down', () => {
     const before = await check.check();
     expect(before).toEqual({
       ready: true,
-      detail: { database: 'ok', replica: null, clusters: [devnet], projections: [{ component: 'projector:swaps', lag: 0, age_s: 1.3, ok: true }], pool_list: { loaded: true, pools: 3, age_s: 0.5 }, reasons: [] },
+      detail: {
+        database: 'ok',
+        replica: null,
+        clusters: [devnet],
+        projections: [{ component: 'projector:swaps', lag: 0, age_s: 1.3, ok: true }],
+        pool_list: { loaded: true, pools: 3, age_s: 0.5 },
+        reasons: [],
+      },
     });
     expect(shutdown.begin()).toBe(true);
     expect(await check.check()).toEqual({ ready: false, detail: { ...before.detail, reasons: [SHUTTING_DOWN] } });
@@ -43,7 +70,19 @@ describe('ReadinessCheck while shutting down', () => {
 });
 
 describe('ReadinessCheck: freshness of every cluster', () => {
-  const base = { cursorSlot: 100, indexedBlockTime: 1_764_000_000, headSlot: 5_000, slotLag: 4_900, lagSeconds: 1_960, rpcFailingSeconds: 0, backfillDone: false, gaps: 0, heldPools: 0, cycleFailures: 0, ready: false };
+  const base = {
+    cursorSlot: 100,
+    indexedBlockTime: 1_764_000_000,
+    headSlot: 5_000,
+    slotLag: 4_900,
+    lagSeconds: 1_960,
+    rpcFailingSeconds: 0,
+    backfillDone: false,
+    gaps: 0,
+    heldPools: 0,
+    cycleFailures: 0,
+    ready: false,
+  };
   const check = (rows: unknown[], env: Record<string, string> = {}) => {
     const db = { query: jest.fn(async () => rows) } as unknown as ReadDb;
     const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
@@ -52,10 +91,26 @@ describe('ReadinessCheck: freshness of every cluster', () => {
   const projector = { component: 'projector:pools', lag: '0', detail: {}, age_s: 1 };
 
   it.each([
-    ['a backfilling indexer, with its lag', [{ component: 'indexer:mainnet-beta', lag: '4900', detail: base, age_s: 1 }], ['indexer:mainnet-beta not ready: backfilling, 4900 slots (1960 s) behind the head']],
-    ['an RPC failing for a minute', [{ component: 'indexer:devnet', lag: '0', detail: { ...base, backfillDone: true, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 61 }, age_s: 1 }], ['indexer:devnet not ready: RPC failing for 61 s']],
-    ['gaps and held pools', [{ component: 'indexer:devnet', lag: '0', detail: { ...base, backfillDone: true, slotLag: 0, lagSeconds: 0, gaps: 2, heldPools: 1 }, age_s: 1 }], ['indexer:devnet not ready: 2 transaction(s) in the gap ledger, 1 pool(s) held']],
-    ['an indexer that stopped publishing (its ready flag is old news)', [{ component: 'indexer:devnet', lag: '0', detail: { ...base, ready: true }, age_s: 45 }], ['indexer:devnet status is 45 s old (> 30 s)']],
+    [
+      'a backfilling indexer, with its lag',
+      [{ component: 'indexer:mainnet-beta', lag: '4900', detail: base, age_s: 1 }],
+      ['indexer:mainnet-beta not ready: backfilling, 4900 slots (1960 s) behind the head'],
+    ],
+    [
+      'an RPC failing for a minute',
+      [{ component: 'indexer:devnet', lag: '0', detail: { ...base, backfillDone: true, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 61 }, age_s: 1 }],
+      ['indexer:devnet not ready: RPC failing for 61 s'],
+    ],
+    [
+      'gaps and held pools',
+      [{ component: 'indexer:devnet', lag: '0', detail: { ...base, backfillDone: true, slotLag: 0, lagSeconds: 0, gaps: 2, heldPools: 1 }, age_s: 1 }],
+      ['indexer:devnet not ready: 2 transaction(s) in the gap ledger, 1 pool(s) held'],
+    ],
+    [
+      'an indexer that stopped publishing (its ready flag is old news)',
+      [{ component: 'indexer:devnet', lag: '0', detail: { ...base, ready: true }, age_s: 45 }],
+      ['indexer:devnet status is 45 s old (> 30 s)'],
+    ],
     ['no indexer at all', [], ['no indexer has published its status yet']],
   ])('not ready: %s', async (_, indexers, reasons) => {
     const r = await check([...indexers, projector]);
@@ -65,11 +120,37 @@ describe('ReadinessCheck: freshness of every cluster', () => {
 
   it('ready when every cluster is: the body says how fresh each is', async () => {
     const fresh = { ...base, cursorSlot: 4_999, slotLag: 1, lagSeconds: 0, backfillDone: true, ready: true };
-    const r = await check([{ component: 'indexer:devnet', lag: '1', detail: fresh, age_s: 0.26 }, { component: 'indexer:mainnet-beta', lag: '0', detail: { ...fresh, slotLag: 0 }, age_s: 1 }, projector]);
+    const r = await check([
+      { component: 'indexer:devnet', lag: '1', detail: fresh, age_s: 0.26 },
+      { component: 'indexer:mainnet-beta', lag: '0', detail: { ...fresh, slotLag: 0 }, age_s: 1 },
+      projector,
+    ]);
     expect(r.ready).toBe(true);
     expect(r.detail.clusters).toEqual([
-      { cluster: 'devnet', ready: true, backfill_done: true, indexed_slot: 4_999, indexed_time: 1_764_000_000, head_slot: 5_000, lag_slots: 1, lag_seconds: 0, rpc_failing_seconds: 0, age_s: 0.3 },
-      { cluster: 'mainnet-beta', ready: true, backfill_done: true, indexed_slot: 4_999, indexed_time: 1_764_000_000, head_slot: 5_000, lag_slots: 0, lag_seconds: 0, rpc_failing_seconds: 0, age_s: 1 },
+      {
+        cluster: 'devnet',
+        ready: true,
+        backfill_done: true,
+        indexed_slot: 4_999,
+        indexed_time: 1_764_000_000,
+        head_slot: 5_000,
+        lag_slots: 1,
+        lag_seconds: 0,
+        rpc_failing_seconds: 0,
+        age_s: 0.3,
+      },
+      {
+        cluster: 'mainnet-beta',
+        ready: true,
+        backfill_done: true,
+        indexed_slot: 4_999,
+        indexed_time: 1_764_000_000,
+        head_slot: 5_000,
+        lag_slots: 0,
+        lag_seconds: 0,
+        rpc_failing_seconds: 0,
+        age_s: 1,
+      },
     ]);
   });
 
@@ -83,7 +164,12 @@ describe('ReadinessCheck: freshness of every cluster', () => {
 
 describe('ReadinessCheck on a read replica (DATABASE_READ_URL)', () => {
   const caughtUp = [
-    { component: 'indexer:devnet', lag: '0', detail: { cursorSlot: 5, headSlot: 5, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true }, age_s: 1 },
+    {
+      component: 'indexer:devnet',
+      lag: '0',
+      detail: { cursorSlot: 5, headSlot: 5, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true },
+      age_s: 1,
+    },
     { component: 'projector:pools', lag: '0', detail: {}, age_s: 1 },
   ];
   const check = (replica: Record<string, unknown> | undefined, env: Record<string, string> = {}) => {

@@ -111,7 +111,11 @@ export class ReadinessCheck {
     @Optional() metrics?: ApiMetrics,
   ) {
     if (config.DATABASE_READ_URL !== undefined) {
-      metrics?.gauge('hadron_api_replica_replay_lag_seconds', 'Replay lag of the read replica (DATABASE_READ_URL) at the last readiness check; -1 before the first', () => this.replicaLagS ?? -1);
+      metrics?.gauge(
+        'hadron_api_replica_replay_lag_seconds',
+        'Replay lag of the read replica (DATABASE_READ_URL) at the last readiness check; -1 before the first',
+        () => this.replicaLagS ?? -1,
+      );
     }
   }
 
@@ -127,22 +131,37 @@ export class ReadinessCheck {
     let replicaRow: ReplicaRow | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STATUS_TIMEOUT_MS} ms`)), STATUS_TIMEOUT_MS)));
-      [rows, [replicaRow]] = await Promise.race([Promise.all([this.db.query<StatusRow>('api-readiness', STATUS_SQL), this.db.query<ReplicaRow>('api-readiness-replica', REPLICA_SQL)]), timeout]);
+      const timeout = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STATUS_TIMEOUT_MS} ms`)), STATUS_TIMEOUT_MS)),
+      );
+      [rows, [replicaRow]] = await Promise.race([
+        Promise.all([this.db.query<StatusRow>('api-readiness', STATUS_SQL), this.db.query<ReplicaRow>('api-readiness-replica', REPLICA_SQL)]),
+        timeout,
+      ]);
     } catch (e) {
       this.log.warn({ err: (e as Error).message }, 'readiness: database query failed');
-      return { ready: false, detail: { database: 'unreachable', replica: null, clusters: [], projections: [], pool_list: poolList, reasons: [...reasons, 'database unreachable'] } };
+      return {
+        ready: false,
+        detail: { database: 'unreachable', replica: null, clusters: [], projections: [], pool_list: poolList, reasons: [...reasons, 'database unreachable'] },
+      };
     } finally {
       clearTimeout(timer);
     }
     // On a replica, component_status is the replica's copy: its ages also count replay delay.
     const replica: ReplicaStatus | null =
       replicaRow?.in_recovery === true
-        ? { replay_lsn: replicaRow.replay_lsn, receive_lsn: replicaRow.receive_lsn, replay_lag_s: Math.round(replicaRow.replay_lag_s * 10) / 10, paused: replicaRow.paused }
+        ? {
+            replay_lsn: replicaRow.replay_lsn,
+            receive_lsn: replicaRow.receive_lsn,
+            replay_lag_s: Math.round(replicaRow.replay_lag_s * 10) / 10,
+            paused: replicaRow.paused,
+          }
         : null;
     if (replica) this.replicaLagS = replica.replay_lag_s;
     if (replica && replica.replay_lag_s > this.config.READY_MAX_REPLICA_LAG_S) {
-      reasons.push(`replica replay ${Math.round(replica.replay_lag_s)} s behind the primary (> ${this.config.READY_MAX_REPLICA_LAG_S} s)${replica.paused ? ', replay paused' : ''}`);
+      reasons.push(
+        `replica replay ${Math.round(replica.replay_lag_s)} s behind the primary (> ${this.config.READY_MAX_REPLICA_LAG_S} s)${replica.paused ? ', replay paused' : ''}`,
+      );
     }
     const stale = (r: StatusRow) => r.age_s > this.config.READY_MAX_STALENESS_S;
     const staleReason = (r: StatusRow) => `${r.component} status is ${Math.round(r.age_s)} s old (> ${this.config.READY_MAX_STALENESS_S} s)`;
@@ -168,13 +187,15 @@ export class ReadinessCheck {
       });
     if (clusters.length === 0) reasons.push('no indexer has published its status yet');
     const maxLag = BigInt(this.config.READY_MAX_LAG);
-    const projections = rows.filter((r) => r.component.startsWith('projector:')).map((r) => {
-      const lagOk = BigInt(r.lag) <= maxLag;
-      const fresh = r.age_s <= this.config.READY_MAX_STALENESS_S;
-      if (!lagOk) reasons.push(`${r.component} lag ${r.lag} > ${this.config.READY_MAX_LAG}`);
-      if (!fresh) reasons.push(staleReason(r));
-      return { component: r.component, lag: Number(r.lag), age_s: Math.round(r.age_s * 10) / 10, ok: lagOk && fresh };
-    });
+    const projections = rows
+      .filter((r) => r.component.startsWith('projector:'))
+      .map((r) => {
+        const lagOk = BigInt(r.lag) <= maxLag;
+        const fresh = r.age_s <= this.config.READY_MAX_STALENESS_S;
+        if (!lagOk) reasons.push(`${r.component} lag ${r.lag} > ${this.config.READY_MAX_LAG}`);
+        if (!fresh) reasons.push(staleReason(r));
+        return { component: r.component, lag: Number(r.lag), age_s: Math.round(r.age_s * 10) / 10, ok: lagOk && fresh };
+      });
     if (projections.length === 0) reasons.push('no projector has published its status yet');
     return { ready: reasons.length === 0, detail: { database: 'ok', replica, clusters, projections, pool_list: poolList, reasons } };
   }

@@ -49,5 +49,6 @@ export class ServiceUnavailableErrorDto implements ApiErrorBody {
 /** Documented on every data endpoint: the read database is down or not migrated yet (see /health/ready). */
 export const UNAVAILABLE_RESPONSE = {
   type: ServiceUnavailableErrorDto,
-  description: 'The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry',
+  description:
+    'The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry',
 } as const;

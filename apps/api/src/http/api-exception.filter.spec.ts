@@ -4,24 +4,64 @@ import { RetryLaterException } from './heavy-query-gate';
 
 describe('toErrorBody: the one error shape', () => {
   it('keeps 4xx messages as one string', () => {
-    expect(toErrorBody(new BadRequestException('Invalid timeframe'))).toEqual({ statusCode: 400, message: 'Invalid timeframe', error: 'Bad Request', code: 'invalid_request' });
+    expect(toErrorBody(new BadRequestException('Invalid timeframe'))).toEqual({
+      statusCode: 400,
+      message: 'Invalid timeframe',
+      error: 'Bad Request',
+      code: 'invalid_request',
+    });
     expect(toErrorBody(new NotFoundException('Pool not found'))).toEqual({ statusCode: 404, message: 'Pool not found', error: 'Not Found', code: 'not_found' });
     expect(toErrorBody(new BadRequestException(['a', 'b']))).toEqual({ statusCode: 400, message: 'a; b', error: 'Bad Request', code: 'invalid_request' });
-    expect(toErrorBody(new HttpException('Unsupported Media Type', 415))).toEqual({ statusCode: 415, message: 'Unsupported Media Type', error: 'Unsupported Media Type', code: 'invalid_request' });
+    expect(toErrorBody(new HttpException('Unsupported Media Type', 415))).toEqual({
+      statusCode: 415,
+      message: 'Unsupported Media Type',
+      error: 'Unsupported Media Type',
+      code: 'invalid_request',
+    });
   });
 
   it('adds the code and, when one parameter is at fault, its name', () => {
-    expect(toErrorBody(invalidParameter('timeframe', 'Invalid timeframe'))).toEqual({ statusCode: 400, message: 'Invalid timeframe', error: 'Bad Request', code: 'invalid_parameter', parameter: 'timeframe' });
-    expect(toErrorBody(poolNotFound())).toEqual({ statusCode: 404, message: 'Pool not found', error: 'Not Found', code: 'pool_not_found', parameter: 'address' });
-    expect(toErrorBody(new ApiException(400, 'Unknown query parameter', 'unknown_parameter', 'x'))).toMatchObject({ code: 'unknown_parameter', parameter: 'x' });
+    expect(toErrorBody(invalidParameter('timeframe', 'Invalid timeframe'))).toEqual({
+      statusCode: 400,
+      message: 'Invalid timeframe',
+      error: 'Bad Request',
+      code: 'invalid_parameter',
+      parameter: 'timeframe',
+    });
+    expect(toErrorBody(poolNotFound())).toEqual({
+      statusCode: 404,
+      message: 'Pool not found',
+      error: 'Not Found',
+      code: 'pool_not_found',
+      parameter: 'address',
+    });
+    expect(toErrorBody(new ApiException(400, 'Unknown query parameter', 'unknown_parameter', 'x'))).toMatchObject({
+      code: 'unknown_parameter',
+      parameter: 'x',
+    });
     expect(toErrorBody(new HttpException('no', 405))).toMatchObject({ statusCode: 405, code: 'method_not_allowed' });
     expect(toErrorBody(new HttpException('slow down', 429))).toMatchObject({ statusCode: 429, code: 'rate_limited', message: 'slow down' });
-    expect(toErrorBody(new RetryLaterException(1))).toEqual({ statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable', code: 'overloaded' });
+    expect(toErrorBody(new RetryLaterException(1))).toEqual({
+      statusCode: 503,
+      message: 'Service Unavailable',
+      error: 'Service Unavailable',
+      code: 'overloaded',
+    });
   });
 
   it('never passes internals of a 5xx or an unexpected error', () => {
-    expect(toErrorBody(new TypeError("Cannot read properties of undefined (reading 'x')"))).toEqual({ statusCode: 500, message: 'Internal server error', error: 'Internal Server Error', code: 'internal_error' });
-    expect(toErrorBody(new ServiceUnavailableException('pool exhausted at db.ts:12'))).toEqual({ statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable', code: 'unavailable' });
+    expect(toErrorBody(new TypeError("Cannot read properties of undefined (reading 'x')"))).toEqual({
+      statusCode: 500,
+      message: 'Internal server error',
+      error: 'Internal Server Error',
+      code: 'internal_error',
+    });
+    expect(toErrorBody(new ServiceUnavailableException('pool exhausted at db.ts:12'))).toEqual({
+      statusCode: 503,
+      message: 'Service Unavailable',
+      error: 'Service Unavailable',
+      code: 'unavailable',
+    });
   });
 
   it('a database that is down or not migrated yet is 503 (unavailable), not 500', () => {

@@ -27,7 +27,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (body.statusCode >= 500) {
       // The client is gone (it aborted, or its socket broke while we wrote): nothing failed here.
       if (request?.raw?.destroyed || CLIENT_GONE.has((exception as { code?: string })?.code ?? '')) {
-        this.log.debug({ method: request?.method, url: request?.url?.slice(0, 200), code: (exception as { code?: string })?.code }, 'client closed the connection before the answer');
+        this.log.debug(
+          { method: request?.method, url: request?.url?.slice(0, 200), code: (exception as { code?: string })?.code },
+          'client closed the connection before the answer',
+        );
         return;
       }
       this.log.error({ err: exception, method: request?.method, url: request?.url }, 'request failed');
@@ -56,7 +59,12 @@ export function isDatabaseUnavailable(e: unknown): boolean {
  * parameter's name: `new ApiException(400, message, 'invalid_parameter', 'cluster')`.
  */
 export class ApiException extends HttpException {
-  constructor(status: number, message: string, readonly code: ApiErrorCode, readonly parameter?: string) {
+  constructor(
+    status: number,
+    message: string,
+    readonly code: ApiErrorCode,
+    readonly parameter?: string,
+  ) {
     super(message, status);
   }
 }
@@ -91,7 +99,11 @@ export function toErrorBody(exception: unknown): ApiErrorBody {
     // A 5xx message may carry internals: the client gets the status phrase only.
     if (statusCode >= 500 || typeof message !== 'string' || message === '') message = error;
     const code: ApiErrorCode =
-      exception instanceof ApiException ? exception.code : exception instanceof RetryLaterException ? 'overloaded' : (CODE_OF_STATUS[statusCode] ?? (statusCode >= 500 ? 'internal_error' : 'invalid_request'));
+      exception instanceof ApiException
+        ? exception.code
+        : exception instanceof RetryLaterException
+          ? 'overloaded'
+          : (CODE_OF_STATUS[statusCode] ?? (statusCode >= 500 ? 'internal_error' : 'invalid_request'));
     const body: ApiErrorBody = { statusCode, message: message as string, error, code };
     if (exception instanceof ApiException && exception.parameter !== undefined) body.parameter = exception.parameter;
     return body;

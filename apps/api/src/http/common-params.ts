@@ -15,7 +15,8 @@ export const CLUSTER_PARAM_DOC = {
 
 export const ADDRESS_PARAM_DOC = {
   name: 'address',
-  description: 'Pool config PDA address (base58 of 32 bytes; anything else answers 400). An address that is not a pool of the cluster answers 404 `Pool not found`.',
+  description:
+    'Pool config PDA address (base58 of 32 bytes; anything else answers 400). An address that is not a pool of the cluster answers 404 `Pool not found`.',
   example: DEMO_EXAMPLES.pool,
 } as const;
 

@@ -17,9 +17,11 @@ const ALWAYS_ANSWERED = new Set(['/health', '/metrics']);
 const PROBES = new Set(['/health', '/health/ready']);
 
 /** Swagger UI: its own scripts and styles only; it fetches /docs-json from the same origin. */
-export const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /** The explorer page (/ and /explorer/*): its own bundle only; token icons are remote https images. */
-export const EXPLORER_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const EXPLORER_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /** Everything else is data: nothing in it may ever be run or framed. */
 export const DATA_CSP = "default-src 'none'; frame-ancestors 'none'";
 
@@ -73,7 +75,10 @@ export async function registerEdge(app: NestFastifyApplication, config: ApiConfi
     // With CORS on, @fastify/cors has answered every OPTIONS already; with it off, say what is allowed.
     if (request.method === 'OPTIONS') return void reply.code(204).header('allow', ALLOWED_METHODS).header('content-length', '0').send();
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return void sendErrorBody(reply.header('allow', ALLOWED_METHODS), toErrorBody(new HttpException(`Method ${request.method.slice(0, 16)} is not allowed; allowed: ${ALLOWED_METHODS}`, 405)));
+      return void sendErrorBody(
+        reply.header('allow', ALLOWED_METHODS),
+        toErrorBody(new HttpException(`Method ${request.method.slice(0, 16)} is not allowed; allowed: ${ALLOWED_METHODS}`, 405)),
+      );
     }
     const length = request.headers['content-length'];
     if ((length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined) {
@@ -107,7 +112,10 @@ export async function registerEdge(app: NestFastifyApplication, config: ApiConfi
       allowList: (request: FastifyRequest) => PROBES.has(path(request)),
       // Thrown by the plugin: the exception filter writes it in the one error shape (Retry-After is already set).
       errorResponseBuilder: (_request: FastifyRequest, context: { after: string; max: number }) =>
-        new HttpException(`Rate limit exceeded: at most ${context.max} requests per ${config.API_RATE_LIMIT_WINDOW_SECONDS} s per client; retry in ${context.after}`, 429),
+        new HttpException(
+          `Rate limit exceeded: at most ${context.max} requests per ${config.API_RATE_LIMIT_WINDOW_SECONDS} s per client; retry in ${context.after}`,
+          429,
+        ),
     });
   }
 }

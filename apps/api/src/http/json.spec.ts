@@ -19,7 +19,12 @@ describe('toJson', () => {
 describe('the slice-by-slice writers', () => {
   it('jsonTextInSlices writes exactly what toJson writes, wherever data stands, for any length', async () => {
     for (const n of [0, 1, SLICE - 1, SLICE, SLICE + 1, 3 * SLICE + 7]) {
-      const data = Array.from({ length: n }, (_, i) => ({ timestamp: i * 60, volume: i % 3 ? 0 : i / 7, big: BigInt(i) * 18446744073709551n, s: i % 5 ? 'x' : '"\u0000' }));
+      const data = Array.from({ length: n }, (_, i) => ({
+        timestamp: i * 60,
+        volume: i % 3 ? 0 : i / 7,
+        big: BigInt(i) * 18446744073709551n,
+        s: i % 5 ? 'x' : '"\u0000',
+      }));
       for (const value of [{ start_time: 1, data, next_cursor: null as number | null }, { data }]) expect(await jsonTextInSlices(value)).toBe(toJson(value));
     }
   });

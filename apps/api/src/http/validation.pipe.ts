@@ -51,7 +51,6 @@ export function validationException(errors: readonly ValidationError[]): ApiExce
   return new ApiException(400, 'Invalid request', 'invalid_request');
 }
 
-
 function allowedParams(dto: abstract new (...args: never[]) => unknown): string[] {
   const metas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
   return [...new Set(metas.map((m) => m.propertyName))];

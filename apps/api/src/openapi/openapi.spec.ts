@@ -15,7 +15,16 @@ describe('OpenAPI document', () => {
   it('documents every endpoint, and every schema property has an example', async () => {
     const doc = await generateOpenApiDocument();
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/health', '/health/ready', '/metrics', '/pools', '/pools/{address}', '/pools/{address}/fees', '/pools/{address}/midprice/history', '/pools/{address}/volume/history'].sort(),
+      [
+        '/health',
+        '/health/ready',
+        '/metrics',
+        '/pools',
+        '/pools/{address}',
+        '/pools/{address}/fees',
+        '/pools/{address}/midprice/history',
+        '/pools/{address}/volume/history',
+      ].sort(),
     );
     const missing: string[] = [];
     for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {

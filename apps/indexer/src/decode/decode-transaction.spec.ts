@@ -89,31 +89,36 @@ describe('decodeTransaction — what the golden transactions derive from the dec
     expect(oracleCases.map((c) => c.name)).toEqual(['d_v2_update_midprice_and_base_spread', 'e_v1_update_midprice_only']);
   });
 
-  it.each(oracleCases.map((c) => [c.name, c] as const))('%s: midprice raw/human and spread bps follow from the decoded Q32 values and the pool mints', (_name, c) => {
-    const [event] = decodeTransaction(c.result, ctx).events;
-    if (event.kind !== 'oracle_update') throw new Error('expected an oracle update');
-    const derived = c.expected.events[0].derived as Record<string, unknown>;
-    // The decimals are inputs: the pool found through the oracle registry is WSOL/USDC.
-    const pool = pdaVectors.pools.find((p) => p.config.address === event.pool_config_via_registry)!;
-    const [dx, dy] = [DECIMALS[pool.mint_x], DECIMALS[pool.mint_y]];
-    const mid = BigInt(event.midprice_q32!);
-    const actual: Record<string, unknown> = {
-      decimals_x: dx,
-      decimals_y: dy,
-      midprice_raw: q32ToDecimal(mid),
-      midprice_human: humanPriceDecimal(mid, dx, dy),
-      midprice_human_f64: humanPriceDouble(mid, dx, dy),
-    };
-    if (event.spread_factor_q32 !== null) {
-      const factor = BigInt(event.spread_factor_q32);
-      Object.assign(actual, { spread_factor: q32ToDecimal(factor), spread_bps: spreadBpsDecimal(factor), spread_bps_f64: spreadBpsDouble(factor) });
-    }
-    expect(actual).toEqual(derived);
-  });
+  it.each(oracleCases.map((c) => [c.name, c] as const))(
+    '%s: midprice raw/human and spread bps follow from the decoded Q32 values and the pool mints',
+    (_name, c) => {
+      const [event] = decodeTransaction(c.result, ctx).events;
+      if (event.kind !== 'oracle_update') throw new Error('expected an oracle update');
+      const derived = c.expected.events[0].derived as Record<string, unknown>;
+      // The decimals are inputs: the pool found through the oracle registry is WSOL/USDC.
+      const pool = pdaVectors.pools.find((p) => p.config.address === event.pool_config_via_registry)!;
+      const [dx, dy] = [DECIMALS[pool.mint_x], DECIMALS[pool.mint_y]];
+      const mid = BigInt(event.midprice_q32!);
+      const actual: Record<string, unknown> = {
+        decimals_x: dx,
+        decimals_y: dy,
+        midprice_raw: q32ToDecimal(mid),
+        midprice_human: humanPriceDecimal(mid, dx, dy),
+        midprice_human_f64: humanPriceDouble(mid, dx, dy),
+      };
+      if (event.spread_factor_q32 !== null) {
+        const factor = BigInt(event.spread_factor_q32);
+        Object.assign(actual, { spread_factor: q32ToDecimal(factor), spread_bps: spreadBpsDecimal(factor), spread_bps_f64: spreadBpsDouble(factor) });
+      }
+      expect(actual).toEqual(derived);
+    },
+  );
 
   it('c: the failed swap is the instruction the error names, with the arguments, pool and trader given for reference', () => {
     const c = vectorCase('c_v1_failed_swap_slippage');
-    const ref = (c.expected as unknown as { decoded_instruction_for_reference: Record<string, unknown> & { top_level_index: number; error: { custom: number } } }).decoded_instruction_for_reference;
+    const ref = (
+      c.expected as unknown as { decoded_instruction_for_reference: Record<string, unknown> & { top_level_index: number; error: { custom: number } } }
+    ).decoded_instruction_for_reference;
     const ix = c.result.transaction.message.instructions[ref.top_level_index];
     const keys = c.result.transaction.message.accountKeys;
     expect(keys[ix.programIdIndex]).toBe(HADRON_PROGRAM_V1);
@@ -126,7 +131,9 @@ describe('decodeTransaction — what the golden transactions derive from the dec
   it('b: the loaded addresses are the lookup table entries the message names, writable then readonly', () => {
     const c = vectorCase('b_v2_buy_x_v0_lookup_table');
     const tables = (c as unknown as { address_lookup_tables: { key: string; addresses: string[] }[] }).address_lookup_tables;
-    const lookups = (c.result.transaction.message as unknown as { addressTableLookups: { accountKey: string; writableIndexes: number[]; readonlyIndexes: number[] }[] }).addressTableLookups;
+    const lookups = (
+      c.result.transaction.message as unknown as { addressTableLookups: { accountKey: string; writableIndexes: number[]; readonlyIndexes: number[] }[] }
+    ).addressTableLookups;
     const table = (key: string) => tables.find((t) => t.key === key)!.addresses;
     expect(c.result.meta!.loadedAddresses).toEqual({
       writable: lookups.flatMap((l) => l.writableIndexes.map((i) => table(l.accountKey)[i])),
@@ -145,40 +152,58 @@ describe('decodeTransaction — malformed results become typed problems, never e
     ['no signatures', () => ({ ...base(), transaction: { ...base().transaction, signatures: [] } })],
     ['accountKeys missing', () => ({ ...base(), transaction: { ...base().transaction, message: { instructions: [] } } })],
     ['instructions not a list', () => ({ ...base(), transaction: { ...base().transaction, message: { ...base().transaction.message, instructions: {} } } })],
-    ['an instruction without data', () => {
-      const r = base();
-      delete r.transaction.message.instructions[0].data;
-      return r;
-    }],
+    [
+      'an instruction without data',
+      () => {
+        const r = base();
+        delete r.transaction.message.instructions[0].data;
+        return r;
+      },
+    ],
     ['a slot that is not a number', () => ({ ...base(), slot: '312000000' })],
-    ['meta without err', () => {
-      const r = base();
-      delete r.meta.err;
-      return r;
-    }],
+    [
+      'meta without err',
+      () => {
+        const r = base();
+        delete r.meta.err;
+        return r;
+      },
+    ],
     ['inner instructions not a list', () => ({ ...base(), meta: { ...base().meta, innerInstructions: { 0: [] } } })],
     ['an inner group without instructions', () => ({ ...base(), meta: { ...base().meta, innerInstructions: [{ index: 0 }] } })],
     ['loaded addresses without lists', () => ({ ...base(), meta: { ...base().meta, loadedAddresses: { writable: null } } })],
-    ['a token amount that is not a u64 string', () => {
-      const r = base();
-      r.meta.postTokenBalances[0].uiTokenAmount.amount = '1.5';
-      return r;
-    }],
-    ['a token amount that is a number', () => {
-      const r = base();
-      r.meta.preTokenBalances[0].uiTokenAmount.amount = 5;
-      return r;
-    }],
-    ['a token amount above u64', () => {
-      const r = base();
-      r.meta.postTokenBalances[0].uiTokenAmount.amount = '18446744073709551616000';
-      return r;
-    }],
-    ['a token balance without uiTokenAmount', () => {
-      const r = base();
-      delete r.meta.postTokenBalances[0].uiTokenAmount;
-      return r;
-    }],
+    [
+      'a token amount that is not a u64 string',
+      () => {
+        const r = base();
+        r.meta.postTokenBalances[0].uiTokenAmount.amount = '1.5';
+        return r;
+      },
+    ],
+    [
+      'a token amount that is a number',
+      () => {
+        const r = base();
+        r.meta.preTokenBalances[0].uiTokenAmount.amount = 5;
+        return r;
+      },
+    ],
+    [
+      'a token amount above u64',
+      () => {
+        const r = base();
+        r.meta.postTokenBalances[0].uiTokenAmount.amount = '18446744073709551616000';
+        return r;
+      },
+    ],
+    [
+      'a token balance without uiTokenAmount',
+      () => {
+        const r = base();
+        delete r.meta.postTokenBalances[0].uiTokenAmount;
+        return r;
+      },
+    ],
   ];
 
   it.each(broken)('%s', (_name, make) => {
@@ -192,7 +217,11 @@ describe('decodeTransaction — malformed results become typed problems, never e
     const r = base();
     r.meta.postTokenBalances[0].uiTokenAmount.amount = 'abc';
     const facts = decodeTransaction(r as RpcTransactionResult, ctx);
-    expect({ signature: facts.signature, slot: facts.slot, event_id: facts.problems[0].event_id }).toEqual({ signature: r.transaction.signatures[0], slot: r.slot, event_id: r.transaction.signatures[0] });
+    expect({ signature: facts.signature, slot: facts.slot, event_id: facts.problems[0].event_id }).toEqual({
+      signature: r.transaction.signatures[0],
+      slot: r.slot,
+      event_id: r.transaction.signatures[0],
+    });
     expect(facts.problems[0].message).toContain('postTokenBalances[0].uiTokenAmount.amount');
   });
 });
@@ -255,7 +284,12 @@ function swapIx(
 ): RpcCompiledInstruction {
   const data = encodeInstruction({ tag: 3, instruction: 'Swap', is_x: isX, amount_in: amountIn.toString(), min_out: '1', expiration: '9223372036854775807' });
   const [config, oracle, curveMeta, prefabs, updates] = POOL_ACCOUNTS[pool];
-  return { programIdIndex: HADRON, accounts: [TOKEN, TOKEN, config, oracle, curveMeta, prefabs, config, TRADER, src, vaultSrc, vaultDst, dst, 14, feeAta, 15, updates], data: encodeBase58(data), stackHeight };
+  return {
+    programIdIndex: HADRON,
+    accounts: [TOKEN, TOKEN, config, oracle, curveMeta, prefabs, config, TRADER, src, vaultSrc, vaultDst, dst, 14, feeAta, 15, updates],
+    data: encodeBase58(data),
+    stackHeight,
+  };
 }
 
 function transfer(source: number, destination: number, amount: bigint, stackHeight: number | null): RpcCompiledInstruction {
@@ -295,12 +329,25 @@ function transaction(
   return {
     slot: 312_000_900,
     blockTime: 1_736_000_900,
-    meta: { err: null, innerInstructions: inner, loadedAddresses: { writable: [], readonly: [] }, preTokenBalances: balances(pre), postTokenBalances: balances(post) },
+    meta: {
+      err: null,
+      innerInstructions: inner,
+      loadedAddresses: { writable: [], readonly: [] },
+      preTokenBalances: balances(pre),
+      postTokenBalances: balances(post),
+    },
     transaction: { signatures: [SIG], message: { accountKeys: KEYS, instructions } },
   };
 }
 
-const PRE: Record<number, bigint> = { [USER_WSOL]: 10_000_000_000n, [USER_USDC]: 500_000_000n, [VAULT_X]: 800_000_000_000n, [VAULT_Y]: 125_000_000_000n, [FEE_WSOL]: 0n, [FEE_USDC]: 7n };
+const PRE: Record<number, bigint> = {
+  [USER_WSOL]: 10_000_000_000n,
+  [USER_USDC]: 500_000_000n,
+  [VAULT_X]: 800_000_000_000n,
+  [VAULT_Y]: 125_000_000_000n,
+  [FEE_WSOL]: 0n,
+  [FEE_USDC]: 7n,
+};
 
 // Swap 1, direct (top level 0): sells 2.5 WSOL, fee 25_000 lamports, gets 375.358308 USDC (plain Transfers).
 const SELL = { in: 2_500_000_000n, fee: 25_000n, out: 375_358_308n };
@@ -315,7 +362,11 @@ function twoSwapsOnOnePool(): RpcTransactionResult {
     [
       {
         index: 0,
-        instructions: [transfer(USER_WSOL, FEE_WSOL, SELL.fee, 2), transfer(USER_WSOL, VAULT_X, SELL.in - SELL.fee, 2), transfer(VAULT_Y, USER_USDC, SELL.out, 2)],
+        instructions: [
+          transfer(USER_WSOL, FEE_WSOL, SELL.fee, 2),
+          transfer(USER_WSOL, VAULT_X, SELL.in - SELL.fee, 2),
+          transfer(VAULT_Y, USER_USDC, SELL.out, 2),
+        ],
       },
       {
         index: 1,
@@ -369,7 +420,10 @@ describe('decodeTransaction — constructed transactions', () => {
         fee_recipient_ata: KEYS[FEE_USDC],
       }),
     ]);
-    const vaultsAfter = { vault_x_after: (PRE[VAULT_X] + SELL.in - SELL.fee - BUY.out).toString(), vault_y_after: (PRE[VAULT_Y] - SELL.out + BUY.in - BUY.fee).toString() };
+    const vaultsAfter = {
+      vault_x_after: (PRE[VAULT_X] + SELL.in - SELL.fee - BUY.out).toString(),
+      vault_y_after: (PRE[VAULT_Y] - SELL.out + BUY.in - BUY.fee).toString(),
+    };
     for (const event of facts.events) expect(event).toMatchObject(vaultsAfter);
     expect(facts.vault_balances).toEqual([expect.objectContaining({ pool_config: POOL, vault_x: KEYS[VAULT_X], vault_y: KEYS[VAULT_Y], ...vaultsAfter })]);
   });
@@ -399,7 +453,9 @@ describe('decodeTransaction — constructed transactions', () => {
 
   it('turns bad Hadron instruction data into typed problems and keeps decoding the rest', () => {
     const oracleUpdate = encodeBase58(encodeInstruction({ tag: 5, instruction: 'UpdateMidprice', sequence: '9', midprice_q32: '645318836' }));
-    const truncatedSwap = encodeBase58(encodeInstruction({ tag: 3, instruction: 'Swap', is_x: 1, amount_in: '5', min_out: '1', expiration: '0' }).subarray(0, 25));
+    const truncatedSwap = encodeBase58(
+      encodeInstruction({ tag: 3, instruction: 'Swap', is_x: 1, amount_in: '5', min_out: '1', expiration: '0' }).subarray(0, 25),
+    );
     const tx = transaction(
       [
         { programIdIndex: HADRON, accounts: [TRADER, 12, 15], data: truncatedSwap, stackHeight: null },
@@ -455,7 +511,16 @@ describe('decodeTransaction — constructed transactions', () => {
     // The instruction says 2.5 WSOL; its transfers move 25_000 + 2_499_974_999 (one atom short).
     const tx = transaction(
       [swapIx(1, SELL.in, USER_WSOL, VAULT_X, VAULT_Y, USER_USDC, FEE_WSOL, null)],
-      [{ index: 0, instructions: [transfer(USER_WSOL, FEE_WSOL, SELL.fee, 2), transfer(USER_WSOL, VAULT_X, SELL.in - SELL.fee - 1n, 2), transfer(VAULT_Y, USER_USDC, SELL.out, 2)] }],
+      [
+        {
+          index: 0,
+          instructions: [
+            transfer(USER_WSOL, FEE_WSOL, SELL.fee, 2),
+            transfer(USER_WSOL, VAULT_X, SELL.in - SELL.fee - 1n, 2),
+            transfer(VAULT_Y, USER_USDC, SELL.out, 2),
+          ],
+        },
+      ],
       PRE,
       [
         [USER_WSOL, FEE_WSOL, SELL.fee],
@@ -473,7 +538,10 @@ describe('decodeTransaction — constructed transactions', () => {
     const other = { in: 1_000_000_000n, fee: 10_000n, out: 150_000_000n };
     const pre = { ...PRE, [VAULT0_X]: 50_000_000_000n, [VAULT0_Y]: 9_000_000_000n };
     const tx = transaction(
-      [swapIx(1, SELL.in, USER_WSOL, VAULT_X, VAULT_Y, USER_USDC, FEE_WSOL, null), swapIx(1, other.in, USER_WSOL, VAULT0_X, VAULT0_Y, USER_USDC, FEE_WSOL, null, 'zero')],
+      [
+        swapIx(1, SELL.in, USER_WSOL, VAULT_X, VAULT_Y, USER_USDC, FEE_WSOL, null),
+        swapIx(1, other.in, USER_WSOL, VAULT0_X, VAULT0_Y, USER_USDC, FEE_WSOL, null, 'zero'),
+      ],
       [], // an RPC that dropped the inner instructions: balance deltas are all there is
       pre,
       [
@@ -487,7 +555,9 @@ describe('decodeTransaction — constructed transactions', () => {
     );
     const facts = decodeTransaction(tx, ctx);
     expect(facts.problems).toEqual([]);
-    expect(facts.events.map((e) => (e.kind === 'swap' ? [e.pool_config, e.amount_in, e.protocol_fee_raw, e.amount_in_to_vault, e.amount_out] : e.kind))).toEqual([
+    expect(
+      facts.events.map((e) => (e.kind === 'swap' ? [e.pool_config, e.amount_in, e.protocol_fee_raw, e.amount_in_to_vault, e.amount_out] : e.kind)),
+    ).toEqual([
       [POOL, SELL.in.toString(), SELL.fee.toString(), (SELL.in - SELL.fee).toString(), SELL.out.toString()],
       [POOL_0, other.in.toString(), other.fee.toString(), (other.in - other.fee).toString(), other.out.toString()],
     ]);
@@ -503,7 +573,10 @@ describe('decodeTransaction — constructed transactions', () => {
 
   it('treats a v2 tag above 24 in a successful transaction as an instruction v2 added (no fact, no problem); on v1 it is a problem', () => {
     const data = encodeBase58(Uint8Array.of(30, 1, 2, 3));
-    const deposit = (program: number) => transaction([{ programIdIndex: program, accounts: [TRADER, VAULT_X, VAULT_Y, USER_WSOL, USER_USDC, 11], data, stackHeight: null }], [], PRE, [[USER_WSOL, VAULT_X, 1_000n]]);
+    const deposit = (program: number) =>
+      transaction([{ programIdIndex: program, accounts: [TRADER, VAULT_X, VAULT_Y, USER_WSOL, USER_USDC, 11], data, stackHeight: null }], [], PRE, [
+        [USER_WSOL, VAULT_X, 1_000n],
+      ]);
     const v2 = decodeTransaction(deposit(HADRON_V2), ctx);
     expect(v2.problems).toEqual([]);
     expect(v2.events).toEqual([]);
@@ -523,7 +596,12 @@ describe('decodeTransaction — constructed transactions', () => {
   });
 
   it('recognises a vault by its address when the balance entry has no owner', () => {
-    const tx = transaction([{ programIdIndex: HADRON, accounts: [TRADER, VAULT_X, VAULT_Y], data: encodeBase58(Uint8Array.of(1, ...new Uint8Array(24))), stackHeight: null }], [], PRE, [[USER_WSOL, VAULT_X, 7n]]);
+    const tx = transaction(
+      [{ programIdIndex: HADRON, accounts: [TRADER, VAULT_X, VAULT_Y], data: encodeBase58(Uint8Array.of(1, ...new Uint8Array(24))), stackHeight: null }],
+      [],
+      PRE,
+      [[USER_WSOL, VAULT_X, 7n]],
+    );
     for (const b of [...tx.meta!.preTokenBalances!, ...tx.meta!.postTokenBalances!]) delete b.owner;
     expect(decodeTransaction(tx, ctx).vault_balances).toEqual([
       expect.objectContaining({ pool_config: POOL, vault_x_after: (PRE[VAULT_X] + 7n).toString(), vault_y_after: PRE[VAULT_Y].toString() }),
@@ -533,7 +611,9 @@ describe('decodeTransaction — constructed transactions', () => {
   it('counts a vault the transaction creates as 0 before: created empty is no change, created and funded is', () => {
     const ix = { programIdIndex: HADRON, accounts: [TRADER, VAULT0_X, VAULT0_Y], data: encodeBase58(Uint8Array.of(0)), stackHeight: null };
     const created = transaction([ix], [], PRE, []);
-    created.meta!.postTokenBalances!.push(...[VAULT0_X, VAULT0_Y].map((i) => ({ accountIndex: i, mint: KEYS[i === VAULT0_X ? WSOL : USDC], uiTokenAmount: { amount: '0', decimals: 6 } })));
+    created.meta!.postTokenBalances!.push(
+      ...[VAULT0_X, VAULT0_Y].map((i) => ({ accountIndex: i, mint: KEYS[i === VAULT0_X ? WSOL : USDC], uiTokenAmount: { amount: '0', decimals: 6 } })),
+    );
     expect(decodeTransaction(created, ctx).vault_balances).toEqual([]);
     created.meta!.postTokenBalances!.find((b) => b.accountIndex === VAULT0_Y)!.uiTokenAmount.amount = '5';
     expect(decodeTransaction(created, ctx).vault_balances).toEqual([expect.objectContaining({ pool_config: POOL_0, vault_x_after: '0', vault_y_after: '5' })]);

@@ -22,7 +22,13 @@ export function decodeTransaction(result: RpcTransactionResult | null, ctx: Deco
   const facts: TransactionFacts = { signature, slot: result.slot, block_time: result.blockTime ?? null, events: [], vault_balances: [], problems: [] };
   const { meta } = result;
   if (meta === null) {
-    facts.problems.push({ code: 'missing_meta', message: 'the RPC returned no transaction metadata', event_id: signature, instruction_location: null, pool_config: null });
+    facts.problems.push({
+      code: 'missing_meta',
+      message: 'the RPC returned no transaction metadata',
+      event_id: signature,
+      instruction_location: null,
+      pool_config: null,
+    });
     return facts;
   }
   if (meta.err !== null) return facts;
@@ -56,7 +62,9 @@ function malformedFacts(result: unknown, why: string): TransactionFacts {
     block_time,
     events: [],
     vault_balances: [],
-    problems: [{ code: 'malformed_transaction', message: `not a getTransaction result: ${why}`, event_id: signature, instruction_location: null, pool_config: null }],
+    problems: [
+      { code: 'malformed_transaction', message: `not a getTransaction result: ${why}`, event_id: signature, instruction_location: null, pool_config: null },
+    ],
   };
 }
 
@@ -70,7 +78,13 @@ function decodeHadronInstruction(
   invoked: InstructionRange,
 ): void {
   const event_id = eventIdOf(tx.signature, location);
-  const problem: ProblemReporter = (code, message, poolConfig) => ({ code, message, event_id, instruction_location: location, pool_config: poolConfig ?? null });
+  const problem: ProblemReporter = (code, message, poolConfig) => ({
+    code,
+    message,
+    event_id,
+    instruction_location: location,
+    pool_config: poolConfig ?? null,
+  });
   let args: HadronInstruction;
   try {
     args = decodeInstructionBase58(ix.data);

@@ -33,7 +33,11 @@ export function decodeSwap(
   // [C] The user pays exactly amount_in: the fee leg plus the vault leg. Anything else means the
   // transfers were mismatched (or the program is not what we think): report, never publish a guess.
   if (amounts.fee + amounts.toVault !== amountIn) {
-    return problem('inconsistent_amounts', `the swap's transfers move ${amounts.fee} (fee) + ${amounts.toVault} (to vault) but its amount_in is ${amountIn}`, poolConfig);
+    return problem(
+      'inconsistent_amounts',
+      `the swap's transfers move ${amounts.fee} (fee) + ${amounts.toVault} (to vault) but its amount_in is ${amountIn}`,
+      poolConfig,
+    );
   }
 
   // Any non-zero is_x sells X [C]: X flows user → vault_x, Y flows vault_y → user.

@@ -18,7 +18,9 @@ describe('a transaction as the RPC serves it', () => {
       expect(shapeProblemOf(tx)).toBeNull();
       expect(servedTransactionProblem(tx)).toBe(`meta.${field} is missing`);
     }
-    expect(servedTransactionProblem({ ...served(), version: 0, meta: { ...served().meta, loadedAddresses: null } })).toBe('a v0 transaction without meta.loadedAddresses');
+    expect(servedTransactionProblem({ ...served(), version: 0, meta: { ...served().meta, loadedAddresses: null } })).toBe(
+      'a v0 transaction without meta.loadedAddresses',
+    );
   });
 
   it('given a value of the wrong shape, then both checks say the same thing', () => {

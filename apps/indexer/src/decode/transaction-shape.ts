@@ -10,7 +10,8 @@ export function shapeProblemOf(result: unknown): string | null {
   if (result.blockTime !== undefined && result.blockTime !== null && !Number.isInteger(result.blockTime)) return 'blockTime is not an integer';
   const tx = result.transaction;
   if (!isObject(tx)) return 'transaction is missing';
-  if (!Array.isArray(tx.signatures) || tx.signatures.length === 0 || !tx.signatures.every(isNonEmptyString)) return 'transaction.signatures is not a non-empty list of strings';
+  if (!Array.isArray(tx.signatures) || tx.signatures.length === 0 || !tx.signatures.every(isNonEmptyString))
+    return 'transaction.signatures is not a non-empty list of strings';
   const message = tx.message;
   if (!isObject(message)) return 'transaction.message is missing';
   if (!Array.isArray(message.accountKeys) || !message.accountKeys.every(isNonEmptyString)) return 'message.accountKeys is not a list of strings';
@@ -30,7 +31,8 @@ export function shapeProblemOf(result: unknown): string | null {
   }
   const loaded = meta.loadedAddresses;
   if (loaded !== undefined && loaded !== null) {
-    if (!isObject(loaded) || !isStringList(loaded.writable) || !isStringList(loaded.readonly)) return 'meta.loadedAddresses is not {writable, readonly} lists of strings';
+    if (!isObject(loaded) || !isStringList(loaded.writable) || !isStringList(loaded.readonly))
+      return 'meta.loadedAddresses is not {writable, readonly} lists of strings';
   }
   for (const field of ['preTokenBalances', 'postTokenBalances'] as const) {
     const balances = meta[field];
@@ -40,7 +42,8 @@ export function shapeProblemOf(result: unknown): string | null {
       if (!isObject(b) || !isSlot(b.accountIndex)) return `meta.${field}[${i}].accountIndex is not an index`;
       if (b.owner !== undefined && typeof b.owner !== 'string') return `meta.${field}[${i}].owner is not a string`;
       // u64 as a decimal string: BigInt would throw on anything else ("1.5", "", "0x10", a number).
-      if (!isObject(b.uiTokenAmount) || typeof b.uiTokenAmount.amount !== 'string' || !U64_TEXT.test(b.uiTokenAmount.amount)) return `meta.${field}[${i}].uiTokenAmount.amount is not a u64 decimal string`;
+      if (!isObject(b.uiTokenAmount) || typeof b.uiTokenAmount.amount !== 'string' || !U64_TEXT.test(b.uiTokenAmount.amount))
+        return `meta.${field}[${i}].uiTokenAmount.amount is not a u64 decimal string`;
     }
   }
   return null;
@@ -58,7 +61,8 @@ export function servedTransactionProblem(result: unknown): string | null {
   if (shape !== null) return shape;
   const { meta, version } = result as { meta: Record<string, unknown> | null; version?: unknown };
   if (meta === null || (meta.err !== null && meta.err !== undefined)) return null; // failed: nothing of it is decoded
-  for (const field of ['preTokenBalances', 'postTokenBalances', 'innerInstructions'] as const) if (!Array.isArray(meta[field])) return `meta.${field} is missing`;
+  for (const field of ['preTokenBalances', 'postTokenBalances', 'innerInstructions'] as const)
+    if (!Array.isArray(meta[field])) return `meta.${field} is missing`;
   if (version === 0 && (meta.loadedAddresses === undefined || meta.loadedAddresses === null)) return 'a v0 transaction without meta.loadedAddresses';
   return null;
 }

@@ -13,7 +13,13 @@ describe('a pool from its config account', () => {
   it('derives the oracle, vaults and fee configs exactly as pdas.json', () => {
     const pool = poolFromConfigAccount(configCase.owner, configCase.address!, bytesOf(configCase))!;
     const truth = pdaVectors.pools.find((p) => p.config.address === configCase.address)!;
-    expect(pool.static).toMatchObject({ oracle: truth.midprice_oracle.address, vaultX: truth.vault_x.address, vaultY: truth.vault_y.address, poolFeeConfig: truth.pool_fee_config.address, seed: truth.seed });
+    expect(pool.static).toMatchObject({
+      oracle: truth.midprice_oracle.address,
+      vaultX: truth.vault_x.address,
+      vaultY: truth.vault_y.address,
+      poolFeeConfig: truth.pool_fee_config.address,
+      seed: truth.seed,
+    });
     expect(pool.static.globalFeeConfig).toBe('FoDswiGbeRMEm2dEpLfvJTZaQjjZXFcJzCYyhzxiWcRd');
   });
 
@@ -24,7 +30,15 @@ describe('a pool from its config account', () => {
 
   it('reads config + oracle + fee config into the pool snapshot, and notices what changed', () => {
     const pool = poolFromConfigAccount(configCase.owner, configCase.address!, bytesOf(configCase))!.static;
-    const oracle = encodeOracleAccount({ version: 'v1', size: ORACLE_SIZE.v1, quoting_authority: USDC, sequence: '7', midprice_q32: '644245094400', spread_factor_q32: '4294537799', last_update_slot: '1' });
+    const oracle = encodeOracleAccount({
+      version: 'v1',
+      size: ORACLE_SIZE.v1,
+      quoting_authority: USDC,
+      sequence: '7',
+      midprice_q32: '644245094400',
+      spread_factor_q32: '4294537799',
+      last_update_slot: '1',
+    });
     const fee = { version: 'v1' as const, size: FEE_CONFIG_SIZE.v1, initialized: 1, fee_ppm: 10, bump: 255, admin: USDC, fee_recipient: USDC };
     const accounts = new Map<string, Uint8Array>([
       [pool.config, bytesOf(configCase)],
@@ -32,14 +46,32 @@ describe('a pool from its config account', () => {
       [pool.globalFeeConfig, encodeFeeConfigAccount(fee)],
     ]);
     const state = accountStateOf(pool, (a) => accounts.get(a) ?? null)!;
-    expect(state).toMatchObject({ state: 1, feeConfig: pool.globalFeeConfig, fee: { feePpm: 10, split: [] }, oracle: { quotingAuthority: USDC, midpriceQ32: '644245094400' } });
-    const tokens = { x: { mint: pool.mintX, symbol: 'SOL', name: 'Wrapped SOL', decimals: 9, icon: '' }, y: { mint: pool.mintY, symbol: 'USDC', name: 'USD Coin', decimals: 6, icon: '' } };
-    expect(poolSnapshotOf(pool, tokens, state, { midpriceQ32: '1', spreadFactorQ32: null })).toMatchObject({ programVersion: 1, poolState: 'Initialized', poolStateRaw: 1, feePpm: 10, quotingAuthority: USDC, midpriceQ32: '1' });
+    expect(state).toMatchObject({
+      state: 1,
+      feeConfig: pool.globalFeeConfig,
+      fee: { feePpm: 10, split: [] },
+      oracle: { quotingAuthority: USDC, midpriceQ32: '644245094400' },
+    });
+    const tokens = {
+      x: { mint: pool.mintX, symbol: 'SOL', name: 'Wrapped SOL', decimals: 9, icon: '' },
+      y: { mint: pool.mintY, symbol: 'USDC', name: 'USD Coin', decimals: 6, icon: '' },
+    };
+    expect(poolSnapshotOf(pool, tokens, state, { midpriceQ32: '1', spreadFactorQ32: null })).toMatchObject({
+      programVersion: 1,
+      poolState: 'Initialized',
+      poolStateRaw: 1,
+      feePpm: 10,
+      quotingAuthority: USDC,
+      midpriceQ32: '1',
+    });
 
     const paused = { ...state, state: 2 };
     expect(configFingerprint(paused)).not.toBe(configFingerprint(state));
     expect(splitFingerprint(paused)).toBe(splitFingerprint(state));
-    expect(poolSnapshotOf(pool, tokens, { ...state, state: 9 }, { midpriceQ32: null, spreadFactorQ32: null })).toMatchObject({ poolState: 'Uninitialized', poolStateRaw: 9 });
+    expect(poolSnapshotOf(pool, tokens, { ...state, state: 9 }, { midpriceQ32: null, spreadFactorQ32: null })).toMatchObject({
+      poolState: 'Uninitialized',
+      poolStateRaw: 9,
+    });
   });
 
   it('reads a v2 fee config split (the assumed layout lives in libs/domain)', () => {
@@ -69,7 +101,9 @@ describe('a pool from its config account', () => {
     ];
     const v2 = encodeFeeSplit({ version: 'v2', size: FEE_CONFIG_SIZE.v2, initialized: 1, fee_ppm: 25, bump: 254, admin: USDC, fee_recipient: USDC }, split);
     const state = accountStateOf(pool, (a) => (a === pool.config ? bytesOf(configCase) : a === pool.globalFeeConfig ? v2 : null))!;
-    const reloaded = JSON.parse(JSON.stringify({ ...state, fee: { ...state.fee!, split: state.fee!.split.map((w) => ({ ppm: w.ppm, recipient: w.recipient })) } }));
+    const reloaded = JSON.parse(
+      JSON.stringify({ ...state, fee: { ...state.fee!, split: state.fee!.split.map((w) => ({ ppm: w.ppm, recipient: w.recipient })) } }),
+    );
     expect(JSON.stringify(reloaded.fee.split)).not.toBe(JSON.stringify(state.fee!.split));
     expect(splitFingerprint(reloaded)).toBe(splitFingerprint(state));
     expect(splitFingerprint({ ...state, fee: { ...state.fee!, split: [split[0], { ...split[1], ppm: 399_999 }] } })).not.toBe(splitFingerprint(state));
@@ -87,9 +121,21 @@ describe('token metadata', () => {
 
   it('takes the curated list first, Metaplex next, and leaves the icon empty when unknown', () => {
     const list = new TokenList([{ mint: USDC, symbol: 'USDC', name: 'USD Coin', icon: 'https://icon/usdc.png' }]);
-    expect(tokenMetadataOf(USDC, 6, { mint: USDC, name: 'Something', symbol: 'X' }, list)).toEqual({ mint: USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6, icon: 'https://icon/usdc.png' });
+    expect(tokenMetadataOf(USDC, 6, { mint: USDC, name: 'Something', symbol: 'X' }, list)).toEqual({
+      mint: USDC,
+      symbol: 'USDC',
+      name: 'USD Coin',
+      decimals: 6,
+      icon: 'https://icon/usdc.png',
+    });
     const other = 'BWkGFo11qcN5GbPDxDc5MMG7KZBj7R6NoirBqQj7DtRR';
-    expect(tokenMetadataOf(other, 5, { mint: other, name: 'Bonq Inu', symbol: 'BONQ' }, list)).toEqual({ mint: other, symbol: 'BONQ', name: 'Bonq Inu', decimals: 5, icon: '' });
+    expect(tokenMetadataOf(other, 5, { mint: other, name: 'Bonq Inu', symbol: 'BONQ' }, list)).toEqual({
+      mint: other,
+      symbol: 'BONQ',
+      name: 'Bonq Inu',
+      decimals: 5,
+      icon: '',
+    });
     expect(tokenMetadataOf(other, 6, null, list)).toEqual({ mint: other, symbol: '', name: '', decimals: 6, icon: '' });
   });
 });
@@ -105,7 +151,10 @@ describe('discovery', () => {
         most = Math.max(most, ++inFlight);
         await new Promise((r) => setTimeout(r, 5));
         inFlight--;
-        const accounts = program === configCase.owner && size === bytesOf(configCase).length ? [{ pubkey: configCase.address!, account: { owner: configCase.owner, lamports: 1, data: bytesOf(configCase) } }] : [];
+        const accounts =
+          program === configCase.owner && size === bytesOf(configCase).length
+            ? [{ pubkey: configCase.address!, account: { owner: configCase.owner, lamports: 1, data: bytesOf(configCase) } }]
+            : [];
         return { slot: 100 + asked.length, accounts };
       },
     } as unknown as SolanaRpc;

@@ -126,7 +126,13 @@ export function accountStateOf(p: PoolStatic, data: (address: string) => Uint8Ar
     fee: feeOf(data(feeConfig)),
     oracle: decodeOrNull(data(p.oracle), (d) => {
       const o = decodeOracleAccount(d);
-      return { quotingAuthority: o.quoting_authority, sequence: o.sequence, midpriceQ32: o.midprice_q32, spreadFactorQ32: o.spread_factor_q32, lastUpdateSlot: o.last_update_slot };
+      return {
+        quotingAuthority: o.quoting_authority,
+        sequence: o.sequence,
+        midpriceQ32: o.midprice_q32,
+        spreadFactorQ32: o.spread_factor_q32,
+        lastUpdateSlot: o.last_update_slot,
+      };
     }),
   };
 }
@@ -136,7 +142,9 @@ function feeOf(data: Uint8Array | null): AccountState['fee'] {
   const fee = decodeOrNull(data, decodeFeeConfigAccount);
   if (!fee || !data) return null;
   const read = readFeeSplit(data);
-  return read.split !== null ? { feePpm: fee.fee_ppm, feeRecipient: fee.fee_recipient, split: read.split } : { feePpm: fee.fee_ppm, feeRecipient: fee.fee_recipient, split: [], splitUnreadable: read.problem };
+  return read.split !== null
+    ? { feePpm: fee.fee_ppm, feeRecipient: fee.fee_recipient, split: read.split }
+    : { feePpm: fee.fee_ppm, feeRecipient: fee.fee_recipient, split: [], splitUnreadable: read.problem };
 }
 
 function decodeOrNull<T>(data: Uint8Array | null, decode: (d: Uint8Array) => T): T | null {
@@ -187,7 +195,17 @@ function tokenOf(t: TokenMetadata): TokenMetadata {
 
 /** The parts of AccountState whose change is a PoolConfigChanged (everything but the oracle's price and the split). */
 export function configFingerprint(a: AccountState): string {
-  return JSON.stringify([a.state, a.authority, a.oracleMode, a.spreadConfigInitialized, a.hasPoolFee, a.feeConfig, a.fee?.feePpm ?? null, a.fee?.feeRecipient ?? null, a.oracle?.quotingAuthority ?? null]);
+  return JSON.stringify([
+    a.state,
+    a.authority,
+    a.oracleMode,
+    a.spreadConfigInitialized,
+    a.hasPoolFee,
+    a.feeConfig,
+    a.fee?.feePpm ?? null,
+    a.fee?.feeRecipient ?? null,
+    a.oracle?.quotingAuthority ?? null,
+  ]);
 }
 
 /**

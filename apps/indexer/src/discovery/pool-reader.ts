@@ -42,7 +42,11 @@ export class PoolReader {
     const found = new Map<string, PoolStatic>();
     let slot = minSlot ?? 0;
     // The four reads at once (the RPC client's rate limit and concurrency still apply); the discovery is as of the newest.
-    const reads = await Promise.all(HADRON_PROGRAMS.flatMap(({ programId }) => CONFIG_SIZES.map(async (size) => ({ programId, read: await this.rpc.getProgramAccounts(programId, size, minSlot || undefined) }))));
+    const reads = await Promise.all(
+      HADRON_PROGRAMS.flatMap(({ programId }) =>
+        CONFIG_SIZES.map(async (size) => ({ programId, read: await this.rpc.getProgramAccounts(programId, size, minSlot || undefined) })),
+      ),
+    );
     for (const { programId, read } of reads) {
       slot = Math.max(slot, read.slot);
       for (const { pubkey, account } of read.accounts) {
@@ -82,7 +86,10 @@ export class PoolReader {
    * why: decimals go into PoolDiscovered and every swap for good, so they are never guessed — the
    * caller holds that pool back and reads it again later.
    */
-  async tokenMetadata(mints: readonly string[], minSlot?: number): Promise<{ slot: number; tokens: Map<string, TokenMetadata>; unreadable: Map<string, string> }> {
+  async tokenMetadata(
+    mints: readonly string[],
+    minSlot?: number,
+  ): Promise<{ slot: number; tokens: Map<string, TokenMetadata>; unreadable: Map<string, string> }> {
     const unique = [...new Set(mints)];
     const metaplex = new Map(unique.map((m) => [m, metaplexMetadataAddress(m)]));
     const first = await this.rpc.getMultipleAccounts([...unique, ...metaplex.values()], minSlot);
@@ -94,11 +101,14 @@ export class PoolReader {
       if (read.ok) mintInfo.set(mint, read.mint);
       else unreadable.set(mint, read.why);
     }
-    const targets = [...new Set([...mintInfo.values()].flatMap((m) => (m.inMint === null && m.pointer !== null && !accounts.has(m.pointer) ? [m.pointer] : [])))];
+    const targets = [
+      ...new Set([...mintInfo.values()].flatMap((m) => (m.inMint === null && m.pointer !== null && !accounts.has(m.pointer) ? [m.pointer] : []))),
+    ];
     if (targets.length > 0) for (const [address, account] of (await this.rpc.getMultipleAccounts(targets, minSlot)).accounts) accounts.set(address, account);
     const tokens = new Map<string, TokenMetadata>();
     for (const [mint, info] of mintInfo) {
-      const pointed = info.inMint === null && info.pointer !== null && info.pointer !== mint ? readMetadataAccount(mint, info.pointer, accounts.get(info.pointer)) : null;
+      const pointed =
+        info.inMint === null && info.pointer !== null && info.pointer !== mint ? readMetadataAccount(mint, info.pointer, accounts.get(info.pointer)) : null;
       const metadata: OnChainMetadata | null = info.inMint ?? pointed ?? readMetadataAccount(mint, metaplex.get(mint)!, accounts.get(metaplex.get(mint)!));
       tokens.set(mint, tokenMetadataOf(mint, info.decimals, metadata, this.tokens));
     }

@@ -2,7 +2,17 @@ import { getMetadataAccountDataSerializer, Key } from '@metaplex-foundation/mpl-
 import { getMetadataPointerState, TOKEN_2022_PROGRAM_ID, unpackMint } from '@solana/spl-token';
 import { Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
 import type { AccountData, SolanaRpc } from '../source/solana-rpc';
-import { interfaceStateData, METAPLEX_ACCOUNT_SIZE, METAPLEX_PROGRAM, metaplexAccount, metaplexAccountData, mintData, splMint, token2022Mint, tokenMetadata } from '../source/testing/token-fixtures';
+import {
+  interfaceStateData,
+  METAPLEX_ACCOUNT_SIZE,
+  METAPLEX_PROGRAM,
+  metaplexAccount,
+  metaplexAccountData,
+  mintData,
+  splMint,
+  token2022Mint,
+  tokenMetadata,
+} from '../source/testing/token-fixtures';
 import { TokenList } from '../tokens/token-list';
 import { PoolReader } from './pool-reader';
 import { cleanText, decodeMetaplexMetadata, metaplexMetadataAddress, sameTokenMetadata, tokenMetadataOf } from './token-metadata';
@@ -34,18 +44,18 @@ describe('the name and symbol a Metaplex metadata account shows', () => {
   const show = (data: Uint8Array, forMint = mint) => decodeMetaplexMetadata(data, forMint.toBase58());
 
   it.each`
-    what                                           | style       | name                             | symbol           | shownName        | shownSymbol
-    ${'exact strings'}                             | ${'exact'}  | ${'Bonq Inu'}                    | ${'BONQ'}        | ${'Bonq Inu'}    | ${'BONQ'}
-    ${'NUL-padded (puffed) strings'}               | ${'puffed'} | ${'Bonq Inu'}                    | ${'BONQ'}        | ${'Bonq Inu'}    | ${'BONQ'}
-    ${'NUL-padded strings, another'}               | ${'puffed'} | ${'Wrapped SOL'}                 | ${'SOL'}         | ${'Wrapped SOL'} | ${'SOL'}
-    ${'whitespace around and inside'}              | ${'exact'}  | ${'  Bonq \t\n  Inu  '}          | ${' BONQ '}      | ${'Bonq Inu'}    | ${'BONQ'}
-    ${'whitespace, puffed'}                        | ${'puffed'} | ${' Bonq  Inu'}                  | ${'BO\tNQ'}      | ${'Bonq Inu'}    | ${'BO NQ'}
-    ${'bidi overrides (U+202E, U+202C)'}           | ${'exact'}  | ${'\u202EBonq Inu'}              | ${'BONQ\u202C'}  | ${'Bonq Inu'}    | ${'BONQ'}
-    ${'a bidi override between words'}             | ${'exact'}  | ${'Bonq \u202E Inu'}             | ${'BONQ'}        | ${'Bonq Inu'}    | ${'BONQ'}
-    ${'zero-width and bidi isolate characters'}    | ${'exact'}  | ${'\u200BBonq\uFEFF Inu\u200F'}  | ${'\u2066BONQ'}  | ${'Bonq Inu'}    | ${'BONQ'}
-    ${'control characters'}                        | ${'exact'}  | ${'Bonq\u0007\u001b Inu\u007f'}  | ${'\u0000BONQ'}  | ${'Bonq Inu'}    | ${'BONQ'}
-    ${'non-ASCII text and an emoji'}               | ${'puffed'} | ${'Ünïcødé 🚀'}                  | ${'ÜNI'}         | ${'Ünïcødé 🚀'}  | ${'ÜNI'}
-    ${'empty strings'}                             | ${'exact'}  | ${''}                            | ${''}            | ${''}            | ${''}
+    what                                        | style       | name                            | symbol          | shownName        | shownSymbol
+    ${'exact strings'}                          | ${'exact'}  | ${'Bonq Inu'}                   | ${'BONQ'}       | ${'Bonq Inu'}    | ${'BONQ'}
+    ${'NUL-padded (puffed) strings'}            | ${'puffed'} | ${'Bonq Inu'}                   | ${'BONQ'}       | ${'Bonq Inu'}    | ${'BONQ'}
+    ${'NUL-padded strings, another'}            | ${'puffed'} | ${'Wrapped SOL'}                | ${'SOL'}        | ${'Wrapped SOL'} | ${'SOL'}
+    ${'whitespace around and inside'}           | ${'exact'}  | ${'  Bonq \t\n  Inu  '}         | ${' BONQ '}     | ${'Bonq Inu'}    | ${'BONQ'}
+    ${'whitespace, puffed'}                     | ${'puffed'} | ${' Bonq  Inu'}                 | ${'BO\tNQ'}     | ${'Bonq Inu'}    | ${'BO NQ'}
+    ${'bidi overrides (U+202E, U+202C)'}        | ${'exact'}  | ${'\u202EBonq Inu'}             | ${'BONQ\u202C'} | ${'Bonq Inu'}    | ${'BONQ'}
+    ${'a bidi override between words'}          | ${'exact'}  | ${'Bonq \u202E Inu'}            | ${'BONQ'}       | ${'Bonq Inu'}    | ${'BONQ'}
+    ${'zero-width and bidi isolate characters'} | ${'exact'}  | ${'\u200BBonq\uFEFF Inu\u200F'} | ${'\u2066BONQ'} | ${'Bonq Inu'}    | ${'BONQ'}
+    ${'control characters'}                     | ${'exact'}  | ${'Bonq\u0007\u001b Inu\u007f'} | ${'\u0000BONQ'} | ${'Bonq Inu'}    | ${'BONQ'}
+    ${'non-ASCII text and an emoji'}            | ${'puffed'} | ${'Ünïcødé 🚀'}                 | ${'ÜNI'}        | ${'Ünïcødé 🚀'}  | ${'ÜNI'}
+    ${'empty strings'}                          | ${'exact'}  | ${''}                           | ${''}           | ${''}            | ${''}
   `('$what ($style) show as "$shownName" / "$shownSymbol"', ({ style, name, symbol, shownName, shownSymbol }) => {
     expect(show(metaplexAccountData(mint, name, symbol, style))).toEqual({ mint: mint.toBase58(), name: shownName, symbol: shownSymbol });
   });
@@ -69,22 +79,22 @@ describe('the name and symbol a Metaplex metadata account shows', () => {
   }
 
   it.each`
-    what                                             | name            | symbol    | target     | patch                 | shownName | shownSymbol
-    ${'invalid UTF-8 (0xff 0xfe) in the name'}       | ${'Bonq Inu'}   | ${'BONQ'} | ${'nq'}    | ${[0xff, 0xfe]}       | ${''}     | ${'BONQ'}
-    ${'an overlong "/" (0xc0 0xaf) in the name'}     | ${'Bonq Inu'}   | ${'BONQ'} | ${'nq'}    | ${[0xc0, 0xaf]}       | ${''}     | ${'BONQ'}
-    ${'a UTF-8-encoded surrogate in the name'}       | ${'Bonq Inu'}   | ${'BONQ'} | ${'Inu'}   | ${[0xed, 0xa0, 0x80]} | ${''}     | ${'BONQ'}
-    ${'a lone continuation byte in the symbol'}      | ${'Bonq Inu'}   | ${'BONQ'} | ${'BONQ'}  | ${[0x42, 0x80]}       | ${'Bonq Inu'} | ${''}
+    what                                         | name          | symbol    | target    | patch                 | shownName     | shownSymbol
+    ${'invalid UTF-8 (0xff 0xfe) in the name'}   | ${'Bonq Inu'} | ${'BONQ'} | ${'nq'}   | ${[0xff, 0xfe]}       | ${''}         | ${'BONQ'}
+    ${'an overlong "/" (0xc0 0xaf) in the name'} | ${'Bonq Inu'} | ${'BONQ'} | ${'nq'}   | ${[0xc0, 0xaf]}       | ${''}         | ${'BONQ'}
+    ${'a UTF-8-encoded surrogate in the name'}   | ${'Bonq Inu'} | ${'BONQ'} | ${'Inu'}  | ${[0xed, 0xa0, 0x80]} | ${''}         | ${'BONQ'}
+    ${'a lone continuation byte in the symbol'}  | ${'Bonq Inu'} | ${'BONQ'} | ${'BONQ'} | ${[0x42, 0x80]}       | ${'Bonq Inu'} | ${''}
   `('$what reads as "$shownName" / "$shownSymbol"', ({ name, symbol, target, patch, shownName, shownSymbol }) => {
     expect(show(patched(name, symbol, target, patch))).toEqual({ mint: mint.toBase58(), name: shownName, symbol: shownSymbol });
   });
 
   it.each`
-    what                                       | name                                      | shownName
-    ${'129 ASCII characters'}                  | ${'A'.repeat(129)}                        | ${'A'.repeat(128)}
-    ${'an emoji as the 128th character'}       | ${'A'.repeat(127) + '🚀' + 'B'.repeat(10)} | ${'A'.repeat(127) + '🚀'}
-    ${'an emoji as the 129th character'}       | ${'A'.repeat(128) + '🚀'}                 | ${'A'.repeat(128)}
-    ${'250 emoji (surrogate pairs)'}           | ${'😀'.repeat(250)}                       | ${'😀'.repeat(128)}
-    ${'1000 bytes of 3-byte characters'}       | ${'語'.repeat(333)}                       | ${'語'.repeat(128)}
+    what                                 | name                                       | shownName
+    ${'129 ASCII characters'}            | ${'A'.repeat(129)}                         | ${'A'.repeat(128)}
+    ${'an emoji as the 128th character'} | ${'A'.repeat(127) + '🚀' + 'B'.repeat(10)} | ${'A'.repeat(127) + '🚀'}
+    ${'an emoji as the 129th character'} | ${'A'.repeat(128) + '🚀'}                  | ${'A'.repeat(128)}
+    ${'250 emoji (surrogate pairs)'}     | ${'😀'.repeat(250)}                        | ${'😀'.repeat(128)}
+    ${'1000 bytes of 3-byte characters'} | ${'語'.repeat(333)}                        | ${'語'.repeat(128)}
   `('a name of $what is clipped to 128 characters, never half a character', ({ name, shownName }) => {
     const shown = show(metaplexAccountData(mint, name, 'LONG'))!;
     expect(shown.name).toBe(shownName);
@@ -109,11 +119,14 @@ describe('the name and symbol a Metaplex metadata account shows', () => {
     for (const cut of cuts) expect({ cut, shown: show(data.subarray(0, cut)) }).toEqual({ cut, shown: null });
   });
 
-  it.each([Key.Uninitialized, Key.EditionV1, Key.MasterEditionV1, Key.MasterEditionV2, Key.EditionMarker, Key.TokenRecord, 0xff])('an account whose key is %s (not MetadataV1) is no metadata', (key) => {
-    const data = metaplexAccountData(mint, 'Bonq Inu', 'BONQ');
-    data[0] = key;
-    expect(show(data)).toBeNull();
-  });
+  it.each([Key.Uninitialized, Key.EditionV1, Key.MasterEditionV1, Key.MasterEditionV2, Key.EditionMarker, Key.TokenRecord, 0xff])(
+    'an account whose key is %s (not MetadataV1) is no metadata',
+    (key) => {
+      const data = metaplexAccountData(mint, 'Bonq Inu', 'BONQ');
+      data[0] = key;
+      expect(show(data)).toBeNull();
+    },
+  );
 
   it('a metadata account for another mint (a PDA that belongs to another mint) is no metadata for this one', () => {
     const other = Keypair.generate().publicKey;
@@ -142,7 +155,13 @@ describe('tokenMetadataOf', () => {
   const list = new TokenList([{ mint, symbol: 'LST', name: 'Listed Token', icon: 'https://icon/lst.png' }]);
 
   it('takes the curated entry over the chain, and its icon', () => {
-    expect(tokenMetadataOf(mint, 6, { mint, name: 'Chain Name', symbol: 'CHN' }, list)).toEqual({ mint, symbol: 'LST', name: 'Listed Token', decimals: 6, icon: 'https://icon/lst.png' });
+    expect(tokenMetadataOf(mint, 6, { mint, name: 'Chain Name', symbol: 'CHN' }, list)).toEqual({
+      mint,
+      symbol: 'LST',
+      name: 'Listed Token',
+      decimals: 6,
+      icon: 'https://icon/lst.png',
+    });
   });
 
   it('ignores chain metadata that describes another mint', () => {
@@ -192,7 +211,15 @@ describe('PoolReader.tokenMetadata: what each kind of mint is shown as', () => {
   const rows: Row[] = [
     (() => {
       const mint = key();
-      return { label: 'SPL Token + Metaplex', mint, accounts: [[mint, splMint(6)], [metaplexPda(mint), metaplexAccount(mint, 'Bonq Inu', 'BONQ')]], shown: { symbol: 'BONQ', name: 'Bonq Inu', decimals: 6, icon: '' } };
+      return {
+        label: 'SPL Token + Metaplex',
+        mint,
+        accounts: [
+          [mint, splMint(6)],
+          [metaplexPda(mint), metaplexAccount(mint, 'Bonq Inu', 'BONQ')],
+        ],
+        shown: { symbol: 'BONQ', name: 'Bonq Inu', decimals: 6, icon: '' },
+      };
     })(),
     (() => {
       const mint = key();
@@ -216,7 +243,16 @@ describe('PoolReader.tokenMetadata: what each kind of mint is shown as', () => {
       const external = key();
       pointerTargets.push(external);
       const owner = { owner: Keypair.generate().publicKey.toBase58(), lamports: 2_000_000, data: interfaceStateData(tokenMetadata(mint, 'External', 'EXT')) };
-      return { label: 'Token-2022, pointer to an external TokenMetadata account', mint, pointer: external, accounts: [[mint, token2022Mint(8, { pointer: external })], [external, owner]], shown: { symbol: 'EXT', name: 'External', decimals: 8, icon: '' } };
+      return {
+        label: 'Token-2022, pointer to an external TokenMetadata account',
+        mint,
+        pointer: external,
+        accounts: [
+          [mint, token2022Mint(8, { pointer: external })],
+          [external, owner],
+        ],
+        shown: { symbol: 'EXT', name: 'External', decimals: 8, icon: '' },
+      };
     })(),
     (() => {
       const mint = key();
@@ -224,7 +260,10 @@ describe('PoolReader.tokenMetadata: what each kind of mint is shown as', () => {
         label: 'Token-2022, pointer to its Metaplex PDA',
         mint,
         pointer: metaplexPda(mint),
-        accounts: [[mint, token2022Mint(2, { pointer: metaplexPda(mint) })], [metaplexPda(mint), metaplexAccount(mint, 'Via Pointer', 'VIA', 'exact')]],
+        accounts: [
+          [mint, token2022Mint(2, { pointer: metaplexPda(mint) })],
+          [metaplexPda(mint), metaplexAccount(mint, 'Via Pointer', 'VIA', 'exact')],
+        ],
         shown: { symbol: 'VIA', name: 'Via Pointer', decimals: 2, icon: '' },
       };
     })(),
@@ -236,22 +275,44 @@ describe('PoolReader.tokenMetadata: what each kind of mint is shown as', () => {
         label: 'Token-2022, pointer to a missing account: the Metaplex PDA',
         mint,
         pointer: missing,
-        accounts: [[mint, token2022Mint(4, { pointer: missing })], [metaplexPda(mint), metaplexAccount(mint, 'Fallback', 'FBK')]],
+        accounts: [
+          [mint, token2022Mint(4, { pointer: missing })],
+          [metaplexPda(mint), metaplexAccount(mint, 'Fallback', 'FBK')],
+        ],
         shown: { symbol: 'FBK', name: 'Fallback', decimals: 4, icon: '' },
       };
     })(),
     (() => {
       const mint = key();
-      return { label: 'Token-2022 with no metadata anywhere', mint, accounts: [[mint, token2022Mint(0)]], shown: { symbol: '', name: '', decimals: 0, icon: '' } };
+      return {
+        label: 'Token-2022 with no metadata anywhere',
+        mint,
+        accounts: [[mint, token2022Mint(0)]],
+        shown: { symbol: '', name: '', decimals: 0, icon: '' },
+      };
     })(),
     (() => {
       const mint = key();
-      return { label: 'Token-2022 pointing to itself without the extension: the Metaplex PDA', mint, pointer: mint, accounts: [[mint, token2022Mint(3, { pointer: mint })], [metaplexPda(mint), metaplexAccount(mint, 'Self Less', 'SLF')]], shown: { symbol: 'SLF', name: 'Self Less', decimals: 3, icon: '' } };
+      return {
+        label: 'Token-2022 pointing to itself without the extension: the Metaplex PDA',
+        mint,
+        pointer: mint,
+        accounts: [
+          [mint, token2022Mint(3, { pointer: mint })],
+          [metaplexPda(mint), metaplexAccount(mint, 'Self Less', 'SLF')],
+        ],
+        shown: { symbol: 'SLF', name: 'Self Less', decimals: 3, icon: '' },
+      };
     })(),
     { label: 'a mint the RPC does not return', mint: key(), accounts: [], shown: { unreadable: true } },
     (() => {
       const mint = key();
-      return { label: 'a "mint" owned by the System program', mint, accounts: [[mint, { owner: SystemProgram.programId.toBase58(), lamports: 1, data: mintData(6) }]], shown: { unreadable: true } };
+      return {
+        label: 'a "mint" owned by the System program',
+        mint,
+        accounts: [[mint, { owner: SystemProgram.programId.toBase58(), lamports: 1, data: mintData(6) }]],
+        shown: { unreadable: true },
+      };
     })(),
     {
       label: 'a curated list entry over the chain names, with its icon',
@@ -279,7 +340,11 @@ describe('PoolReader.tokenMetadata: what each kind of mint is shown as', () => {
     for (const row of rows) {
       const account = world.get(row.mint.toBase58());
       if (account?.owner !== TOKEN_2022_PROGRAM_ID.toBase58()) continue;
-      const parsed = unpackMint(row.mint, { data: Buffer.from(account.data), owner: TOKEN_2022_PROGRAM_ID, lamports: account.lamports, executable: false }, TOKEN_2022_PROGRAM_ID);
+      const parsed = unpackMint(
+        row.mint,
+        { data: Buffer.from(account.data), owner: TOKEN_2022_PROGRAM_ID, lamports: account.lamports, executable: false },
+        TOKEN_2022_PROGRAM_ID,
+      );
       expect(parsed.isInitialized).toBe(true);
       expect(getMetadataPointerState(parsed)?.metadataAddress?.toBase58() ?? null).toBe(row.pointer?.toBase58() ?? null);
     }

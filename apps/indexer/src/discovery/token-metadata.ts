@@ -21,7 +21,8 @@ export const MAX_NAME = 128;
 
 /** Metaplex metadata PDA of a mint: `["metadata", program, mint]` under the metadata program. */
 export function metaplexMetadataAddress(mint: string): string {
-  return findProgramAddress([utf8Seed(METAPLEX_METADATA_SEED), { pubkey: METAPLEX_TOKEN_METADATA_PROGRAM }, { pubkey: mint }], METAPLEX_TOKEN_METADATA_PROGRAM).address;
+  return findProgramAddress([utf8Seed(METAPLEX_METADATA_SEED), { pubkey: METAPLEX_TOKEN_METADATA_PROGRAM }, { pubkey: mint }], METAPLEX_TOKEN_METADATA_PROGRAM)
+    .address;
 }
 
 /**

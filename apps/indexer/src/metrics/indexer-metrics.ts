@@ -23,18 +23,85 @@ export class IndexerMetrics {
     },
   });
 
-  readonly headSlot = new Gauge({ name: 'hadron_indexer_head_slot', help: 'Newest slot seen at the indexing commitment', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
-  readonly cursorSlot = new Gauge({ name: 'hadron_indexer_cursor_slot', help: 'Every transaction up to this slot is indexed', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
-  readonly slotLag = new Gauge({ name: 'hadron_indexer_slot_lag', help: 'head slot − cursor slot', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
-  readonly indexedBlockTime = new Gauge({ name: 'hadron_indexer_indexed_block_time_seconds', help: 'Block time (unix s) of the newest indexed transaction', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
-  readonly lagSeconds = new Gauge({ name: 'hadron_indexer_lag_seconds', help: 'Age of the newest indexed transaction while behind the head; 0 at the head', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
-  readonly rpcFailingSeconds = new Gauge({ name: 'hadron_indexer_rpc_failing_seconds', help: 'How long the RPC has been failing without a good answer; 0 when healthy', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
-  readonly transactions = new Counter({ name: 'hadron_indexer_transactions_total', help: 'Successful Hadron transactions processed', labelNames: ['cluster'], registers: [this.registry] });
-  readonly events = new Counter({ name: 'hadron_indexer_events_total', help: 'Events appended to the log', labelNames: ['cluster', 'type'], registers: [this.registry] });
-  readonly problems = new Counter({ name: 'hadron_indexer_decode_problems_total', help: 'Hadron instructions that yielded no event (indexer.problem)', labelNames: ['cluster', 'code'], registers: [this.registry] });
-  readonly gapLedger = new Gauge({ name: 'hadron_indexer_gap_ledger_size', help: 'Transactions listed but not fetched yet (indexer.gap)', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
-  readonly gapsRecorded = new Counter({ name: 'hadron_indexer_gaps_recorded_total', help: 'Transactions that went to the gap ledger', labelNames: ['cluster'], registers: [this.registry] });
-  readonly gapsResolved = new Counter({ name: 'hadron_indexer_gaps_resolved_total', help: 'Gap-ledger transactions fetched later', labelNames: ['cluster'], registers: [this.registry] });
+  readonly headSlot = new Gauge({
+    name: 'hadron_indexer_head_slot',
+    help: 'Newest slot seen at the indexing commitment',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
+  readonly cursorSlot = new Gauge({
+    name: 'hadron_indexer_cursor_slot',
+    help: 'Every transaction up to this slot is indexed',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
+  readonly slotLag = new Gauge({
+    name: 'hadron_indexer_slot_lag',
+    help: 'head slot − cursor slot',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
+  readonly indexedBlockTime = new Gauge({
+    name: 'hadron_indexer_indexed_block_time_seconds',
+    help: 'Block time (unix s) of the newest indexed transaction',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
+  readonly lagSeconds = new Gauge({
+    name: 'hadron_indexer_lag_seconds',
+    help: 'Age of the newest indexed transaction while behind the head; 0 at the head',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
+  readonly rpcFailingSeconds = new Gauge({
+    name: 'hadron_indexer_rpc_failing_seconds',
+    help: 'How long the RPC has been failing without a good answer; 0 when healthy',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
+  readonly transactions = new Counter({
+    name: 'hadron_indexer_transactions_total',
+    help: 'Successful Hadron transactions processed',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+  });
+  readonly events = new Counter({
+    name: 'hadron_indexer_events_total',
+    help: 'Events appended to the log',
+    labelNames: ['cluster', 'type'],
+    registers: [this.registry],
+  });
+  readonly problems = new Counter({
+    name: 'hadron_indexer_decode_problems_total',
+    help: 'Hadron instructions that yielded no event (indexer.problem)',
+    labelNames: ['cluster', 'code'],
+    registers: [this.registry],
+  });
+  readonly gapLedger = new Gauge({
+    name: 'hadron_indexer_gap_ledger_size',
+    help: 'Transactions listed but not fetched yet (indexer.gap)',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
+  readonly gapsRecorded = new Counter({
+    name: 'hadron_indexer_gaps_recorded_total',
+    help: 'Transactions that went to the gap ledger',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+  });
+  readonly gapsResolved = new Counter({
+    name: 'hadron_indexer_gaps_resolved_total',
+    help: 'Gap-ledger transactions fetched later',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+  });
   readonly lateListed = new Counter({
     name: 'hadron_indexer_late_listed_total',
     help: 'Transactions the RPC listed only after their slot was indexed (lagging signature index); indexed from the gap ledger',
@@ -74,13 +141,50 @@ export class IndexerMetrics {
     registers: [this.registry],
     collect: this.standbyHidden(),
   });
-  readonly pools = new Gauge({ name: 'hadron_indexer_pools', help: 'Pools known', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
-  readonly backfillRatio = new Gauge({ name: 'hadron_indexer_backfill_progress_ratio', help: 'Share of the current catch-up batch processed (1 = live)', labelNames: ['cluster'], registers: [this.registry], collect: this.standbyHidden() });
-  readonly cycleErrors = new Counter({ name: 'hadron_indexer_cycle_errors_total', help: 'Indexing cycles that failed and were retried from the cursor', labelNames: ['cluster'], registers: [this.registry] });
-  readonly rpcRequests = new Counter({ name: 'hadron_indexer_rpc_calls_total', help: 'JSON-RPC calls sent, by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
-  readonly rpcHttpRequests = new Counter({ name: 'hadron_indexer_rpc_http_requests_total', help: 'HTTP requests sent (a batch is one), by method', labelNames: ['cluster', 'method'], registers: [this.registry] });
-  readonly rpcErrors = new Counter({ name: 'hadron_indexer_rpc_errors_total', help: 'RPC failures, by method and kind (429, 5xx, timeout, malformed, missing, …)', labelNames: ['cluster', 'method', 'kind'], registers: [this.registry] });
-  readonly rpcRetries = new Counter({ name: 'hadron_indexer_rpc_retries_total', help: 'RPC calls retried, by method and failure kind', labelNames: ['cluster', 'method', 'kind'], registers: [this.registry] });
+  readonly pools = new Gauge({
+    name: 'hadron_indexer_pools',
+    help: 'Pools known',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
+  readonly backfillRatio = new Gauge({
+    name: 'hadron_indexer_backfill_progress_ratio',
+    help: 'Share of the current catch-up batch processed (1 = live)',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
+  readonly cycleErrors = new Counter({
+    name: 'hadron_indexer_cycle_errors_total',
+    help: 'Indexing cycles that failed and were retried from the cursor',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+  });
+  readonly rpcRequests = new Counter({
+    name: 'hadron_indexer_rpc_calls_total',
+    help: 'JSON-RPC calls sent, by method',
+    labelNames: ['cluster', 'method'],
+    registers: [this.registry],
+  });
+  readonly rpcHttpRequests = new Counter({
+    name: 'hadron_indexer_rpc_http_requests_total',
+    help: 'HTTP requests sent (a batch is one), by method',
+    labelNames: ['cluster', 'method'],
+    registers: [this.registry],
+  });
+  readonly rpcErrors = new Counter({
+    name: 'hadron_indexer_rpc_errors_total',
+    help: 'RPC failures, by method and kind (429, 5xx, timeout, malformed, missing, …)',
+    labelNames: ['cluster', 'method', 'kind'],
+    registers: [this.registry],
+  });
+  readonly rpcRetries = new Counter({
+    name: 'hadron_indexer_rpc_retries_total',
+    help: 'RPC calls retried, by method and failure kind',
+    labelNames: ['cluster', 'method', 'kind'],
+    registers: [this.registry],
+  });
   readonly rpcSeconds = new Histogram({
     name: 'hadron_indexer_rpc_request_seconds',
     help: 'HTTP request duration, by method',

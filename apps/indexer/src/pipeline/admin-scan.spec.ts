@@ -37,7 +37,13 @@ describe('which transactions may have written pool accounts', () => {
   });
 
   it('a deposit naming the config read-only does not write it', () => {
-    const scan = scanTransaction(tx(new Uint8Array(25).fill(0).map((_, i) => (i === 0 ? 1 : 0)), ['VAULT_X_____________________________1', pool.config.address], 2));
+    const scan = scanTransaction(
+      tx(
+        new Uint8Array(25).fill(0).map((_, i) => (i === 0 ? 1 : 0)),
+        ['VAULT_X_____________________________1', pool.config.address],
+        2,
+      ),
+    );
     expect(scan.written.has(pool.config.address)).toBe(false);
     expect(scan.named.has(pool.config.address)).toBe(true);
   });

@@ -24,7 +24,14 @@ const INITIALIZE_TAG = 0;
 const SWITCH_PRICE_CURVE_TAG = 11;
 const SWITCH_RISK_CURVE_TAG = 12;
 /** Tags whose effect on our accounts is fully known: none (swap, curve switches) or decoded (oracle updates). */
-const NO_ACCOUNT_STATE_CHANGE = new Set([SWAP_TAG, UPDATE_MIDPRICE_TAG, UPDATE_BASE_SPREAD_TAG, UPDATE_MIDPRICE_AND_BASE_SPREAD_TAG, SWITCH_PRICE_CURVE_TAG, SWITCH_RISK_CURVE_TAG]);
+const NO_ACCOUNT_STATE_CHANGE = new Set([
+  SWAP_TAG,
+  UPDATE_MIDPRICE_TAG,
+  UPDATE_BASE_SPREAD_TAG,
+  UPDATE_MIDPRICE_AND_BASE_SPREAD_TAG,
+  SWITCH_PRICE_CURVE_TAG,
+  SWITCH_RISK_CURVE_TAG,
+]);
 
 /** Initialize [C layout]: tag 0, seed u64, mint_x, mint_y, authority, initial_midprice_q32 u64, … */
 export interface InitializeArgs {
@@ -98,4 +105,3 @@ function initializeArgs(programId: string, data: Uint8Array): InitializeArgs | n
   const config = poolAccountAddress('config', programId, seed, encodeBase58(mintX), encodeBase58(mintY)).address;
   return { programId, config, initialMidpriceQ32: midprice.toString() };
 }
-

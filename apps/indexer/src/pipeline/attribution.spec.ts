@@ -37,7 +37,10 @@ describe('where an observed account change goes (lookahead batch)', () => {
   });
 
   it('given a fee-config write, then the split takes effect after it; a config-only change leaves the split at its own writes', () => {
-    const [a] = attribute([{ pool, observed: state({ fee: { feePpm: 25, feeRecipient: 'R', split: [{ recipient: 'S', ppm: 1_000_000 }] } }), published: state() }], [scan(['POOLFEE']), scan()]);
+    const [a] = attribute(
+      [{ pool, observed: state({ fee: { feePpm: 25, feeRecipient: 'R', split: [{ recipient: 'S', ppm: 1_000_000 }] } }), published: state() }],
+      [scan(['POOLFEE']), scan()],
+    );
     expect(a.splitAt).toBe(0);
     expect(a.configChangeAt).toBe(0); // fee_ppm is part of the pool snapshot too
   });
@@ -53,7 +56,9 @@ describe('where an observed account change goes (lookahead batch)', () => {
   });
 
   it('given a new pool created in the batch, then PoolDiscovered goes after its last write, else after the first transaction naming it, else at the end', () => {
-    expect(attribute([{ pool, observed: state(), published: null }], [scan(), scan(['CONFIG', 'ORACLE', 'POOLFEE']), scan([], ['CONFIG'])])[0].discoverAt).toBe(1);
+    expect(attribute([{ pool, observed: state(), published: null }], [scan(), scan(['CONFIG', 'ORACLE', 'POOLFEE']), scan([], ['CONFIG'])])[0].discoverAt).toBe(
+      1,
+    );
     expect(attribute([{ pool, observed: state(), published: null }], [scan(), scan([], ['CONFIG'])])[0].discoverAt).toBe(1);
     expect(attribute([{ pool, observed: state(), published: null }], [scan()])[0].discoverAt).toBe('end');
   });

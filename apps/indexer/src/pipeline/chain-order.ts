@@ -52,7 +52,8 @@ function mergeSequences(sequences: readonly ListedSignature[][]): ListedSignatur
   if (nonEmpty.length === 1) return dedupe(nonEmpty[0]);
   const nodes = new Map<string, { item: ListedSignature; rank: number; indegree: number; next: Set<string> }>();
   let rank = 0;
-  for (const seq of sequences) for (const item of seq) if (!nodes.has(item.signature)) nodes.set(item.signature, { item, rank: rank++, indegree: 0, next: new Set() });
+  for (const seq of sequences)
+    for (const item of seq) if (!nodes.has(item.signature)) nodes.set(item.signature, { item, rank: rank++, indegree: 0, next: new Set() });
   for (const seq of sequences) {
     for (let i = 1; i < seq.length; i++) {
       const from = nodes.get(seq[i - 1].signature)!;
@@ -88,7 +89,9 @@ export function applyBlockPositions(refs: TxRef[], positions: ReadonlyMap<number
   const indexOf = new Map<string, number>();
   for (const sigs of positions.values()) sigs.forEach((s, i) => indexOf.set(s, i));
   const withIndex = refs.map((r, order) => ({ ref: { ...r, txIndex: indexOf.get(r.signature) ?? r.txIndex }, order }));
-  withIndex.sort((a, b) => a.ref.slot - b.ref.slot || (a.ref.txIndex ?? Number.MAX_SAFE_INTEGER) - (b.ref.txIndex ?? Number.MAX_SAFE_INTEGER) || a.order - b.order);
+  withIndex.sort(
+    (a, b) => a.ref.slot - b.ref.slot || (a.ref.txIndex ?? Number.MAX_SAFE_INTEGER) - (b.ref.txIndex ?? Number.MAX_SAFE_INTEGER) || a.order - b.order,
+  );
   return withIndex.map((w) => w.ref);
 }
 

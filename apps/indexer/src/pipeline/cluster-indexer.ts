@@ -7,7 +7,19 @@ import { HADRON_PROGRAMS, type AccountsSnapshot, type PoolReader } from '../disc
 import type { IndexerMetrics } from '../metrics/indexer-metrics';
 import type { EventSink } from '../publish/event-publisher';
 import type { ItemResult, SignatureInfo, SolanaRpc, WireTransaction } from '../source/solana-rpc';
-import { LeaseLostError, type ClusterLease, type ClusterProgress, type FencedTx, type CycleRecord, type GapRow, type HeldTx, type IndexerStore, type NewPool, type ProgramCursor, type RecordedProblem } from '../store/indexer-store';
+import {
+  LeaseLostError,
+  type ClusterLease,
+  type ClusterProgress,
+  type FencedTx,
+  type CycleRecord,
+  type GapRow,
+  type HeldTx,
+  type IndexerStore,
+  type NewPool,
+  type ProgramCursor,
+  type RecordedProblem,
+} from '../store/indexer-store';
 import { scanTransaction, type AdminScan } from './admin-scan';
 import { attribute, splitChanged, type At, type PoolAttribution } from './attribution';
 import { applyBlockPositions, mergeInChainOrder, slotAlignedChunks, slotsNeedingPositions, type ListedSignature, type TxRef } from './chain-order';
@@ -271,7 +283,18 @@ export class ClusterIndexer {
     const stalled = s.slotLag !== null && s.slotLag > 0 && this.now() - this.lastProgressAt > readyMaxStallMs;
     const rpcDown = s.rpcFailingSeconds * 1000 > readyMaxRpcFailingMs;
     const old = readyMaxLagSeconds > 0 && s.lagSeconds !== null && s.lagSeconds > readyMaxLagSeconds;
-    return this.active && s.backfillDone && s.slotLag !== null && s.slotLag <= readyMaxSlotLag && !old && s.gaps === 0 && s.heldPools === 0 && s.cycleFailures < readyMaxCycleErrors && !stalled && !rpcDown;
+    return (
+      this.active &&
+      s.backfillDone &&
+      s.slotLag !== null &&
+      s.slotLag <= readyMaxSlotLag &&
+      !old &&
+      s.gaps === 0 &&
+      s.heldPools === 0 &&
+      s.cycleFailures < readyMaxCycleErrors &&
+      !stalled &&
+      !rpcDown
+    );
   }
 
   // ---- loop ----------------------------------------------------------------------------------
@@ -343,7 +366,7 @@ export class ClusterIndexer {
       } catch (e) {
         if (this.stopping) break; // interrupted on purpose; the cursor is where the last commit left it
         if (e instanceof LeaseLostError || this.lease?.lost) {
-          this.log.warn({ err: (e as Error).message }, 'no longer the cluster\'s indexer: appending stopped');
+          this.log.warn({ err: (e as Error).message }, "no longer the cluster's indexer: appending stopped");
           break;
         }
         // A cycle that committed chunks before failing made progress: its retry starts the backoff over.
@@ -445,13 +468,19 @@ export class ClusterIndexer {
           snapshot = await this.takeSnapshot(trigger === 'discover', target);
           const more = await this.listFull(snapshot.accounts.slot, { ...bounds, afterSlot: target, until: listing.newest });
           const extra = await this.fetch(more.refs);
-          fetched = { refs: [...fetched.refs, ...extra.refs], txs: new Map([...fetched.txs, ...extra.txs]), problems: [...fetched.problems, ...extra.problems] };
+          fetched = {
+            refs: [...fetched.refs, ...extra.refs],
+            txs: new Map([...fetched.txs, ...extra.txs]),
+            problems: [...fetched.problems, ...extra.problems],
+          };
           const held = listing;
           listing = {
             kind: 'full',
             refs: [...held.refs, ...more.refs],
             newest: new Map([...held.newest, ...more.newest]),
-            listed: new Map(HADRON_PROGRAMS.map(({ programId }) => [programId, [...(more.listed.get(programId) ?? []), ...(held.listed.get(programId) ?? [])]])),
+            listed: new Map(
+              HADRON_PROGRAMS.map(({ programId }) => [programId, [...(more.listed.get(programId) ?? []), ...(held.listed.get(programId) ?? [])]]),
+            ),
             late: [...held.late, ...more.late],
           };
           target = snapshot.accounts.slot;
@@ -508,14 +537,16 @@ export class ClusterIndexer {
     let refresh = false;
     let unknown = false;
     const watched = new Set<string>();
-    for (const r of this.progress.pools.values()) for (const a of [r.static.config, r.static.oracle, r.static.poolFeeConfig, r.static.globalFeeConfig]) watched.add(a);
+    for (const r of this.progress.pools.values())
+      for (const a of [r.static.config, r.static.oracle, r.static.poolFeeConfig, r.static.globalFeeConfig]) watched.add(a);
     for (const ref of fetched.refs) {
       const res = fetched.txs.get(ref.signature);
       if (!res?.ok) continue;
       const scan = scanTransaction(res.value);
       if (scan.initializes.some((i) => !this.progress.pools.has(i.config))) return 'discover';
       const facts = decodeTransaction(res.value, this.ctx);
-      if (facts.problems.some((p) => p.code === 'unknown_pool') || facts.events.some((e) => e.kind === 'oracle_update' && e.pool_config_via_registry === null)) unknown = true;
+      if (facts.problems.some((p) => p.code === 'unknown_pool') || facts.events.some((e) => e.kind === 'oracle_update' && e.pool_config_via_registry === null))
+        unknown = true;
       for (const a of scan.written) if (watched.has(a)) refresh = true;
     }
     if (unknown && this.now() - this.lastDiscoveryAt >= this.d.settings.refreshMs) return 'discover';
@@ -541,7 +572,10 @@ export class ClusterIndexer {
     const newPools: Record<string, NewPool> = {};
     const present = [...newStatics.values()].filter((p) => accounts.pools[p.config] !== undefined);
     if (present.length > 0) {
-      const { tokens, unreadable } = await this.d.reader.tokenMetadata(present.flatMap((p) => [p.mintX, p.mintY]), accounts.slot);
+      const { tokens, unreadable } = await this.d.reader.tokenMetadata(
+        present.flatMap((p) => [p.mintX, p.mintY]),
+        accounts.slot,
+      );
       for (const p of present) {
         const [x, y] = [tokens.get(p.mintX), tokens.get(p.mintY)];
         if (x && y) newPools[p.config] = { static: p, tokens: { x, y }, tracked: { ...UNKNOWN_STATE } };
@@ -550,7 +584,11 @@ export class ClusterIndexer {
     }
     const blockTime = await this.d.rpc.getBlockTime(accounts.slot);
     this.snapshotDueAt = this.now() + (this.held.size > 0 ? Math.min(HELD_RETRY_MS, this.d.settings.refreshMs) : this.d.settings.refreshMs);
-    if (Object.keys(newPools).length > 0) this.log.info({ slot: accounts.slot, newPools: logList(Object.keys(newPools)) }, `${Object.keys(newPools).length} pool(s) discovered (all in indexer.pool)`);
+    if (Object.keys(newPools).length > 0)
+      this.log.info(
+        { slot: accounts.slot, newPools: logList(Object.keys(newPools)) },
+        `${Object.keys(newPools).length} pool(s) discovered (all in indexer.pool)`,
+      );
     return { accounts, blockTime, newPools };
   }
 
@@ -577,7 +615,11 @@ export class ClusterIndexer {
       const events = renames.flatMap((r) => r.renamed.map((token) => builder.tokenMetadataChanged(r.pool, token, at)));
       await this.fenced(async (db, epoch) => {
         await this.d.sink.append(events, epoch);
-        await this.d.store.updatePoolTokens(this.cluster, renames.map((r) => r.pool), db);
+        await this.d.store.updatePoolTokens(
+          this.cluster,
+          renames.map((r) => r.pool),
+          db,
+        );
       });
       for (const r of renames) this.progress.pools.set(r.pool.static.config, r.pool);
       this.countEvents(events);
@@ -610,11 +652,20 @@ export class ClusterIndexer {
   private async noteUnreadableSplits(accounts: AccountsSnapshot): Promise<void> {
     const problems = Object.entries(accounts.pools)
       .filter(([, a]) => a.fee?.splitUnreadable !== undefined)
-      .map(([config, a]) => ({ code: 'implausible_fee_split', message: `fee config ${a.feeConfig}: ${a.fee!.splitUnreadable}; treated as the default recipient`, event_id: `${a.feeConfig}:fee_split`, pool_config: config, slot: accounts.slot }));
+      .map(([config, a]) => ({
+        code: 'implausible_fee_split',
+        message: `fee config ${a.feeConfig}: ${a.fee!.splitUnreadable}; treated as the default recipient`,
+        event_id: `${a.feeConfig}:fee_split`,
+        pool_config: config,
+        slot: accounts.slot,
+      }));
     this.d.metrics.unreadableSplits.set({ cluster: this.cluster }, problems.length);
     const fresh = problems.filter((p) => !this.unreadableSplitsLogged.has(p.event_id));
     if (fresh.length === 0) return;
-    this.log.warn({ problems: logList(fresh.map((p) => clipText(p.message, 256))) }, `fee split not readable under the assumed layout for ${fresh.length} pool(s): they use the default recipient (all in indexer.problem)`);
+    this.log.warn(
+      { problems: logList(fresh.map((p) => clipText(p.message, 256))) },
+      `fee split not readable under the assumed layout for ${fresh.length} pool(s): they use the default recipient (all in indexer.problem)`,
+    );
     await this.d.store.recordProblems(this.cluster, fresh);
     for (const p of fresh) this.unreadableSplitsLogged.add(p.event_id);
   }
@@ -635,14 +686,23 @@ export class ClusterIndexer {
   }
 
   /** The pool's oracle state in effect before `first`, a range's first transaction (`txs`: the range, when fetched). */
-  private async oracleAtStart(pool: PoolStatic, snapshot: AccountsSnapshot, first: TxRef, txs: readonly (WireTransaction | null)[] | null): Promise<OracleStart> {
+  private async oracleAtStart(
+    pool: PoolStatic,
+    snapshot: AccountsSnapshot,
+    first: TxRef,
+    txs: readonly (WireTransaction | null)[] | null,
+  ): Promise<OracleStart> {
     const ctx = decodeContextOf(new Map([[pool.config, knownPoolOf(pool)]]));
     const setInRange = fieldsMaybeSetInRange({ firstSlot: first.slot, txs }, pool, ctx, snapshot.pools[pool.config]?.oracle);
     let found = startFromSnapshot(snapshot, pool, setInRange);
     if (found.midpriceQ32 === null || found.spreadFactorQ32 === null) found = await lookbackOracleState(this.d.rpc, pool, first, ctx, found);
     const unknown = (['midprice', 'spread'] as const).filter((f) => (f === 'midprice' ? found.midpriceQ32 : found.spreadFactorQ32) === null);
     for (const field of unknown) this.d.metrics.oracleUnknownAtStart.inc({ cluster: this.cluster, field });
-    if (unknown.length > 0) this.log.warn({ pool: pool.config, oracle: pool.oracle, unknown, fromSlot: first.slot }, 'oracle value in effect before the range not found: swaps carry null until an update sets it');
+    if (unknown.length > 0)
+      this.log.warn(
+        { pool: pool.config, oracle: pool.oracle, unknown, fromSlot: first.slot },
+        'oracle value in effect before the range not found: swaps carry null until an update sets it',
+      );
     return found;
   }
 
@@ -750,7 +810,9 @@ export class ClusterIndexer {
       yield listing;
       return;
     }
-    const ends = [...new Set([...[...listing.boundaries.values()].flat().map((b) => b.slot), listing.target])].filter((slot) => slot <= listing.target).sort((a, b) => a - b);
+    const ends = [...new Set([...[...listing.boundaries.values()].flat().map((b) => b.slot), listing.target])]
+      .filter((slot) => slot <= listing.target)
+      .sort((a, b) => a - b);
     let lo = listing.afterSlot ?? -1;
     for (const hi of ends) {
       if (hi <= lo) continue;
@@ -759,9 +821,15 @@ export class ClusterIndexer {
       for (const { programId } of HADRON_PROGRAMS) {
         const entries = await this.listWindow(listing, programId, lo, hi);
         lists.push(entries);
-        listed.set(programId, entries.map((e) => ({ slot: e.slot, signature: e.signature })));
+        listed.set(
+          programId,
+          entries.map((e) => ({ slot: e.slot, signature: e.signature })),
+        );
       }
-      this.d.metrics.listingWindow.observe({ cluster: this.cluster }, lists.reduce((n, l) => n + l.length, 0));
+      this.d.metrics.listingWindow.observe(
+        { cluster: this.cluster },
+        lists.reduce((n, l) => n + l.length, 0),
+      );
       yield { kind: 'full', refs: mergeInChainOrder(lists), newest: new Map(), listed, late: [] };
       lo = hi;
     }
@@ -807,7 +875,13 @@ export class ClusterIndexer {
         if (b.ok) return void positions.set(slots[i], b.value);
         // A block the node will never serve: the listing's order stands (txIndex unknown) rather than retrying forever.
         if (b.failure.details.code !== undefined && BLOCK_GONE_CODES.has(b.failure.details.code)) {
-          problems.push({ code: 'positions_unavailable', message: `${b.failure.message}: transactions kept in listing order, txIndex null`, event_id: `slot:${slots[i]}:positions`, pool_config: null, slot: slots[i] });
+          problems.push({
+            code: 'positions_unavailable',
+            message: `${b.failure.message}: transactions kept in listing order, txIndex null`,
+            event_id: `slot:${slots[i]}:positions`,
+            pool_config: null,
+            slot: slots[i],
+          });
           return;
         }
         throw b.failure; // positions decide event content: no guessing, retry the cycle
@@ -839,7 +913,13 @@ export class ClusterIndexer {
     // Pools first seen by this cycle become records now (their events may come before PoolDiscovered in lookahead mode).
     for (const n of Object.values(cycle.newPools)) {
       if (pools.has(n.static.config) || !snapshot?.pools[n.static.config]) continue;
-      pools.set(n.static.config, { static: n.static, tokens: n.tokens, tracked: { ...n.tracked, split: null }, published: snapshot.pools[n.static.config], discoveredSlot: cycle.targetSlot });
+      pools.set(n.static.config, {
+        static: n.static,
+        tokens: n.tokens,
+        tracked: { ...n.tracked, split: null },
+        published: snapshot.pools[n.static.config],
+        discoveredSlot: cycle.targetSlot,
+      });
     }
 
     if (cycle.mode === 'at-target') {
@@ -900,7 +980,10 @@ export class ClusterIndexer {
       this.firstFailure.set(signature, first);
       if (now - first < this.d.settings.gapGraceMs) young.push(signature);
     }
-    if (young.length > 0) throw new HoldingForMissing(`waiting for ${young.length} transaction(s) the RPC listed but does not serve yet (e.g. ${young[0]}); gap ledger after ${this.d.settings.gapGraceMs / 1000} s`);
+    if (young.length > 0)
+      throw new HoldingForMissing(
+        `waiting for ${young.length} transaction(s) the RPC listed but does not serve yet (e.g. ${young[0]}); gap ledger after ${this.d.settings.gapGraceMs / 1000} s`,
+      );
     for (const signature of f.txs.keys()) this.firstFailure.delete(signature);
   }
 
@@ -924,7 +1007,9 @@ export class ClusterIndexer {
       const rows = await this.d.store.heldTxs(this.cluster, config);
       if (rows.length === 0) continue;
       const start = await this.oracleAtStart(r.static, cycle.snapshot, rows[0], null);
-      const alone = new Map([[config, { ...structuredClone(r), tracked: { ...UNKNOWN_STATE, midpriceQ32: start.midpriceQ32, spreadFactorQ32: start.spreadFactorQ32 } }]]);
+      const alone = new Map([
+        [config, { ...structuredClone(r), tracked: { ...UNKNOWN_STATE, midpriceQ32: start.midpriceQ32, spreadFactorQ32: start.spreadFactorQ32 } }],
+      ]);
       const builder = new EventBuilder(this.cluster, alone);
       for (let i = 0; i < rows.length; i += HELD_REPLAY_BATCH) {
         const batch = rows.slice(i, i + HELD_REPLAY_BATCH);
@@ -934,7 +1019,11 @@ export class ClusterIndexer {
           const res = results[k];
           if (!res.ok) throw res.failure; // a hole would misplace the pool's state: retry the cycle
           const own = factsFor(decodeTransaction(res.value, this.ctx), scanTransaction(res.value).initializes, (c) => c === config);
-          const built = builder.transaction(own.facts, { signature: h.signature, slot: h.slot, blockTime: res.value.blockTime ?? h.blockTime, txIndex: h.txIndex }, own.initializes);
+          const built = builder.transaction(
+            own.facts,
+            { signature: h.signature, slot: h.slot, blockTime: res.value.blockTime ?? h.blockTime, txIndex: h.txIndex },
+            own.initializes,
+          );
           events.push(...built.events);
           problems.push(...built.problems.map((p) => ({ ...p, slot: h.slot })));
         });
@@ -991,7 +1080,8 @@ export class ClusterIndexer {
       const pos = { signature: ref.signature, slot: ref.slot, blockTime: tx.blockTime ?? ref.blockTime, txIndex: ref.txIndex };
       const own = factsFor(decodeTransaction(tx, this.ctx), scan.initializes, notHeld);
       const facts: TransactionFacts = own.facts;
-      for (const pool of own.refused) held.push({ pool, signature: ref.signature, slot: ref.slot, position: i, txIndex: ref.txIndex, blockTime: pos.blockTime });
+      for (const pool of own.refused)
+        held.push({ pool, signature: ref.signature, slot: ref.slot, position: i, txIndex: ref.txIndex, blockTime: pos.blockTime });
       const obs: ObservationPosition = { slot: ref.slot, blockTime: pos.blockTime, signature: ref.signature, txIndex: ref.txIndex };
       // A new pool nothing in the batch wrote: what was read at C held before this transaction too.
       if (plan && snapshot) {
@@ -1010,7 +1100,8 @@ export class ClusterIndexer {
       // A transaction that may have written a fee config: the split in effect is unknown from here…
       for (const r of pools.values()) {
         const observedFee = snapshot?.pools[r.static.config]?.feeConfig;
-        if (scan.written.has(r.static.config) || scan.written.has(r.published.feeConfig) || (observedFee !== undefined && scan.written.has(observedFee))) r.tracked.split = null;
+        if (scan.written.has(r.static.config) || scan.written.has(r.published.feeConfig) || (observedFee !== undefined && scan.written.has(observedFee)))
+          r.tracked.split = null;
       }
       // …until the snapshot says what it is after the last such write (lookahead attribution).
       if (plan && snapshot) {
@@ -1076,7 +1167,7 @@ export class ClusterIndexer {
       const c = newestAtOrBelow(all, throughSlot);
       if (c) programCursors.set(program, c);
     }
-    const startSlot = this.progress.startSlot ?? (listing.refs[0]?.slot ?? cycle.targetSlot);
+    const startSlot = this.progress.startSlot ?? listing.refs[0]?.slot ?? cycle.targetSlot;
     const backfillDone = this.progress.backfillDone || last;
     // Fenced: the append and the cursor it moves happen only while this process holds the cluster.
     await this.fenced(async (db, epoch) => {
@@ -1085,14 +1176,14 @@ export class ClusterIndexer {
         this.cluster,
         {
           throughSlot,
-      lastSignature: out.lastSignature ?? this.progress.lastSignature,
-      startSlot,
-      backfillDone,
-      cycle: last ? null : cycle,
-      programCursors,
-      pools: [...pools.values()],
-      gaps: out.gaps,
-      problems: out.problems,
+          lastSignature: out.lastSignature ?? this.progress.lastSignature,
+          startSlot,
+          backfillDone,
+          cycle: last ? null : cycle,
+          programCursors,
+          pools: [...pools.values()],
+          gaps: out.gaps,
+          problems: out.problems,
           held: out.held,
           released: out.released,
         },
@@ -1100,9 +1191,24 @@ export class ClusterIndexer {
       );
     });
     this.countEvents(out.events);
-    this.noteIndexedTime(Math.max(-1, ...listing.refs.filter((r) => r.slot <= throughSlot).map((r) => r.blockTime ?? -1), last && cycle.targetSlot === throughSlot ? (cycle.targetBlockTime ?? -1) : -1));
+    this.noteIndexedTime(
+      Math.max(
+        -1,
+        ...listing.refs.filter((r) => r.slot <= throughSlot).map((r) => r.blockTime ?? -1),
+        last && cycle.targetSlot === throughSlot ? (cycle.targetBlockTime ?? -1) : -1,
+      ),
+    );
     // Durable: make it the in-memory truth.
-    this.progress = { ...this.progress, throughSlot, lastSignature: out.lastSignature ?? this.progress.lastSignature, startSlot, backfillDone, cycle: last ? null : cycle, programCursors, pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])) };
+    this.progress = {
+      ...this.progress,
+      throughSlot,
+      lastSignature: out.lastSignature ?? this.progress.lastSignature,
+      startSlot,
+      backfillDone,
+      cycle: last ? null : cycle,
+      programCursors,
+      pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])),
+    };
     this.observedThrough = throughSlot;
     this.lastProgressAt = this.now();
     for (const config of this.progress.pools.keys()) this.held.delete(config);
@@ -1112,7 +1218,10 @@ export class ClusterIndexer {
     if (out.gaps.length > 0) {
       this.gaps += out.gaps.length;
       this.d.metrics.gapsRecorded.inc({ cluster: this.cluster }, out.gaps.length);
-      this.log.warn({ gaps: logList(out.gaps.map((g) => ({ signature: g.signature, error: clipText(g.lastError, 200) }))) }, `${out.gaps.length} transaction(s) not fetched after every retry: recorded in the gap ledger (all in indexer.gap)`);
+      this.log.warn(
+        { gaps: logList(out.gaps.map((g) => ({ signature: g.signature, error: clipText(g.lastError, 200) }))) },
+        `${out.gaps.length} transaction(s) not fetched after every retry: recorded in the gap ledger (all in indexer.gap)`,
+      );
     }
     for (const p of out.problems) this.d.metrics.problems.inc({ cluster: this.cluster, code: p.code });
     this.d.metrics.gapLedger.set({ cluster: this.cluster }, this.gaps);
@@ -1126,9 +1235,20 @@ export class ClusterIndexer {
   private withLateListed(out: ChunkOutput, late: readonly LateRef[]): ChunkOutput {
     if (late.length === 0) return out;
     const state = trackedStates(this.progress.pools);
-    const lateGaps = late.map((r) => ({ signature: r.signature, slot: r.slot, txIndex: null, attempts: 0, lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)', state, programs: r.programs }));
+    const lateGaps = late.map((r) => ({
+      signature: r.signature,
+      slot: r.slot,
+      txIndex: null,
+      attempts: 0,
+      lastError: 'listed late: missing from the listing when its slot was indexed (signature index behind the bank)',
+      state,
+      programs: r.programs,
+    }));
     this.d.metrics.lateListed.inc({ cluster: this.cluster }, late.length);
-    this.log.warn({ late: logList(late.map((r) => r.signature)) }, `the RPC listed ${late.length} transaction(s) of slots already indexed (its signature index lagged): indexing them from the gap ledger (all in indexer.gap)`);
+    this.log.warn(
+      { late: logList(late.map((r) => r.signature)) },
+      `the RPC listed ${late.length} transaction(s) of slots already indexed (its signature index lagged): indexing them from the gap ledger (all in indexer.gap)`,
+    );
     return { ...out, gaps: [...out.gaps, ...lateGaps] };
   }
 
@@ -1155,12 +1275,21 @@ export class ClusterIndexer {
       const facts = decodeTransaction(tx, this.ctx);
       const waitingFor = factsFor(facts, [], this.notHeld(this.progress.pools)).refused;
       if (waitingFor.size > 0) {
-        await this.d.store.deferGap(this.cluster, gap.signature, `waiting for held pool ${[...waitingFor].join(', ')} (mint not readable yet)`, this.d.settings.gapRetryMs);
+        await this.d.store.deferGap(
+          this.cluster,
+          gap.signature,
+          `waiting for held pool ${[...waitingFor].join(', ')} (mint not readable yet)`,
+          this.d.settings.gapRetryMs,
+        );
         continue;
       }
       const pools = new Map<string, PoolRecord>();
       for (const [config, r] of this.progress.pools) pools.set(config, { ...r, tracked: { ...(gap.state[config] ?? UNKNOWN_STATE) } });
-      const built = new EventBuilder(this.cluster, pools).transaction(facts, { signature: gap.signature, slot: gap.slot, blockTime: tx.blockTime ?? null, txIndex: gap.txIndex }, scanTransaction(tx).initializes);
+      const built = new EventBuilder(this.cluster, pools).transaction(
+        facts,
+        { signature: gap.signature, slot: gap.slot, blockTime: tx.blockTime ?? null, txIndex: gap.txIndex },
+        scanTransaction(tx).initializes,
+      );
       events.push(...built.events);
       problems.push(...built.problems.map((p) => ({ ...p, slot: gap.slot })));
       resolved.push(gap.signature);
@@ -1247,7 +1376,10 @@ function newestAtOrBelow(list: readonly ProgramCursor[], slot: number): ProgramC
 
 /** A signature older than the backfill's start (a slot, or a block time). */
 function beforeRangeStart(s: SignatureInfo, bounds: { rangeStartSlot: number | null; rangeStartTime: number | null }): boolean {
-  return (bounds.rangeStartSlot !== null && s.slot < bounds.rangeStartSlot) || (bounds.rangeStartTime !== null && s.blockTime !== null && s.blockTime < bounds.rangeStartTime);
+  return (
+    (bounds.rangeStartSlot !== null && s.slot < bounds.rangeStartSlot) ||
+    (bounds.rangeStartTime !== null && s.blockTime !== null && s.blockTime < bounds.rangeStartTime)
+  );
 }
 
 function oracleOf(o: { midpriceQ32: string | null; spreadFactorQ32: string | null } | null): { midpriceQ32: string | null; spreadFactorQ32: string | null } {
@@ -1259,7 +1391,17 @@ function configChangedAtEnd(observed: AccountState, published: AccountState): bo
 }
 
 function configPart(a: AccountState): unknown[] {
-  return [a.state, a.authority, a.oracleMode, a.spreadConfigInitialized, a.hasPoolFee, a.feeConfig, a.fee?.feePpm ?? null, a.fee?.feeRecipient ?? null, a.oracle?.quotingAuthority ?? null];
+  return [
+    a.state,
+    a.authority,
+    a.oracleMode,
+    a.spreadConfigInitialized,
+    a.hasPoolFee,
+    a.feeConfig,
+    a.fee?.feePpm ?? null,
+    a.fee?.feeRecipient ?? null,
+    a.oracle?.quotingAuthority ?? null,
+  ];
 }
 
 function trackedStates(pools: ReadonlyMap<string, PoolRecord>): Record<string, TrackedState> {
@@ -1290,7 +1432,10 @@ class ProgressLine {
     this.lastAt = now;
     const rate = done / Math.max(0.001, (now - this.started) / 1000);
     const eta = rate > 0 ? Math.round((this.total - done) / rate) : null;
-    this.log.info({ done, total: this.total, percent: Math.round((done / Math.max(1, this.total)) * 1000) / 10, txPerSecond: Math.round(rate), etaSeconds: eta }, `backfill ${done}/${this.total} tx, ${Math.round(rate)} tx/s, ETA ${eta ?? '?'} s`);
+    this.log.info(
+      { done, total: this.total, percent: Math.round((done / Math.max(1, this.total)) * 1000) / 10, txPerSecond: Math.round(rate), etaSeconds: eta },
+      `backfill ${done}/${this.total} tx, ${Math.round(rate)} tx/s, ETA ${eta ?? '?'} s`,
+    );
   }
 
   finish(done: number): void {

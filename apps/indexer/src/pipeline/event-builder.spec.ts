@@ -16,7 +16,16 @@ const USDC = { mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', symbol: 'US
 function records(): Map<string, PoolRecord> {
   const out = new Map<string, PoolRecord>();
   for (const p of pdaVectors.pools) {
-    const published: AccountState = { state: 1, authority: p.config.address, oracleMode: 0, spreadConfigInitialized: false, hasPoolFee: false, feeConfig: globalFeeConfigAddress(p.program).address, fee: null, oracle: null };
+    const published: AccountState = {
+      state: 1,
+      authority: p.config.address,
+      oracleMode: 0,
+      spreadConfigInitialized: false,
+      hasPoolFee: false,
+      feeConfig: globalFeeConfigAddress(p.program).address,
+      fee: null,
+      oracle: null,
+    };
     out.set(p.config.address, {
       static: {
         config: p.config.address,
@@ -81,7 +90,12 @@ describe('events from decoded transactions', () => {
       },
     });
     // Then the transaction's vault balances, as a tx-level fact.
-    expect(events[events.length - 1]).toMatchObject({ type: 'VaultBalancesChanged', id: `${swap.signature}:vaults:${swap.pool}`, ixIndex: null, data: { amountX: expected.vault_x_after, amountY: expected.vault_y_after } });
+    expect(events[events.length - 1]).toMatchObject({
+      type: 'VaultBalancesChanged',
+      id: `${swap.signature}:vaults:${swap.pool}`,
+      ixIndex: null,
+      data: { amountX: expected.vault_x_after, amountY: expected.vault_y_after },
+    });
   });
 
   it('given an oracle update then a swap on its pool, then the swap carries the midprice and spread in effect', () => {
@@ -116,7 +130,10 @@ describe('events from decoded transactions', () => {
   it('an update setting one field while the other is not known yet: the unknown one is null after it', () => {
     const pools = records();
     const { events } = run(pools, 'e_v1_update_midprice_only');
-    expect(events[0].type === 'MidpriceUpdated' && [events[0].data.midpriceAfterQ32, events[0].data.spreadFactorAfterQ32]).toEqual([vectorCase('e_v1_update_midprice_only').expected.events[0].midprice_q32, null]);
+    expect(events[0].type === 'MidpriceUpdated' && [events[0].data.midpriceAfterQ32, events[0].data.spreadFactorAfterQ32]).toEqual([
+      vectorCase('e_v1_update_midprice_only').expected.events[0].midprice_q32,
+      null,
+    ]);
     valid(events);
   });
 

@@ -81,12 +81,25 @@ export class EventBuilder {
 
   private swap(f: SwapFact, pos: TxPosition): SwapExecutedV1 | DecodeProblem {
     const pool = this.pools.get(f.pool_config);
-    if (!pool) return { code: 'unknown_pool', message: `swap on unknown pool ${f.pool_config}`, event_id: f.event_id, instruction_location: f.instruction_location, pool_config: f.pool_config };
+    if (!pool)
+      return {
+        code: 'unknown_pool',
+        message: `swap on unknown pool ${f.pool_config}`,
+        event_id: f.event_id,
+        instruction_location: f.instruction_location,
+        pool_config: f.pool_config,
+      };
     const t = pool.tracked;
     const vaultXAfter = f.vault_x_after ?? t.vaultX;
     const vaultYAfter = f.vault_y_after ?? t.vaultY;
     if (vaultXAfter === null || vaultYAfter === null) {
-      return { code: 'unresolved_amounts', message: 'a vault balance after the swap is unknown', event_id: f.event_id, instruction_location: f.instruction_location, pool_config: f.pool_config };
+      return {
+        code: 'unresolved_amounts',
+        message: 'a vault balance after the swap is unknown',
+        event_id: f.event_id,
+        instruction_location: f.instruction_location,
+        pool_config: f.pool_config,
+      };
     }
     t.vaultX = vaultXAfter;
     t.vaultY = vaultYAfter;
@@ -119,7 +132,13 @@ export class EventBuilder {
     const poolAddress = f.pool_config_via_registry;
     const pool = poolAddress === null ? undefined : this.pools.get(poolAddress);
     if (!pool || poolAddress === null) {
-      return { code: 'unknown_pool', message: `oracle update on ${f.oracle}, the oracle of no known pool`, event_id: f.event_id, instruction_location: f.instruction_location, pool_config: null };
+      return {
+        code: 'unknown_pool',
+        message: `oracle update on ${f.oracle}, the oracle of no known pool`,
+        event_id: f.event_id,
+        instruction_location: f.instruction_location,
+        pool_config: null,
+      };
     }
     // The oracle right after the update: what the instruction set, else what was in effect before it.
     if (f.midprice_q32 !== null) pool.tracked.midpriceQ32 = f.midprice_q32;
@@ -149,17 +168,32 @@ export class EventBuilder {
     const amountX = f.vault_x_after ?? pool.tracked.vaultX;
     const amountY = f.vault_y_after ?? pool.tracked.vaultY;
     if (amountX === null || amountY === null) {
-      return { code: 'unresolved_amounts', message: 'one vault is not in the transaction and its balance is not known yet', event_id: id, instruction_location: null, pool_config: f.pool_config };
+      return {
+        code: 'unresolved_amounts',
+        message: 'one vault is not in the transaction and its balance is not known yet',
+        event_id: id,
+        instruction_location: null,
+        pool_config: f.pool_config,
+      };
     }
     pool.tracked.vaultX = amountX;
     pool.tracked.vaultY = amountY;
-    return { ...this.envelope(id, f.pool_config, pos, null, null), type: 'VaultBalancesChanged', data: { vaultX: f.vault_x, vaultY: f.vault_y, amountX, amountY } };
+    return {
+      ...this.envelope(id, f.pool_config, pos, null, null),
+      type: 'VaultBalancesChanged',
+      data: { vaultX: f.vault_x, vaultY: f.vault_y, amountX, amountY },
+    };
   }
 
   // ---- account-state events ------------------------------------------------------------------
 
   /** PoolDiscovered (+ FeeSplitChanged when the pool has its own fee config or a split) for `state` observed at `at`. */
-  discovered(pool: PoolRecord, state: AccountState, at: ObservationPosition, oracle: { midpriceQ32: string | null; spreadFactorQ32: string | null }): HadronEvent[] {
+  discovered(
+    pool: PoolRecord,
+    state: AccountState,
+    at: ObservationPosition,
+    oracle: { midpriceQ32: string | null; spreadFactorQ32: string | null },
+  ): HadronEvent[] {
     const config = pool.static.config;
     const discovered: PoolDiscoveredV1 = {
       ...this.observationEnvelope(`${config}:${at.slot}`, config, at),
@@ -170,9 +204,18 @@ export class EventBuilder {
     return [discovered, ...split];
   }
 
-  configChanged(pool: PoolRecord, state: AccountState, at: ObservationPosition, oracle: { midpriceQ32: string | null; spreadFactorQ32: string | null }): PoolConfigChangedV1 {
+  configChanged(
+    pool: PoolRecord,
+    state: AccountState,
+    at: ObservationPosition,
+    oracle: { midpriceQ32: string | null; spreadFactorQ32: string | null },
+  ): PoolConfigChangedV1 {
     const config = pool.static.config;
-    return { ...this.observationEnvelope(`${config}:${at.slot}`, config, at), type: 'PoolConfigChanged', data: poolSnapshotOf(pool.static, pool.tokens, state, oracle) };
+    return {
+      ...this.observationEnvelope(`${config}:${at.slot}`, config, at),
+      type: 'PoolConfigChanged',
+      data: poolSnapshotOf(pool.static, pool.tokens, state, oracle),
+    };
   }
 
   feeSplit(pool: PoolRecord, state: AccountState, at: ObservationPosition): FeeSplitChangedV1 {
@@ -209,7 +252,19 @@ export class EventBuilder {
   }
 
   private observationEnvelope(id: string, pool: string, at: ObservationPosition) {
-    return { id, version: 1 as const, cluster: this.cluster, pool, slot: at.slot, blockTime: at.blockTime, signature: at.signature, txIndex: at.txIndex, ixIndex: null, innerIndex: null, decoderVersion: DECODER_VERSION };
+    return {
+      id,
+      version: 1 as const,
+      cluster: this.cluster,
+      pool,
+      slot: at.slot,
+      blockTime: at.blockTime,
+      signature: at.signature,
+      txIndex: at.txIndex,
+      ixIndex: null,
+      innerIndex: null,
+      decoderVersion: DECODER_VERSION,
+    };
   }
 }
 

@@ -38,7 +38,9 @@ describe('the fields a lookback looks for', () => {
   });
 
   it('given a transaction of the range not served (it may be an update), then both are looked for — not the read at C taken for the start', () => {
-    expect(fieldsMaybeSetInRange({ firstSlot: slot, txs: [tx(both), null] }, pool, ctx, { lastUpdateSlot: String(slot + 5) })).toEqual(new Set(['midprice', 'spread']));
+    expect(fieldsMaybeSetInRange({ firstSlot: slot, txs: [tx(both), null] }, pool, ctx, { lastUpdateSlot: String(slot + 5) })).toEqual(
+      new Set(['midprice', 'spread']),
+    );
     // …unless the oracle's last update is older than the range: then nothing in it set either field.
     expect(fieldsMaybeSetInRange({ firstSlot: slot, txs: [null] }, pool, ctx, { lastUpdateSlot: String(slot - 1) })).toEqual(new Set());
   });
@@ -61,7 +63,10 @@ describe('the oracle state at the start of the range', () => {
 
   it('given a range that sets only the midprice (a busy oracle, a spread set long ago), then the spread comes from the read at C and only the midprice is looked for', () => {
     const pool = poolOf(midOnly);
-    expect(startFromSnapshot(snapshotOf(pool.config, oracle), pool, fieldsSetInRange([tx(midOnly)], pool, ctx))).toEqual({ midpriceQ32: null, spreadFactorQ32: '222' });
+    expect(startFromSnapshot(snapshotOf(pool.config, oracle), pool, fieldsSetInRange([tx(midOnly)], pool, ctx))).toEqual({
+      midpriceQ32: null,
+      spreadFactorQ32: '222',
+    });
   });
 
   it('walks back past signatures of the range first slot, and takes the newest setter before it', async () => {

@@ -84,7 +84,7 @@ export async function lookbackOracleState(
   const batch = opts.batch ?? 10;
   let { midpriceQ32, spreadFactorQ32 } = start;
   let cursor = before.signature;
-  for (let seen = 0; seen < maxSignatures && (midpriceQ32 === null || spreadFactorQ32 === null); ) {
+  for (let seen = 0; seen < maxSignatures && (midpriceQ32 === null || spreadFactorQ32 === null);) {
     const page = await rpc.getSignaturesForAddress(oracle.oracle, { before: cursor, limit: 100 });
     if (page.length === 0) break;
     seen += page.length;

@@ -2,7 +2,13 @@ import { adoptOracle, UNKNOWN_STATE, type TrackedState } from './pool-state';
 
 /** The oracle read at the end of a cycle, against the updates the cycle already applied. */
 
-const read = (sequence: string, midpriceQ32: string, spreadFactorQ32: string, lastUpdateSlot: string) => ({ quotingAuthority: 'Q', sequence, midpriceQ32, spreadFactorQ32, lastUpdateSlot });
+const read = (sequence: string, midpriceQ32: string, spreadFactorQ32: string, lastUpdateSlot: string) => ({
+  quotingAuthority: 'Q',
+  sequence,
+  midpriceQ32,
+  spreadFactorQ32,
+  lastUpdateSlot,
+});
 
 describe('adoptOracle', () => {
   it('given nothing known yet, then the read is the state in effect', () => {

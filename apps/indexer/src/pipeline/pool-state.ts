@@ -49,7 +49,8 @@ export function adoptOracle(t: TrackedState, o: { sequence: string; midpriceQ32:
     const applied = BigInt(t.oracleSequence);
     if (read < applied) return;
     // An equal sequence is accepted on chain: the update slot tells which came last.
-    if (read === applied && o.lastUpdateSlot !== undefined && t.oracleSlot !== undefined && t.oracleSlot !== null && Number(o.lastUpdateSlot) < t.oracleSlot) return;
+    if (read === applied && o.lastUpdateSlot !== undefined && t.oracleSlot !== undefined && t.oracleSlot !== null && Number(o.lastUpdateSlot) < t.oracleSlot)
+      return;
   }
   if (o.midpriceQ32 !== '0') t.midpriceQ32 = o.midpriceQ32;
   t.spreadFactorQ32 = o.spreadFactorQ32;

@@ -127,7 +127,10 @@ export class JsonRpcTransport {
     // The bodies are read under the same signals (timeout, close()).
     if (res.status === 429) {
       await readHead(res, ERROR_BODY_BYTES, abort); // drained (a short one), so the connection is reused
-      throw new RpcFailure('rate_limited', `HTTP 429 from ${this.displayUrl}`, true, { status: 429, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) });
+      throw new RpcFailure('rate_limited', `HTTP 429 from ${this.displayUrl}`, true, {
+        status: 429,
+        retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+      });
     }
     if (!res.ok) {
       const quote = quoteUpstream(await readHead(res, ERROR_BODY_BYTES, abort), { secrets: this.secrets });
@@ -163,8 +166,16 @@ export class JsonRpcTransport {
   private tooLarge(calls: readonly JsonRpcCall[], over: { declared: number | null }): RpcFailure {
     const cap = this.maxResponseBytes;
     const what = over.declared !== null ? `announced ${over.declared} bytes` : `passed ${cap} bytes`;
-    const batch = calls.length > 1 ? ` for a batch of ${calls.length} calls` : ' for a single call (raise RPC_MAX_RESPONSE_BYTES if the endpoint legitimately answers this much)';
-    return new RpcFailure('malformed', `${calls[0].method}: response over the RPC_MAX_RESPONSE_BYTES cap of ${cap} bytes (${what}; request aborted)${batch}`, true, { tooLarge: true });
+    const batch =
+      calls.length > 1
+        ? ` for a batch of ${calls.length} calls`
+        : ' for a single call (raise RPC_MAX_RESPONSE_BYTES if the endpoint legitimately answers this much)';
+    return new RpcFailure(
+      'malformed',
+      `${calls[0].method}: response over the RPC_MAX_RESPONSE_BYTES cap of ${cap} bytes (${what}; request aborted)${batch}`,
+      true,
+      { tooLarge: true },
+    );
   }
 }
 
@@ -225,5 +236,9 @@ function classifyThrown(e: unknown, timeoutMs: number, secrets: readonly string[
   const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return new RpcFailure('timeout', `no answer within ${timeoutMs} ms`, true);
   const cause = err?.cause?.code ?? err?.cause?.message ?? '';
-  return new RpcFailure('network', `request failed: ${quoteUpstream(`${err?.message ?? String(e)}${cause ? ` (${cause})` : ''}`, { secrets, max: 300 })}`, true);
+  return new RpcFailure(
+    'network',
+    `request failed: ${quoteUpstream(`${err?.message ?? String(e)}${cause ? ` (${cause})` : ''}`, { secrets, max: 300 })}`,
+    true,
+  );
 }

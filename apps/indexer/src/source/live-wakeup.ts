@@ -10,7 +10,13 @@ export interface LiveWakeup {
   close(): Promise<void>;
 }
 
-export function subscribeProgramLogs(httpUrl: string, wsUrl: string, programs: readonly string[], onActivity: () => void, onError: (e: Error) => void): LiveWakeup {
+export function subscribeProgramLogs(
+  httpUrl: string,
+  wsUrl: string,
+  programs: readonly string[],
+  onActivity: () => void,
+  onError: (e: Error) => void,
+): LiveWakeup {
   const connection = new Connection(httpUrl, { wsEndpoint: wsUrl, commitment: 'confirmed', disableRetryOnRateLimit: true });
   const ids: number[] = [];
   for (const program of programs) {

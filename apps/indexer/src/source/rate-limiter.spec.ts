@@ -77,7 +77,8 @@ describe('RetryPolicy (our own, never the client library’s)', () => {
 
   it('retries what can pass, up to the attempt budget; never a permanent error', () => {
     const p = policy();
-    for (const kind of ['rate_limited', 'server_error', 'timeout', 'network', 'malformed', 'missing'] as const) expect(p.shouldRetry(1, new RpcFailure(kind, kind, true))).toBe(true);
+    for (const kind of ['rate_limited', 'server_error', 'timeout', 'network', 'malformed', 'missing'] as const)
+      expect(p.shouldRetry(1, new RpcFailure(kind, kind, true))).toBe(true);
     expect(p.shouldRetry(5, new RpcFailure('timeout', 't', true))).toBe(false);
     expect(p.shouldRetry(1, rpcErrorFailure('getTransaction', { code: -32602, message: 'Invalid params' }))).toBe(false);
     expect(p.shouldRetry(1, rpcErrorFailure('getBlock', { code: -32004, message: 'Block not available' }))).toBe(true);

@@ -45,7 +45,8 @@ beforeEach(() => {
 
 const tx = vectorCase('a_v1_sell_x_legacy_with_spread_config').result;
 const sig = tx.transaction.signatures[0];
-const json = (res: ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+const json = (res: ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 const answer = (ids: unknown[], result: (i: number) => unknown) => ids.map((id, i) => ({ jsonrpc: '2.0', id, result: result(i) }));
 
 function rpc(observed: { failures: RpcFailureKind[]; retries: RpcFailureKind[] }, maxAttempts = 8, options: Partial<SolanaRpcOptions> = {}) {
@@ -89,7 +90,15 @@ it('retries a batch through 429, 5xx, a timeout, a cut body and a transaction no
 });
 
 it('returns a permanent RPC error at once, without retrying', async () => {
-  script = [(r, res) => (json(res, r.ids.map((id) => ({ jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: bad signature' } }))), true)];
+  script = [
+    (r, res) => (
+      json(
+        res,
+        r.ids.map((id) => ({ jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: bad signature' } })),
+      ),
+      true
+    ),
+  ];
   const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
   const [res] = await rpc(observed).getTransactions([sig]);
   expect(res.ok).toBe(false);
@@ -109,7 +118,15 @@ it('getSlot with one attempt: one request, no backoff, the failure at once', asy
 });
 
 it('gives up on a transaction that stays missing after every attempt, and says so', async () => {
-  script = [(r, res) => (json(res, answer(r.ids, () => null)), true)];
+  script = [
+    (r, res) => (
+      json(
+        res,
+        answer(r.ids, () => null),
+      ),
+      true
+    ),
+  ];
   const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
   const [res] = await rpc(observed, 4).getTransactions([sig]);
   expect(res.ok).toBe(false);
@@ -120,7 +137,15 @@ it('gives up on a transaction that stays missing after every attempt, and says s
 
 it('refuses a result of the wrong shape or for another signature (malformed → retried)', async () => {
   let n = 0;
-  script = [(r, res) => (json(res, answer(r.ids, () => (n++ === 0 ? { slot: 'x' } : n === 2 ? { ...tx, transaction: { ...tx.transaction, signatures: ['other'] } } : tx))), true)];
+  script = [
+    (r, res) => (
+      json(
+        res,
+        answer(r.ids, () => (n++ === 0 ? { slot: 'x' } : n === 2 ? { ...tx, transaction: { ...tx.transaction, signatures: ['other'] } } : tx)),
+      ),
+      true
+    ),
+  ];
   const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
   const [res] = await rpc(observed).getTransactions([sig]);
   expect(res.ok).toBe(true);
@@ -138,7 +163,15 @@ it('retries a transaction served without its metadata (meta: null) or with its t
     tx,
   ];
   let n = 0;
-  script = [(r, res) => (json(res, answer(r.ids, () => answers[Math.min(n++, answers.length - 1)])), true)];
+  script = [
+    (r, res) => (
+      json(
+        res,
+        answer(r.ids, () => answers[Math.min(n++, answers.length - 1)]),
+      ),
+      true
+    ),
+  ];
   const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
   const [res] = await rpc(observed).getTransactions([sig]);
   expect(res.ok && res.value).toEqual(tx); // only the complete answer is taken
@@ -147,14 +180,34 @@ it('retries a transaction served without its metadata (meta: null) or with its t
 });
 
 it('a transaction that keeps coming without metadata ends as a failure (the gap ledger), not as a decoded transaction', async () => {
-  script = [(r, res) => (json(res, answer(r.ids, () => ({ ...tx, meta: null }))), true)];
+  script = [
+    (r, res) => (
+      json(
+        res,
+        answer(r.ids, () => ({ ...tx, meta: null })),
+      ),
+      true
+    ),
+  ];
   const [res] = await rpc({ failures: [], retries: [] }, 3).getTransactions([sig]);
   expect(res.ok).toBe(false);
   expect(!res.ok && [res.failure.kind, res.attempts]).toEqual(['missing', 3]);
 });
 
 it('pages accounts by 100 in one batch and keeps the context slot', async () => {
-  script = [(r, res) => (json(res, (r.body as { id: unknown; params: [string[]] }[]).map((c) => ({ jsonrpc: '2.0', id: c.id, result: { context: { slot: 42 }, value: c.params[0].map(() => null) } }))), true)];
+  script = [
+    (r, res) => (
+      json(
+        res,
+        (r.body as { id: unknown; params: [string[]] }[]).map((c) => ({
+          jsonrpc: '2.0',
+          id: c.id,
+          result: { context: { slot: 42 }, value: c.params[0].map(() => null) },
+        })),
+      ),
+      true
+    ),
+  ];
   const addresses = Array.from({ length: 250 }, (_, i) => `addr${i}`);
   const out = await rpc({ failures: [], retries: [] }).getMultipleAccounts(addresses);
   expect(out.slots).toEqual([42, 42, 42]);
@@ -215,7 +268,9 @@ it('an endless answer is cut at the cap: the request is aborted within bounded b
     .catch((e: unknown) => e);
   expect(performance.now() - started).toBeLessThan(5_000);
   expect(failure).toMatchObject({ kind: 'malformed', details: { tooLarge: true } });
-  expect((failure as Error).message).toBe(`getSlot: response over the RPC_MAX_RESPONSE_BYTES cap of ${MiB} bytes (passed ${MiB} bytes; request aborted) for a single call (raise RPC_MAX_RESPONSE_BYTES if the endpoint legitimately answers this much)`);
+  expect((failure as Error).message).toBe(
+    `getSlot: response over the RPC_MAX_RESPONSE_BYTES cap of ${MiB} bytes (passed ${MiB} bytes; request aborted) for a single call (raise RPC_MAX_RESPONSE_BYTES if the endpoint legitimately answers this much)`,
+  );
   expect(observed.failures).toEqual(['malformed']);
   // The server saw the client hang up: what it pushed is the cap plus the sockets' buffers, not the gigabyte it would have sent.
   await new Promise((r) => setTimeout(r, 100));
@@ -224,7 +279,10 @@ it('an endless answer is cut at the cap: the request is aborted within bounded b
 });
 
 it('a Content-Length over the cap fails at once, without waiting for the body', async () => {
-  script = [(r, res) => r.method === 'getSlot' && (res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) }).write('[1'), true)];
+  script = [
+    (r, res) =>
+      r.method === 'getSlot' && (res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) }).write('[1'), true),
+  ];
   const started = performance.now();
   const failure = await rpc({ failures: [], retries: [] }, 1, { maxResponseBytes: 64 * 1024, timeoutMs: 30_000 })
     .getSlot()
@@ -247,7 +305,16 @@ it('an endless error body is read only as far as the quote needs', async () => {
 it('a batch answered over the cap is split and sent again at once, without using an attempt, until every answer fits', async () => {
   const oneAnswer = Buffer.byteLength(JSON.stringify(answer([1_000_000], () => tx)));
   const batchSizes: number[] = [];
-  script = [(r, res) => (batchSizes.push(r.ids.length), json(res, answer(r.ids, () => tx)), true)];
+  script = [
+    (r, res) => (
+      batchSizes.push(r.ids.length),
+      json(
+        res,
+        answer(r.ids, () => tx),
+      ),
+      true
+    ),
+  ];
   const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
   // Room for three answers: 10 → 5 + 5 (both over) → five of 2. Two attempts only: the splits must not spend them.
   const results = await rpc(observed, 2, { maxResponseBytes: Math.floor(oneAnswer * 3.5) }).getTransactions(Array.from({ length: 10 }, () => sig));
@@ -261,7 +328,15 @@ it('a batch answered over the cap is split and sent again at once, without using
 
 it('a single answer over the cap is retried with backoff like any fault, then returned as a failure naming the cap (the gap ledger, never a silent skip)', async () => {
   const oneAnswer = Buffer.byteLength(JSON.stringify(answer([1_000_000], () => tx)));
-  script = [(r, res) => (json(res, answer(r.ids, () => tx)), true)];
+  script = [
+    (r, res) => (
+      json(
+        res,
+        answer(r.ids, () => tx),
+      ),
+      true
+    ),
+  ];
   const observed = { failures: [] as RpcFailureKind[], retries: [] as RpcFailureKind[] };
   const cap = Math.floor(oneAnswer / 2);
   const [res] = await rpc(observed, 3, { maxResponseBytes: cap }).getTransactions([sig]);
@@ -296,12 +371,20 @@ it('userinfo in the URL is sent as Basic authorization (fetch refuses such URLs)
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => (seen.push(req.headers.authorization), original(req, res)));
   try {
-    script = [(r, res, n) => r.method === 'getSlot' && (n === 0 ? json(res, { jsonrpc: '2.0', id: (r.body as { id: number }).id, result: 42 }) : res.writeHead(503).end('down'), true)];
+    script = [
+      (r, res, n) =>
+        r.method === 'getSlot' &&
+        (n === 0 ? json(res, { jsonrpc: '2.0', id: (r.body as { id: number }).id, result: 42 }) : res.writeHead(503).end('down'), true),
+    ];
     const client = rpc({ failures: [], retries: [] }, 1, { url: withUser });
     await expect(client.getSlot()).resolves.toBe(42);
     expect(seen[0]).toBe(`Basic ${Buffer.from('user:PASSWORD-XYZ').toString('base64')}`);
     await expect(client.getSlot()).rejects.toThrow(`HTTP 503 from http://user:***@127.0.0.1:`);
-    await expect(rpc({ failures: [], retries: [] }, 1, { url: withUser }).getSlot().catch((e: Error) => e.message)).resolves.not.toContain('PASSWORD');
+    await expect(
+      rpc({ failures: [], retries: [] }, 1, { url: withUser })
+        .getSlot()
+        .catch((e: Error) => e.message),
+    ).resolves.not.toContain('PASSWORD');
   } finally {
     server.removeAllListeners('request');
     server.on('request', original);

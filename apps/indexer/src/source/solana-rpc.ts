@@ -130,14 +130,24 @@ export class SolanaRpc {
   }
 
   /** Config-like accounts of `program` with exactly `dataSize` bytes, and the slot they were read at. */
-  async getProgramAccounts(program: string, dataSize: number, minContextSlot?: number): Promise<{ slot: number; accounts: { pubkey: string; account: AccountData }[] }> {
+  async getProgramAccounts(
+    program: string,
+    dataSize: number,
+    minContextSlot?: number,
+  ): Promise<{ slot: number; accounts: { pubkey: string; account: AccountData }[] }> {
     const config: Record<string, unknown> = { commitment: this.options.commitment, encoding: 'base64', withContext: true, filters: [{ dataSize }] };
     if (minContextSlot !== undefined) config.minContextSlot = minContextSlot;
     const params = [program, config];
     return this.call('getProgramAccounts', params, (r) => {
       const ctx = r as { context?: { slot?: unknown }; value?: unknown };
       if (!ctx || typeof ctx.context?.slot !== 'number' || !Array.isArray(ctx.value)) throw malformed('getProgramAccounts', 'expected {context, value[]}');
-      return { slot: ctx.context.slot, accounts: ctx.value.map((a: { pubkey?: unknown; account?: unknown }) => ({ pubkey: asString(a?.pubkey, 'getProgramAccounts'), account: asAccount(a?.account, 'getProgramAccounts')! })) };
+      return {
+        slot: ctx.context.slot,
+        accounts: ctx.value.map((a: { pubkey?: unknown; account?: unknown }) => ({
+          pubkey: asString(a?.pubkey, 'getProgramAccounts'),
+          account: asAccount(a?.account, 'getProgramAccounts')!,
+        })),
+      };
     });
   }
 
@@ -155,7 +165,8 @@ export class SolanaRpc {
       chunks.map((c) => [c, config]),
       (r, i) => {
         const ctx = r as { context?: { slot?: unknown }; value?: unknown };
-        if (!ctx || typeof ctx.context?.slot !== 'number' || !Array.isArray(ctx.value) || ctx.value.length !== chunks[i].length) throw malformed('getMultipleAccounts', 'expected {context, value[]} of the right length');
+        if (!ctx || typeof ctx.context?.slot !== 'number' || !Array.isArray(ctx.value) || ctx.value.length !== chunks[i].length)
+          throw malformed('getMultipleAccounts', 'expected {context, value[]} of the right length');
         return { slot: ctx.context.slot, values: ctx.value.map((v) => asAccount(v, 'getMultipleAccounts')) };
       },
       chunks.length,
@@ -187,7 +198,13 @@ export class SolanaRpc {
 
   /** The signatures of each block, in block order (= transaction index). */
   async getBlockSignatures(slots: readonly number[]): Promise<ItemResult<string[]>[]> {
-    const config = { encoding: 'json', transactionDetails: 'signatures', rewards: false, maxSupportedTransactionVersion: 0, commitment: this.options.commitment };
+    const config = {
+      encoding: 'json',
+      transactionDetails: 'signatures',
+      rewards: false,
+      maxSupportedTransactionVersion: 0,
+      commitment: this.options.commitment,
+    };
     return this.callMany(
       'getBlock',
       slots.map((s) => [s, config]),
@@ -227,7 +244,13 @@ export class SolanaRpc {
    * attempt. A single call over the cap is an ordinary failure: retried with backoff, then returned
    * as a failure naming the cap (for transactions: the gap ledger, never a silent skip).
    */
-  async callMany<T>(method: string, paramsList: readonly (readonly unknown[])[], parse: (result: unknown, index: number) => T, batchSize = 1, maxAttempts = Number.POSITIVE_INFINITY): Promise<ItemResult<T>[]> {
+  async callMany<T>(
+    method: string,
+    paramsList: readonly (readonly unknown[])[],
+    parse: (result: unknown, index: number) => T,
+    batchSize = 1,
+    maxAttempts = Number.POSITIVE_INFINITY,
+  ): Promise<ItemResult<T>[]> {
     const out: ItemResult<T>[] = new Array(paramsList.length);
     const attempts = paramsList.map(() => 0);
     /** Largest batch each item may go in: halved for the items of a batch answered over the cap. */
@@ -324,7 +347,14 @@ function asString(r: unknown, method: string): string {
 function asAccount(v: unknown, method: string): AccountData | null {
   if (v === null) return null;
   const a = v as { owner?: unknown; lamports?: unknown; data?: unknown };
-  if (!a || typeof a.owner !== 'string' || typeof a.lamports !== 'number' || !Array.isArray(a.data) || typeof a.data[0] !== 'string' || a.data[1] !== 'base64') {
+  if (
+    !a ||
+    typeof a.owner !== 'string' ||
+    typeof a.lamports !== 'number' ||
+    !Array.isArray(a.data) ||
+    typeof a.data[0] !== 'string' ||
+    a.data[1] !== 'base64'
+  ) {
     throw malformed(method, 'account without owner/lamports/base64 data');
   }
   return { owner: a.owner, lamports: a.lamports, data: new Uint8Array(Buffer.from(a.data[0], 'base64')) };

@@ -1,8 +1,29 @@
-import { ACCOUNT_SIZE, AccountType, ExtensionType, getMetadataPointerState, getMintLen, LENGTH_SIZE, MINT_SIZE, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, TYPE_SIZE, unpackMint } from '@solana/spl-token';
+import {
+  ACCOUNT_SIZE,
+  AccountType,
+  ExtensionType,
+  getMetadataPointerState,
+  getMintLen,
+  LENGTH_SIZE,
+  MINT_SIZE,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  TYPE_SIZE,
+  unpackMint,
+} from '@solana/spl-token';
 import { TOKEN_METADATA_DISCRIMINATOR } from '@solana/spl-token-metadata';
 import { Keypair, PublicKey, SystemProgram } from '@solana/web3.js';
 import type { AccountData } from './solana-rpc';
-import { account, interfaceStateData, METAPLEX_PROGRAM, metaplexAccount, metaplexAccountData, mintData, token2022MintData, tokenMetadata } from './testing/token-fixtures';
+import {
+  account,
+  interfaceStateData,
+  METAPLEX_PROGRAM,
+  metaplexAccount,
+  metaplexAccountData,
+  mintData,
+  token2022MintData,
+  tokenMetadata,
+} from './testing/token-fixtures';
 import { readMetadataAccount, readMintAccount } from './token-accounts';
 
 /**
@@ -37,24 +58,24 @@ describe('readMintAccount: the decimals a mint shows', () => {
   });
 
   it.each`
-    what                                             | a
-    ${'no account (the RPC returned null)'}          | ${null}
-    ${'no account (undefined)'}                      | ${undefined}
-    ${'owned by the System program'}                 | ${account(SystemProgram.programId.toBase58(), mintData(6))}
-    ${'owned by Metaplex'}                           | ${account(METAPLEX_PROGRAM.toBase58(), mintData(6))}
-    ${'an SPL Token account of 165 bytes'}           | ${account(SPL, Buffer.concat([mintData(6), Buffer.alloc(ACCOUNT_SIZE - MINT_SIZE)]))}
-    ${'an SPL Token-owned 234-byte "mint"'}          | ${account(SPL, token2022MintData(6, { pointer: mint }))}
-    ${'an uninitialized SPL Token mint'}             | ${account(SPL, mintData(6, false))}
-    ${'an uninitialized Token-2022 mint'}            | ${account(T22, mintData(6, false))}
-    ${'empty SPL Token data'}                        | ${account(SPL, new Uint8Array(0))}
-    ${'empty Token-2022 data'}                       | ${account(T22, new Uint8Array(0))}
-    ${'SPL Token data cut to 40 bytes'}              | ${account(SPL, mintData(6).subarray(0, 40))}
-    ${'Token-2022 data cut to 40 bytes'}             | ${account(T22, mintData(6).subarray(0, 40))}
-    ${'Token-2022 data of 100 bytes (no room for the account type)'} | ${account(T22, Buffer.concat([mintData(6), Buffer.alloc(18)]))}
-    ${'Token-2022 data whose account type is Account'} | ${account(T22, Buffer.from(token2022MintData(6, { pointer: mint })).fill(AccountType.Account, ACCOUNT_SIZE, ACCOUNT_SIZE + 1))}
+    what                                                                                 | a
+    ${'no account (the RPC returned null)'}                                              | ${null}
+    ${'no account (undefined)'}                                                          | ${undefined}
+    ${'owned by the System program'}                                                     | ${account(SystemProgram.programId.toBase58(), mintData(6))}
+    ${'owned by Metaplex'}                                                               | ${account(METAPLEX_PROGRAM.toBase58(), mintData(6))}
+    ${'an SPL Token account of 165 bytes'}                                               | ${account(SPL, Buffer.concat([mintData(6), Buffer.alloc(ACCOUNT_SIZE - MINT_SIZE)]))}
+    ${'an SPL Token-owned 234-byte "mint"'}                                              | ${account(SPL, token2022MintData(6, { pointer: mint }))}
+    ${'an uninitialized SPL Token mint'}                                                 | ${account(SPL, mintData(6, false))}
+    ${'an uninitialized Token-2022 mint'}                                                | ${account(T22, mintData(6, false))}
+    ${'empty SPL Token data'}                                                            | ${account(SPL, new Uint8Array(0))}
+    ${'empty Token-2022 data'}                                                           | ${account(T22, new Uint8Array(0))}
+    ${'SPL Token data cut to 40 bytes'}                                                  | ${account(SPL, mintData(6).subarray(0, 40))}
+    ${'Token-2022 data cut to 40 bytes'}                                                 | ${account(T22, mintData(6).subarray(0, 40))}
+    ${'Token-2022 data of 100 bytes (no room for the account type)'}                     | ${account(T22, Buffer.concat([mintData(6), Buffer.alloc(18)]))}
+    ${'Token-2022 data whose account type is Account'}                                   | ${account(T22, Buffer.from(token2022MintData(6, { pointer: mint })).fill(AccountType.Account, ACCOUNT_SIZE, ACCOUNT_SIZE + 1))}
     ${'82 bytes of 0xff under SPL Token (is_initialized 0xff, COption tags 0xffffffff)'} | ${account(SPL, Buffer.alloc(MINT_SIZE, 0xff))}
-    ${'82 bytes of 0xff under Token-2022'}           | ${account(T22, Buffer.alloc(MINT_SIZE, 0xff))}
-    ${'300 bytes of 0xff under Token-2022'}          | ${account(T22, Buffer.alloc(300, 0xff))}
+    ${'82 bytes of 0xff under Token-2022'}                                               | ${account(T22, Buffer.alloc(MINT_SIZE, 0xff))}
+    ${'300 bytes of 0xff under Token-2022'}                                              | ${account(T22, Buffer.alloc(300, 0xff))}
   `('$what: not a mint, with why, and no throw', ({ a }) => {
     const result = read(a);
     expect(result).toEqual({ ok: false, why: expect.stringContaining(mint.toBase58()) });
@@ -79,13 +100,19 @@ describe('readMintAccount: the decimals a mint shows', () => {
     });
 
     it('a MetadataPointer naming no address (all zeros): no pointer', () => {
-      expect(read(account(T22, token2022MintData(6, { pointer: PublicKey.default })))).toEqual({ ok: true, mint: { decimals: 6, tokenProgram: T22, inMint: null, pointer: null } });
+      expect(read(account(T22, token2022MintData(6, { pointer: PublicKey.default })))).toEqual({
+        ok: true,
+        mint: { decimals: 6, tokenProgram: T22, inMint: null, pointer: null },
+      });
     });
 
     it('a pointer to itself and the TokenMetadata extension: the cleaned name and symbol', () => {
       const data = token2022MintData(9, { pointer: mint, metadata: tokenMetadata(mint, '  PayPal\u202E  USD\u0000 ', 'PYUSD\u200B') });
       expect(splTokenReads(mint, data)).toEqual({ decimals: 9, pointer: mint.toBase58() });
-      expect(read(account(T22, data))).toEqual({ ok: true, mint: { decimals: 9, tokenProgram: T22, inMint: { mint: mint.toBase58(), name: 'PayPal USD', symbol: 'PYUSD' }, pointer: mint.toBase58() } });
+      expect(read(account(T22, data))).toEqual({
+        ok: true,
+        mint: { decimals: 9, tokenProgram: T22, inMint: { mint: mint.toBase58(), name: 'PayPal USD', symbol: 'PYUSD' }, pointer: mint.toBase58() },
+      });
     });
 
     it('a TokenMetadata extension that describes another mint: no in-mint metadata', () => {
@@ -98,7 +125,10 @@ describe('readMintAccount: the decimals a mint shows', () => {
       const valueAt = getMintLen([ExtensionType.MetadataPointer]) + TYPE_SIZE + LENGTH_SIZE;
       const cuts = [valueAt - 3, valueAt, valueAt + 1, valueAt + 31, valueAt + 32, valueAt + 64, valueAt + 70, data.length - 20, data.length - 1];
       for (const cut of cuts) {
-        expect({ cut, read: read(account(T22, data.subarray(0, cut))) }).toEqual({ cut, read: { ok: true, mint: { decimals: 9, tokenProgram: T22, inMint: null, pointer: mint.toBase58() } } });
+        expect({ cut, read: read(account(T22, data.subarray(0, cut))) }).toEqual({
+          cut,
+          read: { ok: true, mint: { decimals: 9, tokenProgram: T22, inMint: null, pointer: mint.toBase58() } },
+        });
       }
     });
 
@@ -136,7 +166,9 @@ describe('readMetadataAccount: the name and symbol an account gives a mint', () 
   });
 
   it('the interface state followed by spare zero bytes (an over-allocated account): its name and symbol', () => {
-    expect(read(account(someProgram, Buffer.concat([interfaceStateData(tokenMetadata(mint, 'External', 'EXT')), Buffer.alloc(300)])))).toEqual(shown('External', 'EXT'));
+    expect(read(account(someProgram, Buffer.concat([interfaceStateData(tokenMetadata(mint, 'External', 'EXT')), Buffer.alloc(300)])))).toEqual(
+      shown('External', 'EXT'),
+    );
   });
 
   it('the interface state for another mint: none', () => {
@@ -163,11 +195,15 @@ describe('readMetadataAccount: the name and symbol an account gives a mint', () 
 
   it('a Token-2022 mint carrying the TokenMetadata extension for our mint: its name and symbol', () => {
     const holder = Keypair.generate().publicKey;
-    expect(read(account(T22, token2022MintData(0, { pointer: holder, metadata: tokenMetadata(mint, 'Held Elsewhere', 'HELD') })), holder.toBase58())).toEqual(shown('Held Elsewhere', 'HELD'));
+    expect(read(account(T22, token2022MintData(0, { pointer: holder, metadata: tokenMetadata(mint, 'Held Elsewhere', 'HELD') })), holder.toBase58())).toEqual(
+      shown('Held Elsewhere', 'HELD'),
+    );
   });
 
   it('our own Token-2022 mint, read as the account its pointer names: its name and symbol', () => {
-    expect(read(account(T22, token2022MintData(0, { pointer: mint, metadata: tokenMetadata(mint, 'Self Held', 'SELF') })), mint.toBase58())).toEqual(shown('Self Held', 'SELF'));
+    expect(read(account(T22, token2022MintData(0, { pointer: mint, metadata: tokenMetadata(mint, 'Self Held', 'SELF') })), mint.toBase58())).toEqual(
+      shown('Self Held', 'SELF'),
+    );
   });
 
   it('a Token-2022 mint whose TokenMetadata describes itself, not our mint: none', () => {

@@ -1,4 +1,14 @@
-import { ExtensionType, getExtensionData, getMetadataPointerState, MetadataPointerLayout, MINT_SIZE, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, unpackMint, type Mint } from '@solana/spl-token';
+import {
+  ExtensionType,
+  getExtensionData,
+  getMetadataPointerState,
+  MetadataPointerLayout,
+  MINT_SIZE,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  unpackMint,
+  type Mint,
+} from '@solana/spl-token';
 import { TOKEN_METADATA_DISCRIMINATOR, unpack as unpackTokenMetadata } from '@solana/spl-token-metadata';
 import { PublicKey } from '@solana/web3.js';
 import { METAPLEX_TOKEN_METADATA_PROGRAM, SPL_TOKEN_PROGRAM, TOKEN_2022_PROGRAM } from '@hadron/domain';
@@ -28,7 +38,15 @@ export function readMintAccount(mint: string, account: AccountData | null | unde
   const read = unpackTokenMint(mint, account);
   if (!read.ok) return read;
   const { parsed, token2022 } = read;
-  return { ok: true, mint: { decimals: parsed.decimals, tokenProgram: account!.owner, inMint: token2022 ? inMintMetadata(parsed, mint) : null, pointer: token2022 ? pointerOf(parsed) : null } };
+  return {
+    ok: true,
+    mint: {
+      decimals: parsed.decimals,
+      tokenProgram: account!.owner,
+      inMint: token2022 ? inMintMetadata(parsed, mint) : null,
+      pointer: token2022 ? pointerOf(parsed) : null,
+    },
+  };
 }
 
 /**
@@ -36,12 +54,16 @@ export function readMintAccount(mint: string, account: AccountData | null | unde
  * a byte the token programs only ever write as 0 or 1 (is_initialized, the two COption tags) that
  * holds anything else is not a mint a program wrote — and decimals go into events for good.
  */
-function unpackTokenMint(address: string, account: AccountData | null | undefined): { ok: true; parsed: Mint; token2022: boolean } | { ok: false; why: string } {
+function unpackTokenMint(
+  address: string,
+  account: AccountData | null | undefined,
+): { ok: true; parsed: Mint; token2022: boolean } | { ok: false; why: string } {
   if (!account) return { ok: false, why: `mint ${address}: not returned by the RPC` };
   const program = account.owner === SPL_TOKEN_PROGRAM ? TOKEN_PROGRAM_ID : account.owner === TOKEN_2022_PROGRAM ? TOKEN_2022_PROGRAM_ID : null;
   if (program === null) return { ok: false, why: `mint ${address}: owned by ${account.owner}, not a token program` };
   // A legacy SPL Token mint is exactly MINT_SIZE bytes; only Token-2022 mints carry extensions.
-  if (program === TOKEN_PROGRAM_ID && account.data.length !== MINT_SIZE) return { ok: false, why: `mint ${address}: ${account.data.length} bytes is not an SPL Token mint` };
+  if (program === TOKEN_PROGRAM_ID && account.data.length !== MINT_SIZE)
+    return { ok: false, why: `mint ${address}: ${account.data.length} bytes is not an SPL Token mint` };
   let parsed: Mint;
   try {
     parsed = unpackMint(new PublicKey(address), { data: asBuffer(account.data), owner: program, lamports: account.lamports, executable: false }, program);
@@ -50,7 +72,8 @@ function unpackTokenMint(address: string, account: AccountData | null | undefine
   }
   const d = account.data;
   const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
-  if (d[IS_INITIALIZED_AT] > 1 || view.getUint32(0, true) > 1 || view.getUint32(FREEZE_AUTHORITY_OPTION_AT, true) > 1) return { ok: false, why: `mint ${address}: not a mint account (flags no token program writes)` };
+  if (d[IS_INITIALIZED_AT] > 1 || view.getUint32(0, true) > 1 || view.getUint32(FREEZE_AUTHORITY_OPTION_AT, true) > 1)
+    return { ok: false, why: `mint ${address}: not a mint account (flags no token program writes)` };
   if (!parsed.isInitialized) return { ok: false, why: `mint ${address}: not initialized` };
   return { ok: true, parsed, token2022: program === TOKEN_2022_PROGRAM_ID };
 }

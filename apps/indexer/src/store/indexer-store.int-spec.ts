@@ -29,7 +29,21 @@ it('the entities match the migrations (what scripts/check-migrations.ts checks o
 
 const record = (config: string): PoolRecord =>
   ({
-    static: { config, programId: 'P', version: 'v1', seed: '1', mintX: 'X', mintY: 'Y', tokenProgramX: 'T', tokenProgramY: 'T', vaultX: 'VX', vaultY: 'VY', oracle: 'O', poolFeeConfig: 'F', globalFeeConfig: 'G' },
+    static: {
+      config,
+      programId: 'P',
+      version: 'v1',
+      seed: '1',
+      mintX: 'X',
+      mintY: 'Y',
+      tokenProgramX: 'T',
+      tokenProgramY: 'T',
+      vaultX: 'VX',
+      vaultY: 'VY',
+      oracle: 'O',
+      poolFeeConfig: 'F',
+      globalFeeConfig: 'G',
+    },
     tokens: { x: { mint: 'X', symbol: 'x', name: 'x', decimals: 9, icon: '' }, y: { mint: 'Y', symbol: 'y', name: 'y', decimals: 6, icon: '' } },
     tracked: { midpriceQ32: '18446744073709551615', spreadFactorQ32: null, split: [{ recipient: 'R', ppm: 1_000_000 }], vaultX: '1', vaultY: '2' },
     published: { state: 1, authority: 'A', oracleMode: 0, spreadConfigInitialized: false, hasPoolFee: false, feeConfig: 'G', fee: null, oracle: null },
@@ -39,7 +53,16 @@ const record = (config: string): PoolRecord =>
 it('commits cursor, program cursors, pool state, gaps and problems together, and loads them back', async () => {
   const store = new IndexerStore(db.pool);
   expect(await store.load('devnet')).toMatchObject({ throughSlot: null, cycle: null, backfillDone: false });
-  const cycle: CycleRecord = { targetSlot: 500, targetBlockTime: 1, mode: 'at-target', snapshot: { slot: 500, pools: {} }, newPools: {}, rangeStartSlot: 0, rangeStartTime: null, discoveryPublished: false };
+  const cycle: CycleRecord = {
+    targetSlot: 500,
+    targetBlockTime: 1,
+    mode: 'at-target',
+    snapshot: { slot: 500, pools: {} },
+    newPools: {},
+    rangeStartSlot: 0,
+    rangeStartTime: null,
+    discoveryPublished: false,
+  };
   await store.saveCycle('devnet', cycle);
   expect((await store.load('devnet')).cycle).toEqual(cycle);
   await store.commit('devnet', {
@@ -119,7 +142,16 @@ describe('the cluster lease (fencing)', () => {
     for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
     expect(cond()).toBe(true);
   };
-  const cycle = (targetSlot: number): CycleRecord => ({ targetSlot, targetBlockTime: 1, mode: 'at-target', snapshot: null, newPools: {}, rangeStartSlot: null, rangeStartTime: null, discoveryPublished: false });
+  const cycle = (targetSlot: number): CycleRecord => ({
+    targetSlot,
+    targetBlockTime: 1,
+    mode: 'at-target',
+    snapshot: null,
+    newPools: {},
+    rangeStartSlot: null,
+    rangeStartTime: null,
+    discoveryPublished: false,
+  });
 
   it('taking the lock bumps the epoch; an append under a stale epoch or a lost lock is refused, and the process survives the terminated connection', async () => {
     const store = new IndexerStore(db.pool);

@@ -155,11 +155,17 @@ export class IndexerStore {
 
   async load(cluster: string): Promise<ClusterProgress> {
     const [cursor, programs, pools] = await Promise.all([
-      this.pool.query<{ through_slot: string | null; last_signature: string | null; start_slot: string | null; backfill_done: boolean; cycle: CycleRecord | null }>(
-        'SELECT through_slot, last_signature, start_slot, backfill_done, cycle FROM indexer.cluster_cursor WHERE cluster = $1',
+      this.pool.query<{
+        through_slot: string | null;
+        last_signature: string | null;
+        start_slot: string | null;
+        backfill_done: boolean;
+        cycle: CycleRecord | null;
+      }>('SELECT through_slot, last_signature, start_slot, backfill_done, cycle FROM indexer.cluster_cursor WHERE cluster = $1', [cluster]),
+      this.pool.query<{ program_id: string; slot: string; signature: string }>(
+        'SELECT program_id, slot, signature FROM indexer.program_cursor WHERE cluster = $1',
         [cluster],
       ),
-      this.pool.query<{ program_id: string; slot: string; signature: string }>('SELECT program_id, slot, signature FROM indexer.program_cursor WHERE cluster = $1', [cluster]),
       this.pool.query<{ config: string; record: PoolRecord }>('SELECT config, record FROM indexer.pool WHERE cluster = $1 ORDER BY config', [cluster]),
     ]);
     const row = cursor.rows[0];
@@ -205,7 +211,10 @@ export class IndexerStore {
            SELECT $1, config, program_id, discovered_slot, record, now()
              FROM jsonb_to_recordset($2::jsonb) AS x(config text, program_id text, discovered_slot bigint, record jsonb)
            ON CONFLICT (cluster, config) DO UPDATE SET record = EXCLUDED.record, updated_at = now()`,
-          [cluster, JSON.stringify(c.pools.map((p) => ({ config: p.static.config, program_id: p.static.programId, discovered_slot: p.discoveredSlot, record: p })))],
+          [
+            cluster,
+            JSON.stringify(c.pools.map((p) => ({ config: p.static.config, program_id: p.static.programId, discovered_slot: p.discoveredSlot, record: p }))),
+          ],
         );
       }
       if (c.gaps.length > 0) {
@@ -214,7 +223,20 @@ export class IndexerStore {
            SELECT $1, signature, slot, tx_index, attempts, last_error, state, programs, now(), now()
              FROM jsonb_to_recordset($2::jsonb) AS x(signature text, slot bigint, tx_index integer, attempts integer, last_error text, state jsonb, programs text[])
            ON CONFLICT (cluster, signature) DO NOTHING`,
-          [cluster, JSON.stringify(c.gaps.map((g) => ({ signature: g.signature, slot: g.slot, tx_index: g.txIndex, attempts: g.attempts, last_error: g.lastError, state: g.state, programs: g.programs ?? [] })))],
+          [
+            cluster,
+            JSON.stringify(
+              c.gaps.map((g) => ({
+                signature: g.signature,
+                slot: g.slot,
+                tx_index: g.txIndex,
+                attempts: g.attempts,
+                last_error: g.lastError,
+                state: g.state,
+                programs: g.programs ?? [],
+              })),
+            ),
+          ],
         );
       }
       await insertProblems(db, cluster, c.problems);
@@ -224,10 +246,16 @@ export class IndexerStore {
            SELECT $1, pool, signature, slot, position, tx_index, block_time
              FROM jsonb_to_recordset($2::jsonb) AS x(pool text, signature text, slot bigint, position integer, tx_index integer, block_time bigint)
            ON CONFLICT (cluster, pool, signature) DO NOTHING`,
-          [cluster, JSON.stringify(c.held.map((h) => ({ pool: h.pool, signature: h.signature, slot: h.slot, position: h.position, tx_index: h.txIndex, block_time: h.blockTime })))],
+          [
+            cluster,
+            JSON.stringify(
+              c.held.map((h) => ({ pool: h.pool, signature: h.signature, slot: h.slot, position: h.position, tx_index: h.txIndex, block_time: h.blockTime })),
+            ),
+          ],
         );
       }
-      if (c.released && c.released.length > 0) await db.query('DELETE FROM indexer.held_tx WHERE cluster = $1 AND pool = ANY($2::text[])', [cluster, c.released]);
+      if (c.released && c.released.length > 0)
+        await db.query('DELETE FROM indexer.held_tx WHERE cluster = $1 AND pool = ANY($2::text[])', [cluster, c.released]);
     }, outer);
   }
 
@@ -248,7 +276,14 @@ export class IndexerStore {
       'SELECT signature, slot, position, tx_index, block_time FROM indexer.held_tx WHERE cluster = $1 AND pool = $2 ORDER BY slot, position',
       [cluster, pool],
     );
-    return rows.map((r) => ({ pool, signature: r.signature, slot: Number(r.slot), position: r.position, txIndex: r.tx_index, blockTime: r.block_time === null ? null : Number(r.block_time) }));
+    return rows.map((r) => ({
+      pool,
+      signature: r.signature,
+      slot: Number(r.slot),
+      position: r.position,
+      txIndex: r.tx_index,
+      blockTime: r.block_time === null ? null : Number(r.block_time),
+    }));
   }
 
   /** Problems found outside a chunk (e.g. an account that does not read as assumed); one row per (event_id, code). */
@@ -257,17 +292,36 @@ export class IndexerStore {
   }
 
   async dueGaps(cluster: string, limit: number): Promise<GapRow[]> {
-    const { rows } = await this.pool.query<{ signature: string; slot: string; tx_index: number | null; attempts: number; last_error: string; state: Record<string, TrackedState>; programs: string[] }>(
+    const { rows } = await this.pool.query<{
+      signature: string;
+      slot: string;
+      tx_index: number | null;
+      attempts: number;
+      last_error: string;
+      state: Record<string, TrackedState>;
+      programs: string[];
+    }>(
       `SELECT signature, slot, tx_index, attempts, last_error, state, programs FROM indexer.gap
         WHERE cluster = $1 AND next_attempt_at <= now() ORDER BY slot, signature LIMIT $2`,
       [cluster, limit],
     );
-    return rows.map((r) => ({ signature: r.signature, slot: Number(r.slot), txIndex: r.tx_index, attempts: r.attempts, lastError: r.last_error, state: r.state, programs: r.programs }));
+    return rows.map((r) => ({
+      signature: r.signature,
+      slot: Number(r.slot),
+      txIndex: r.tx_index,
+      attempts: r.attempts,
+      lastError: r.last_error,
+      state: r.state,
+      programs: r.programs,
+    }));
   }
 
   /** Open gaps per program that listed them. */
   async openGapsByProgram(cluster: string): Promise<Map<string, number>> {
-    const { rows } = await this.pool.query<{ program: string; n: string }>('SELECT program, count(*) AS n FROM indexer.gap, unnest(programs) AS program WHERE cluster = $1 GROUP BY program', [cluster]);
+    const { rows } = await this.pool.query<{ program: string; n: string }>(
+      'SELECT program, count(*) AS n FROM indexer.gap, unnest(programs) AS program WHERE cluster = $1 GROUP BY program',
+      [cluster],
+    );
     return new Map(rows.map((r) => [r.program, Number(r.n)]));
   }
 
@@ -350,7 +404,8 @@ export class IndexerStore {
     return this.tx(async (db) => {
       const { rows } = await db.query<{ epoch: string }>('SELECT epoch FROM indexer.lease WHERE cluster = $1 FOR SHARE', [lease.cluster]);
       const current = rows[0] === undefined ? null : BigInt(rows[0].epoch);
-      if (current !== lease.epoch) throw new LeaseLostError(`cluster ${lease.cluster}: lease epoch ${lease.epoch} superseded by ${current ?? 'none'}; not appending`);
+      if (current !== lease.epoch)
+        throw new LeaseLostError(`cluster ${lease.cluster}: lease epoch ${lease.epoch} superseded by ${current ?? 'none'}; not appending`);
       lease.check();
       const out = await fn(db);
       lease.check();

@@ -197,4 +197,12 @@ export class IndexerLeaseEntity {
   acquiredAt: Date;
 }
 
-export const indexerEntities = [IndexerClusterCursorEntity, IndexerProgramCursorEntity, IndexerPoolEntity, IndexerGapEntity, IndexerHeldTxEntity, IndexerProblemEntity, IndexerLeaseEntity];
+export const indexerEntities = [
+  IndexerClusterCursorEntity,
+  IndexerProgramCursorEntity,
+  IndexerPoolEntity,
+  IndexerGapEntity,
+  IndexerHeldTxEntity,
+  IndexerProblemEntity,
+  IndexerLeaseEntity,
+];

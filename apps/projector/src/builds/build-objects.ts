@@ -32,8 +32,11 @@ export async function createBuildTables(db: SqlExec, shape: ProjectionSchemaVers
  */
 export async function pointReadViews(db: SqlExec, shape: ProjectionSchemaVersion, schemaName: string): Promise<void> {
   const s = quoteIdent(schemaName);
-  const { rows } = await db.query(`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = '${READ_SCHEMA}' AND c.relkind = 'v' AND c.relname = ANY($1::text[]) ORDER BY c.relname`, [shape.views.map((v) => v.name)]);
+  const { rows } = await db.query(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = '${READ_SCHEMA}' AND c.relkind = 'v' AND c.relname = ANY($1::text[]) ORDER BY c.relname`,
+    [shape.views.map((v) => v.name)],
+  );
   const existing = rows.map((r) => `${READ_SCHEMA}.${quoteIdent(r.name as string)}`);
   if (existing.length > 0) await db.query(`LOCK TABLE ${existing.join(', ')} IN ACCESS EXCLUSIVE MODE`);
   for (const view of shape.views) {

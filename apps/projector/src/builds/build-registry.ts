@@ -128,8 +128,15 @@ export class BuildRegistry {
       }
       if (target.status === 'active') return null;
       const previous = rows.find((r) => r.status === 'active' && r.build_id !== build.buildId);
-      if (previous) await c.query(`UPDATE ${REGISTRY} SET status = 'retired', retired_at = now() WHERE projection = $1 AND build_id = $2`, [previous.projection, previous.build_id]);
-      await c.query(`UPDATE ${REGISTRY} SET status = 'active', activated_at = now() WHERE projection = $1 AND build_id = $2`, [build.projection, build.buildId]);
+      if (previous)
+        await c.query(`UPDATE ${REGISTRY} SET status = 'retired', retired_at = now() WHERE projection = $1 AND build_id = $2`, [
+          previous.projection,
+          previous.build_id,
+        ]);
+      await c.query(`UPDATE ${REGISTRY} SET status = 'active', activated_at = now() WHERE projection = $1 AND build_id = $2`, [
+        build.projection,
+        build.buildId,
+      ]);
       if (def.refresh) await def.refresh(c, quoteIdent(build.schemaName), nowSec);
       await c.query(`SET LOCAL lock_timeout = '${Math.max(1, Math.floor(viewLockTimeoutMs))}ms'`);
       await pointReadViews(c, def.schema, build.schemaName);
@@ -142,7 +149,10 @@ export class BuildRegistry {
   async drop(build: BuildRecord): Promise<void> {
     await this.inTransaction(async (c) => {
       await c.query(`SELECT pg_advisory_xact_lock(${SWITCH_LOCK})`);
-      const { rows } = await c.query<{ status: BuildStatus }>(`SELECT status FROM ${REGISTRY} WHERE projection = $1 AND build_id = $2 FOR UPDATE`, [build.projection, build.buildId]);
+      const { rows } = await c.query<{ status: BuildStatus }>(`SELECT status FROM ${REGISTRY} WHERE projection = $1 AND build_id = $2 FOR UPDATE`, [
+        build.projection,
+        build.buildId,
+      ]);
       if (!rows[0] || rows[0].status === 'dropped') return;
       if (rows[0].status === 'active') throw new Error(`refusing to drop the active build ${build.consumerGroup}`);
       await c.query(`DROP SCHEMA IF EXISTS ${quoteIdent(build.schemaName)} CASCADE`);

@@ -29,16 +29,29 @@ describe('projection builds: registry, replay, atomic switch', () => {
       ['pools', 'pools.v1.initial', 'active', 'proj_pools_v1_initial'],
       ['swaps', 'swaps.v1.initial', 'active', 'proj_swaps_v1_initial'],
     ]);
-    for (const view of ['pools', 'swaps', 'swap_fee_splits', 'fee_rollup_hourly', 'fee_rollup_minute', 'fee_recipient_hourly', 'volume_daily', 'midprice_points', 'midprice_minute', 'midprice_hourly']) {
+    for (const view of [
+      'pools',
+      'swaps',
+      'swap_fee_splits',
+      'fee_rollup_hourly',
+      'fee_rollup_minute',
+      'fee_recipient_hourly',
+      'volume_daily',
+      'midprice_points',
+      'midprice_minute',
+      'midprice_hourly',
+    ]) {
       expect(await count(view)).toBe(0);
     }
   });
 
-  it('upgrades in place to the code\'s versions, and documents every read view exactly in its TypeORM entity; the registry entity matches its migration', async () => {
+  it("upgrades in place to the code's versions, and documents every read view exactly in its TypeORM entity; the registry entity matches its migration", async () => {
     const runner = await startRunner();
     await caughtUp(runner);
     await runner.stop();
-    expect((await h.registry.list()).filter((b) => b.status === 'active').map((b) => [b.projection, b.version])).toEqual(ALL_PROJECTIONS.map((d) => [d.name, d.schema.version]).sort());
+    expect((await h.registry.list()).filter((b) => b.status === 'active').map((b) => [b.projection, b.version])).toEqual(
+      ALL_PROJECTIONS.map((d) => [d.name, d.schema.version]).sort(),
+    );
     const ds = new DataSource({ type: 'postgres', url: h.db.url, entities: [ProjectionBuildEntity, ...readModelEntities], logging: false });
     await ds.initialize();
     try {
@@ -67,7 +80,15 @@ describe('projection builds: registry, replay, atomic switch', () => {
     const before = await checksumBuild(h.db.pool, swaps, served.schemaName);
 
     const progress: number[] = [];
-    const result = await rebuildProjection(swaps, { pool: h.db.pool, consumerFactory, log, maxBatchSize: 700, keepRetiredBuilds: 1, progressEveryMs: 50, onProgress: (p) => progress.push(p.done) });
+    const result = await rebuildProjection(swaps, {
+      pool: h.db.pool,
+      consumerFactory,
+      log,
+      maxBatchSize: 700,
+      keepRetiredBuilds: 1,
+      progressEveryMs: 50,
+      onProgress: (p) => progress.push(p.done),
+    });
     expect(result.events).toBe(events.length);
     expect(progress.at(-1)).toBe(events.length);
     expect(result.build.consumerGroup).toMatch(new RegExp(`^swaps\\.v${swaps.schema.version}\\.b[0-9a-z]+$`));
@@ -108,14 +129,21 @@ describe('projection builds: registry, replay, atomic switch', () => {
 
   it('dead-letters an event no projection can apply in every group whose projection reads its type, and applies the rest', async () => {
     const [good, bad] = [...generateEvents({ events: 20_000, poolsPerCluster: 1, seed: 99 })].filter((e) => e.type === 'SwapExecuted').slice(0, 2);
-    const poison = { ...bad, id: `${bad.id}:poison`, data: { ...(bad as Extract<HadronEvent, { type: 'SwapExecuted' }>).data, amountInToVault: '1' } } as HadronEvent;
+    const poison = {
+      ...bad,
+      id: `${bad.id}:poison`,
+      data: { ...(bad as Extract<HadronEvent, { type: 'SwapExecuted' }>).data, amountInToVault: '1' },
+    } as HadronEvent;
     const runner = await startRunner();
     await h.append([good, poison]);
     await caughtUp(runner);
     const { rows } = await h.db.pool.query(`SELECT group_id, reason FROM event_dead_letter WHERE event_id = $1 ORDER BY group_id`, [poison.id]);
     const active = (await h.registry.list()).filter((b) => b.status === 'active');
     // pools reads every type, swaps reads swaps; midprice skips SwapExecuted records unparsed, so never sees it.
-    const readers = active.filter((b) => b.projection !== 'midprice').map((b) => b.consumerGroup).sort();
+    const readers = active
+      .filter((b) => b.projection !== 'midprice')
+      .map((b) => b.consumerGroup)
+      .sort();
     expect(rows.map((r) => r.group_id)).toEqual(readers);
     expect((await runner.lag()).projections.find((p) => p.projection === 'midprice')).toMatchObject({ status: 'active', lag: 0n, stalled: false });
     for (const r of rows) expect(r.reason).toContain(`projection failed: event ${poison.id}: amounts are inconsistent`);
@@ -134,10 +162,15 @@ describe('projection builds: registry, replay, atomic switch', () => {
       const switching = h.registry.activate(swaps, build);
       switching.catch(() => undefined);
       // The switch is now queued behind the reader's view (it may give way and queue again).
-      await until('the switch waiting for the reader\'s view', async () => {
-        const { rows } = await h.db.pool.query(`SELECT 1 FROM pg_locks WHERE relation = 'read.fee_rollup_hourly'::regclass AND NOT granted`);
-        return rows.length > 0;
-      }, 30_000, 5);
+      await until(
+        "the switch waiting for the reader's view",
+        async () => {
+          const { rows } = await h.db.pool.query(`SELECT 1 FROM pg_locks WHERE relation = 'read.fee_rollup_hourly'::regclass AND NOT granted`);
+          return rows.length > 0;
+        },
+        30_000,
+        5,
+      );
       await expect(reader.query(`SELECT count(*) FROM ${second}`)).resolves.toBeDefined();
       await reader.query('COMMIT');
       await expect(switching).resolves.toBeDefined();
@@ -163,5 +196,4 @@ describe('projection builds: registry, replay, atomic switch', () => {
     expect(await checksumBuild(h.db.pool, midprice, active.schemaName)).toEqual(expected);
     expect((await h.registry.list('midprice')).filter((b) => b.status !== 'dropped').map((b) => b.version)).toEqual([next]);
   });
-
 });

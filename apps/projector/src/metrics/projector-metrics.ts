@@ -56,7 +56,12 @@ export class PromProjectorMetrics implements ProjectorMetrics {
   constructor(registry: Registry = new Registry()) {
     this.registry = registry;
     const registers = [registry];
-    this.events = new Counter({ name: 'hadron_projector_events_total', help: 'Events applied (including dead-lettered ones) per projection', labelNames: ['projection'], registers });
+    this.events = new Counter({
+      name: 'hadron_projector_events_total',
+      help: 'Events applied (including dead-lettered ones) per projection',
+      labelNames: ['projection'],
+      registers,
+    });
     this.batches = new Histogram({
       name: 'hadron_projector_batch_size',
       help: 'Events per committed batch',
@@ -64,7 +69,12 @@ export class PromProjectorMetrics implements ProjectorMetrics {
       buckets: [1, 10, 50, 100, 500, 1000, 2000, 5000, 10000],
       registers,
     });
-    this.deadLetters = new Counter({ name: 'hadron_projector_dead_letters_total', help: 'Events dead-lettered per projection', labelNames: ['projection'], registers });
+    this.deadLetters = new Counter({
+      name: 'hadron_projector_dead_letters_total',
+      help: 'Events dead-lettered per projection',
+      labelNames: ['projection'],
+      registers,
+    });
     this.lagGauge = new Gauge({
       name: 'hadron_projector_lag_events',
       help: "Events in the log not yet applied by the serving build's consumer group (the whole group: the same on every replica; this replica's share is hadron_projector_partition_lag_events)",
@@ -83,7 +93,12 @@ export class PromProjectorMetrics implements ProjectorMetrics {
       labelNames: ['projection', 'group', 'topic', 'partition'],
       registers,
     });
-    this.build = new Gauge({ name: 'hadron_projector_active_build', help: '1 for the build being served', labelNames: ['projection', 'version', 'build'], registers });
+    this.build = new Gauge({
+      name: 'hadron_projector_active_build',
+      help: '1 for the build being served',
+      labelNames: ['projection', 'version', 'build'],
+      registers,
+    });
     this.failures = new Counter({
       name: 'hadron_projector_batch_failures_total',
       help: 'Failed batch attempts per projection (retried); kind=transient (connection, deadlock…) or fatal (a bug, a missing table…: the consumer stalls)',

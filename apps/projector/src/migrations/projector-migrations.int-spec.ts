@@ -11,14 +11,22 @@ describe('projector migrations', () => {
   afterAll(() => db.drop());
 
   const schemas = async () =>
-    (await db.pool.query(`SELECT nspname FROM pg_namespace WHERE nspname IN ('read', 'projector') OR nspname LIKE 'proj\\_%' ORDER BY nspname`)).rows.map((r) => r.nspname);
+    (await db.pool.query(`SELECT nspname FROM pg_namespace WHERE nspname IN ('read', 'projector') OR nspname LIKE 'proj\\_%' ORDER BY nspname`)).rows.map(
+      (r) => r.nspname,
+    );
 
   it('reverse cleanly (builds, views, registry) and apply again', async () => {
     await db.pool.query(`CREATE SCHEMA proj_swaps_v1_bextra`);
     await db.pool.query(
       `INSERT INTO projector.projection_builds (projection, build_id, version, schema_name, consumer_group, status) VALUES ('swaps', 'bextra', 1, 'proj_swaps_v1_bextra', 'swaps.v1.bextra', 'building')`,
     );
-    const ds = new DataSource({ type: 'postgres', url: db.url, migrations: projectorMigrations.migrations, migrationsTableName: projectorMigrations.tableName, logging: false });
+    const ds = new DataSource({
+      type: 'postgres',
+      url: db.url,
+      migrations: projectorMigrations.migrations,
+      migrationsTableName: projectorMigrations.tableName,
+      logging: false,
+    });
     await ds.initialize();
     try {
       await ds.undoLastMigration({ transaction: 'each' });

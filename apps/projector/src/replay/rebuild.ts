@@ -74,7 +74,14 @@ export async function rebuildProjection(def: ProjectionDefinition, opts: Rebuild
       const elapsed = (Date.now() - started) / 1000;
       const remaining = Math.max(0, Number(lagAt.lag) - (done - lagAt.done));
       const perSecond = elapsed > 0 ? done / elapsed : 0;
-      return { group: build.consumerGroup, done, total: done + remaining, perSecond, etaSeconds: perSecond > 0 ? remaining / perSecond : null, elapsedSeconds: elapsed };
+      return {
+        group: build.consumerGroup,
+        done,
+        total: done + remaining,
+        perSecond,
+        etaSeconds: perSecond > 0 ? remaining / perSecond : null,
+        elapsedSeconds: elapsed,
+      };
     };
     const ticker = setInterval(() => {
       opts.onProgress?.(progress());
@@ -105,7 +112,10 @@ export async function rebuildProjection(def: ProjectionDefinition, opts: Rebuild
     opts.onProgress?.(progress());
     const dropped = [...droppedBefore, ...(await registry.dropObsolete(def.name, opts.keepRetiredBuilds ?? 0, build.buildId))];
     const seconds = (Date.now() - started) / 1000;
-    opts.log.info({ projection: def.name, active: build.consumerGroup, retired: previous?.consumerGroup ?? null, events: done, seconds }, 'replay finished; read views switched');
+    opts.log.info(
+      { projection: def.name, active: build.consumerGroup, retired: previous?.consumerGroup ?? null, events: done, seconds },
+      'replay finished; read views switched',
+    );
     return { build, previous, dropped, events: done, seconds };
   } finally {
     await lock.release();

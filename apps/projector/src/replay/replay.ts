@@ -30,7 +30,9 @@ export function parseArgs(argv: readonly string[]): Args {
     return v;
   };
   if (argv.includes('--clusters')) {
-    throw new ConfigError('--clusters is not supported: a build always holds every cluster (on the Postgres log a subset would skip the other clusters for good)');
+    throw new ConfigError(
+      '--clusters is not supported: a build always holds every cluster (on the Postgres log a subset would skip the other clusters for good)',
+    );
   }
   const known = new Set(['--projection', '--batch-size', '--keep-retired']);
   const unknown = argv.filter((a) => a.startsWith('--') && !known.has(a));
@@ -38,7 +40,8 @@ export function parseArgs(argv: readonly string[]): Args {
   const projection = get('--projection');
   const names = ALL_PROJECTIONS.map((p) => p.name);
   if (!projection) throw new ConfigError(`--projection is required: one of ${names.join(', ')}, or all`);
-  if (projection !== 'all' && !names.includes(projection)) throw new ConfigError(`--projection: unknown projection "${projection}"; one of ${names.join(', ')}, or all`);
+  if (projection !== 'all' && !names.includes(projection))
+    throw new ConfigError(`--projection: unknown projection "${projection}"; one of ${names.join(', ')}, or all`);
   const projections = projection === 'all' ? names : [projection];
   const int = (flag: string, fallback: number, min: number, max: number) => {
     const raw = get(flag);

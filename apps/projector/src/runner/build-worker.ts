@@ -136,7 +136,9 @@ export class BuildWorker {
       this.caughtUp = true;
       clearInterval(this.timer);
     })()
-      .catch((e) => this.opts.log.error({ err: (e as Error).message, group: this.build.consumerGroup }, 'could not complete the switch to a caught-up build; will retry'))
+      .catch((e) =>
+        this.opts.log.error({ err: (e as Error).message, group: this.build.consumerGroup }, 'could not complete the switch to a caught-up build; will retry'),
+      )
       .finally(() => {
         this.checking = undefined;
         this.lagQuery = undefined;

@@ -18,7 +18,9 @@ projectorKillRestartContract(
         const fresh = records.filter((r) => !ids.has(r.id) && ids.add(r.id));
         const client = await db.pool.connect();
         try {
-          await copyFrom(client, 'COPY event_log (id, cluster, key, payload, type) FROM STDIN', [Buffer.from(fresh.map((r) => copyLine([r.id, r.cluster, r.key, r.payload, r.type ?? null])).join(''))]);
+          await copyFrom(client, 'COPY event_log (id, cluster, key, payload, type) FROM STDIN', [
+            Buffer.from(fresh.map((r) => copyLine([r.id, r.cluster, r.key, r.payload, r.type ?? null])).join('')),
+          ]);
         } finally {
           client.release();
         }

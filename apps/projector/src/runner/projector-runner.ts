@@ -125,7 +125,17 @@ export class ProjectorRunner {
         const [lag, owned] = await Promise.all([w.lag(), w.owned()]);
         const health = w.health();
         if (w === slot.serving || !slot.serving) this.metrics.lag(w.def.name, lag);
-        projections.push({ projection: w.def.name, version: w.build.version, buildId: w.build.buildId, status: w.build.status, group: w.build.consumerGroup, lag, owned, stalled: health.stalled, failing: health.failing });
+        projections.push({
+          projection: w.def.name,
+          version: w.build.version,
+          buildId: w.build.buildId,
+          status: w.build.status,
+          group: w.build.consumerGroup,
+          lag,
+          owned,
+          stalled: health.stalled,
+          failing: health.failing,
+        });
       }
     }
     this.metrics.ownership(projections.map((p) => ({ projection: p.projection, group: p.group, owned: p.owned })));
@@ -153,7 +163,9 @@ export class ProjectorRunner {
   private async reconcile(): Promise<void> {
     for (const def of this.defs) {
       if (this.stopped) return;
-      await this.reconcileOne(def).catch((e) => this.opts.log.error({ err: (e as Error).message, projection: def.name }, 'projection reconcile failed; will retry'));
+      await this.reconcileOne(def).catch((e) =>
+        this.opts.log.error({ err: (e as Error).message, projection: def.name }, 'projection reconcile failed; will retry'),
+      );
     }
   }
 
@@ -195,7 +207,10 @@ export class ProjectorRunner {
           const build = unfinished ?? (await this.registry.create(def));
           await this.registry.activate(def, build, { nowSec: this.nowSec() });
           await this.registry.dropObsolete(def.name, this.opts.keepRetiredBuilds ?? 0, build.buildId);
-          this.opts.log.info({ projection: def.name, active: build.consumerGroup, replaced: active?.consumerGroup ?? null }, 'activated the projection at once: the build it replaces had applied no event');
+          this.opts.log.info(
+            { projection: def.name, active: build.consumerGroup, replaced: active?.consumerGroup ?? null },
+            'activated the projection at once: the build it replaces had applied no event',
+          );
           slot.serving = await this.run(def, build);
         } finally {
           await lock.release();
@@ -223,7 +238,9 @@ export class ProjectorRunner {
   /** True when there is no active build, or its consumer group has never committed a batch. */
   private async appliedNothing(active: BuildRecord | null): Promise<boolean> {
     if (!active) return true;
-    const { rowCount } = await this.opts.pool.query('SELECT 1 FROM event_log_checkpoint WHERE group_id = $1 AND next_offset > 0 LIMIT 1', [active.consumerGroup]);
+    const { rowCount } = await this.opts.pool.query('SELECT 1 FROM event_log_checkpoint WHERE group_id = $1 AND next_offset > 0 LIMIT 1', [
+      active.consumerGroup,
+    ]);
     return rowCount === 0;
   }
 
@@ -245,7 +262,10 @@ export class ProjectorRunner {
     slot.serving = slot.rebuilding;
     slot.rebuilding = undefined;
     this.metrics.activeBuild(def.name, build.version, build.buildId);
-    this.opts.log.info({ projection: def.name, active: build.consumerGroup, retired: previous?.consumerGroup ?? null }, 'switched read views to the rebuilt projection');
+    this.opts.log.info(
+      { projection: def.name, active: build.consumerGroup, retired: previous?.consumerGroup ?? null },
+      'switched read views to the rebuilt projection',
+    );
     await this.registry.dropObsolete(def.name, this.opts.keepRetiredBuilds ?? 0, build.buildId);
     await this.releaseLock(slot);
   }

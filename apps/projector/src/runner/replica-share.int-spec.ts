@@ -24,8 +24,11 @@ const PROJECTIONS = ALL_PROJECTIONS.length;
 async function scrape(p: RunningProjector): Promise<{ owned: Map<string, number>; lagSeries: string[] }> {
   const text = await p.metrics.registry.metrics();
   const owned = new Map<string, number>();
-  for (const m of text.matchAll(/^hadron_projector_partitions_owned\{projection="([^"]+)",group="[^"]+",topic="([^"]+)"\} (\d+)$/gm)) owned.set(`${m[1]} ${m[2]}`, Number(m[3]));
-  const lagSeries = [...text.matchAll(/^hadron_projector_partition_lag_events\{projection="([^"]+)",group="[^"]+",topic="([^"]+)",partition="(\d+)"\} \d+$/gm)].map((m) => `${m[1]} ${m[2]}/${m[3]}`);
+  for (const m of text.matchAll(/^hadron_projector_partitions_owned\{projection="([^"]+)",group="[^"]+",topic="([^"]+)"\} (\d+)$/gm))
+    owned.set(`${m[1]} ${m[2]}`, Number(m[3]));
+  const lagSeries = [
+    ...text.matchAll(/^hadron_projector_partition_lag_events\{projection="([^"]+)",group="[^"]+",topic="([^"]+)",partition="(\d+)"\} \d+$/gm),
+  ].map((m) => `${m[1]} ${m[2]}/${m[3]}`);
   return { owned, lagSeries };
 }
 
@@ -51,7 +54,11 @@ describeWithKafka('projector replicas over Kafka', (brokers) => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
     const prefix = `replicas-${randomBytes(4).toString('hex')}`;
     // The log's consumers (kafkajs and ours) log through this one logger, captured at info.
-    eventLog = openEventLog({ kafkaBrokers: brokers, kafkaClientId: 'replica-test', kafkaTopicPrefix: prefix, kafkaTopicPartitions: 6 }, db.pool, logOf('replica-test'));
+    eventLog = openEventLog(
+      { kafkaBrokers: brokers, kafkaClientId: 'replica-test', kafkaTopicPrefix: prefix, kafkaTopicPartitions: 6 },
+      db.pool,
+      logOf('replica-test'),
+    );
     const producer = await eventLog.producer();
     // Enough pools (keys) that every partition of both topics holds records.
     const pools = Array.from({ length: 40 }, (_, i) => fakeAddress(`replica-pool-${i}`));
@@ -84,7 +91,10 @@ describeWithKafka('projector replicas over Kafka', (brokers) => {
       60_000,
       200,
     );
-    for (const [d, keys] of [[shared.da, shared.ka], [shared.db, shared.kb]] as const) {
+    for (const [d, keys] of [
+      [shared.da, shared.ka],
+      [shared.db, shared.kb],
+    ] as const) {
       expect(keys.length).toBeGreaterThan(0);
       for (const p of d) expect(p.lag).toMatch(/^\d+$/); // the group's, as before
     }
@@ -123,7 +133,11 @@ describe('projector replicas over the Postgres log', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
-    eventLog = openEventLog({ kafkaClientId: 'replica-test', kafkaTopicPrefix: 'unused', kafkaTopicPartitions: 6 }, db.pool, createLogger('replica-test', 'silent'));
+    eventLog = openEventLog(
+      { kafkaClientId: 'replica-test', kafkaTopicPrefix: 'unused', kafkaTopicPartitions: 6 },
+      db.pool,
+      createLogger('replica-test', 'silent'),
+    );
     await append(200, 0);
   }, 60_000);
   afterAll(async () => {

@@ -37,7 +37,8 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
   const start = h.startRunner;
   const append = h.append;
   const points = async (pool: string) =>
-    (await h.db.pool.query('SELECT slot::int, instruction, midprice_q32, spread_factor_q32 FROM read.midprice_points WHERE pool = $1 ORDER BY slot', [pool])).rows;
+    (await h.db.pool.query('SELECT slot::int, instruction, midprice_q32, spread_factor_q32 FROM read.midprice_points WHERE pool = $1 ORDER BY slot', [pool]))
+      .rows;
 
   const P = addr('upgrade:pool');
   const R1 = addr('upgrade:recipient');
@@ -46,7 +47,10 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
     poolDiscovered({ pool: P, slot: 100 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S_NOW.toString() }),
     midpriceUpdated({ pool: P, slot: 10, blockTime: T + 10 }, null, S2), // tag 9
     midpriceUpdated({ pool: P, slot: 11, blockTime: T + 11 }, 2n * Q, null), // tag 5, no After fields
-    swapExecuted({ pool: P, slot: 12, blockTime: T + 12 }, { side: 'buy', amountIn: 1000n, fee: 10n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: R1, ppm: 1_000_000 }] }),
+    swapExecuted(
+      { pool: P, slot: 12, blockTime: T + 12 },
+      { side: 'buy', amountIn: 1000n, fee: 10n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: R1, ppm: 1_000_000 }] },
+    ),
   ];
 
   it('v1 (released) gave historical points the snapshot’s later values', async () => {
@@ -75,8 +79,18 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
       swapExecuted({ pool: P, slot: 201, blockTime: T + 201 }, { side: 'buy', amountIn: 500n, fee: 5n, amountOut: 300n, mid: MID_1_5, split: null }),
     ];
     await append(live);
-    await until('v1 builds applied the live events', async () => (await points(P)).some((p) => p.slot === 200) && Number((await h.db.pool.query('SELECT count(*) AS n FROM read.swaps WHERE pool = $1', [P])).rows[0].n) === 2);
-    expect((await runner.lag()).projections.filter((l) => l.status === 'active').map((l) => [l.projection, l.version]).sort()).toEqual([
+    await until(
+      'v1 builds applied the live events',
+      async () =>
+        (await points(P)).some((p) => p.slot === 200) &&
+        Number((await h.db.pool.query('SELECT count(*) AS n FROM read.swaps WHERE pool = $1', [P])).rows[0].n) === 2,
+    );
+    expect(
+      (await runner.lag()).projections
+        .filter((l) => l.status === 'active')
+        .map((l) => [l.projection, l.version])
+        .sort(),
+    ).toEqual([
       ['midprice', 1],
       ['pools', 1],
       ['swaps', 1],
@@ -92,13 +106,20 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
     const minute = await h.db.pool.query('SELECT minute_start::int, recipient, fee_y_raw_x1e6 FROM read.fee_recipient_minute WHERE pool = $1', [P]);
     expect(minute.rows).toEqual([{ minute_start: T, recipient: R1, fee_y_raw_x1e6: '10000000' }]);
     // The v1 builds are retired and dropped; their schemas are gone.
-    expect((await h.registry.list()).filter((b) => b.projection !== 'pools').map((b) => [b.projection, b.version, b.status]).sort()).toEqual([
+    expect(
+      (await h.registry.list())
+        .filter((b) => b.projection !== 'pools')
+        .map((b) => [b.projection, b.version, b.status])
+        .sort(),
+    ).toEqual([
       ['midprice', 1, 'dropped'],
       ['midprice', 2, 'active'],
       ['swaps', 1, 'dropped'],
       ['swaps', 2, 'active'],
     ]);
-    expect((await h.db.pool.query(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname IN ('proj_swaps_v1_initial', 'proj_midprice_v1_initial')`)).rows[0].n).toBe(0);
+    expect(
+      (await h.db.pool.query(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname IN ('proj_swaps_v1_initial', 'proj_midprice_v1_initial')`)).rows[0].n,
+    ).toBe(0);
   });
 
   it('runs the 24 h refresh in one instance only; a standby takes over when it stops', async () => {
@@ -138,7 +159,13 @@ describe('a fresh install (the migration’s initial v1 builds have applied noth
       midpriceUpdated({ pool: P, slot: 11, blockTime: T + 11 }, 2n * Q, null),
     ]);
     const gate = { open: new Promise<void>((r) => (openGate = r)) };
-    runner = new ProjectorRunner({ pool: db.pool, log, projections: [poolsProjection, swapsProjection, gated(midpriceProjection, gate)], registryPollMs: 100, maxBatchSize: 50 });
+    runner = new ProjectorRunner({
+      pool: db.pool,
+      log,
+      projections: [poolsProjection, swapsProjection, gated(midpriceProjection, gate)],
+      registryPollMs: 100,
+      maxBatchSize: 50,
+    });
     await runner.start(() => new PostgresEventLogConsumer(db.pool, db.url, log, 100));
 
     // Before v2 has applied a single event, it already is what readers see.

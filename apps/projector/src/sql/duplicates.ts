@@ -30,7 +30,13 @@ export class BatchIds {
  * `columns` differ from the input are refused. A column is a name, or an expression over `$.`
  * (the row it is read from).
  */
-export async function refuseChangedDuplicates(tx: SqlTx, table: string, inputSql: string, columns: readonly string[], params: readonly unknown[]): Promise<void> {
+export async function refuseChangedDuplicates(
+  tx: SqlTx,
+  table: string,
+  inputSql: string,
+  columns: readonly string[],
+  params: readonly unknown[],
+): Promise<void> {
   const of = (alias: string) => columns.map((c) => (c.includes('$.') ? c.replaceAll('$.', `${alias}.`) : `${alias}.${c}`)).join(', ');
   const stored = `row(${of('t')})`;
   const incoming = `row(${of('i')})`;
@@ -44,6 +50,9 @@ export async function refuseChangedDuplicates(tx: SqlTx, table: string, inputSql
   );
   if (rows[0]) {
     const names = columns.map((c) => (c.includes('$.') ? /\$\.(\w+)/.exec(c)![1] : c));
-    throw new PoisonEventError(rows[0].id, `duplicate event id with a different payload: already applied with (${names.join(', ')}) = ${rows[0].stored}, this copy has ${rows[0].incoming}`);
+    throw new PoisonEventError(
+      rows[0].id,
+      `duplicate event id with a different payload: already applied with (${names.join(', ')}) = ${rows[0].stored}, this copy has ${rows[0].incoming}`,
+    );
   }
 }

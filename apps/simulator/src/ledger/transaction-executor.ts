@@ -1,5 +1,14 @@
 import { encodeBase58 } from '@hadron/domain';
-import { encodeTokenAccount, isTokenAccount, isTokenProgramId, mintDecimals, tokenAccountAmount, tokenAccountMint, tokenAccountOwner, withTokenAmount } from '../spl/spl-accounts';
+import {
+  encodeTokenAccount,
+  isTokenAccount,
+  isTokenProgramId,
+  mintDecimals,
+  tokenAccountAmount,
+  tokenAccountMint,
+  tokenAccountOwner,
+  withTokenAmount,
+} from '../spl/spl-accounts';
 import { decodeSystemCreateAccount, decodeTokenInstruction } from '../spl/spl-instructions';
 import { COMPUTE_BUDGET_PROGRAM, NATIVE_MINT, SYSTEM_PROGRAM } from '../spl/well-known';
 import { RENT_EXEMPT_EPOCH, type AccountState, type Ledger, type StoredTx, type TxVersion } from './ledger';
@@ -85,7 +94,14 @@ export interface ExecutedTx {
 
 const LAMPORTS_PER_SIGNATURE = 5000;
 const DEFAULT_UNITS: Record<string, number> = { [SYSTEM_PROGRAM]: 150, [COMPUTE_BUDGET_PROGRAM]: 150 };
-const TOKEN_UNITS: Record<string, number> = { transfer: 4644, transferChecked: 6200, initializeAccount3: 3158, getAccountDataSize: 1569, initializeImmutableOwner: 1405, other: 3000 };
+const TOKEN_UNITS: Record<string, number> = {
+  transfer: 4644,
+  transferChecked: 6200,
+  initializeAccount3: 3158,
+  getAccountDataSize: 1569,
+  initializeImmutableOwner: 1405,
+  other: 3000,
+};
 const TOKEN_LOG: Record<string, string> = {
   transfer: 'Transfer',
   transferChecked: 'TransferChecked',
@@ -140,7 +156,9 @@ export function executeTransaction(ledger: Ledger, slot: number, spec: TxSpec): 
   const innerInstructions = failure
     ? []
     : spec.instructions.flatMap((ix, index) =>
-        ix.inner && ix.inner.length > 0 ? [{ index, instructions: ix.inner.map((inner) => compiledInstruction(inner, indexOf, spec.omitStackHeight ? null : inner.stackHeight)) }] : [],
+        ix.inner && ix.inner.length > 0
+          ? [{ index, instructions: ix.inner.map((inner) => compiledInstruction(inner, indexOf, spec.omitStackHeight ? null : inner.stackHeight)) }]
+          : [],
       );
   const meta = {
     computeUnitsConsumed: consumedTotal,
@@ -246,7 +264,8 @@ function applyEffects(ix: Instruction, read: (a: string) => AccountState | null,
     if (tokenAccountMint(from.data) !== tokenAccountMint(to.data)) throw new Error(`Transfer between mints: ${source} → ${dest}`);
     if (decoded.type === 'transferChecked') {
       const mint = mustRead(read, keys[1]);
-      if (keys[1] !== tokenAccountMint(from.data) || mintDecimals(mint.data) !== decoded.decimals) throw new Error(`TransferChecked: wrong mint or decimals for ${source}`);
+      if (keys[1] !== tokenAccountMint(from.data) || mintDecimals(mint.data) !== decoded.decimals)
+        throw new Error(`TransferChecked: wrong mint or decimals for ${source}`);
     }
     const native = tokenAccountMint(from.data) === NATIVE_MINT ? Number(decoded.amount) : 0;
     write(source, { ...from, lamports: from.lamports - native, data: withTokenAmount(from.data, fromAmount - decoded.amount) });

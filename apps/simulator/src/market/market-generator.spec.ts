@@ -1,6 +1,15 @@
 import { unpackMint } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
-import { decodeBase58, decodeConfigAccount, decodeFeeConfigAccount, decodeFeeSplit, decodeInstructionBase58, decodeOracleAccount, derivePoolAddresses, poolStateName } from '@hadron/domain';
+import {
+  decodeBase58,
+  decodeConfigAccount,
+  decodeFeeConfigAccount,
+  decodeFeeSplit,
+  decodeInstructionBase58,
+  decodeOracleAccount,
+  derivePoolAddresses,
+  poolStateName,
+} from '@hadron/domain';
 import { createHash } from 'node:crypto';
 import type { StoredTx } from '../ledger/ledger';
 import { isTokenProgramId as isTokenProgram, MINT_SIZE, tokenAccountAmount, tokenAccountMint, tokenAccountRent, tokenAccountSize } from '../spl/spl-accounts';
@@ -78,7 +87,10 @@ describe('determinism', () => {
   it('the same seed gives byte-identical ground truth and transactions', () => {
     const again = generateMarket(OPTIONS);
     expect(sha(JSON.stringify(again.groundTruth()))).toBe(sha(JSON.stringify(market.groundTruth())));
-    const bytes = (m: SimulatedMarket) => allTransactions(m).map((p) => p.tx.metaJson + p.tx.transactionJson).join('\n');
+    const bytes = (m: SimulatedMarket) =>
+      allTransactions(m)
+        .map((p) => p.tx.metaJson + p.tx.transactionJson)
+        .join('\n');
     expect(sha(bytes(again))).toBe(sha(bytes(market)));
   });
 
@@ -97,7 +109,16 @@ describe('coverage: every kind of fact the indexer must handle is generated', ()
     const swaps = market.groundTruth().swaps;
     const kinds = new Set(swaps.map((s) => `${s.side}/${s.route}/${s.tx_version}`));
     // Every combination of side × route × message version.
-    expect([...kinds].sort()).toEqual(['buy/cpi/0', 'buy/cpi/legacy', 'buy/direct/0', 'buy/direct/legacy', 'sell/cpi/0', 'sell/cpi/legacy', 'sell/direct/0', 'sell/direct/legacy']);
+    expect([...kinds].sort()).toEqual([
+      'buy/cpi/0',
+      'buy/cpi/legacy',
+      'buy/direct/0',
+      'buy/direct/legacy',
+      'sell/cpi/0',
+      'sell/cpi/legacy',
+      'sell/direct/0',
+      'sell/direct/legacy',
+    ]);
     const perTx = new Map<string, number>();
     for (const s of swaps) perTx.set(s.signature, (perTx.get(s.signature) ?? 0) + 1);
     expect([...perTx.values()].some((n) => n === 2)).toBe(true);
@@ -138,7 +159,9 @@ describe('coverage: every kind of fact the indexer must handle is generated', ()
     const gt = defaults.groundTruth();
     const templates = (list: readonly { program: string; base: string; quote: string }[]) => list.map((t) => `${t.program} ${t.base}/${t.quote}`).sort();
     expect(templates(gt.pools.map((p) => ({ program: p.program_version, base: p.mint_x, quote: p.mint_y })))).toEqual(
-      templates(POOL_ROTATION.map((t) => ({ program: t.program, base: templateMint(t.base, defaults.keys), quote: templateMint(QUOTES[t.quote], defaults.keys) }))),
+      templates(
+        POOL_ROTATION.map((t) => ({ program: t.program, base: templateMint(t.base, defaults.keys), quote: templateMint(QUOTES[t.quote], defaults.keys) })),
+      ),
     );
     const tokens = new Map(gt.tokens.map((t) => [t.mint, t]));
     for (const p of gt.pools) expect([p.symbol_x, p.symbol_y]).toEqual([tokens.get(p.mint_x)!.symbol, tokens.get(p.mint_y)!.symbol]);
@@ -171,7 +194,9 @@ describe('coverage: every kind of fact the indexer must handle is generated', ()
     const dataOf = (u: (typeof gt.oracle_updates)[number]) => {
       const p = bySig.get(u.signature)!;
       const loc = u.instruction_location;
-      return loc.inner_index === null ? p.message.instructions[loc.top_level_index] : p.meta.innerInstructions.find((g) => g.index === loc.top_level_index)!.instructions[loc.inner_index];
+      return loc.inner_index === null
+        ? p.message.instructions[loc.top_level_index]
+        : p.meta.innerInstructions.find((g) => g.index === loc.top_level_index)!.instructions[loc.inner_index];
     };
     const exactLength = { 5: 17, 9: 17, 10: 25 } as const;
     const padded = gt.oracle_updates.filter((u) => decodeBase58(dataOf(u).data).length > exactLength[u.tag]);
@@ -204,7 +229,9 @@ describe('coverage: every kind of fact the indexer must handle is generated', ()
   it('has a direct and a CPI swap on the same pool in one transaction', () => {
     const bySig = new Map<string, { pool: string; route: string }[]>();
     for (const s of market.groundTruth().swaps) bySig.set(s.signature, [...(bySig.get(s.signature) ?? []), { pool: s.pool_config, route: s.route }]);
-    expect([...bySig.values()].some((list) => list.length === 2 && list[0].pool === list[1].pool && list[0].route === 'direct' && list[1].route === 'cpi')).toBe(true);
+    expect(
+      [...bySig.values()].some((list) => list.length === 2 && list[0].pool === list[1].pool && list[0].route === 'direct' && list[1].route === 'cpi'),
+    ).toBe(true);
   });
 
   it('has routed swaps whose router pays itself with TransferChecked (Hadron itself only uses Transfer)', () => {
@@ -229,7 +256,9 @@ describe('coverage: every kind of fact the indexer must handle is generated', ()
   it('has routed swaps served without stackHeight (older transactions), each the only swap of its pool in the transaction', () => {
     const gt = market.groundTruth();
     const bySig = new Map(txs.map((p) => [p.tx.signature, p]));
-    const legacyCpi = gt.swaps.filter((s) => s.route === 'cpi' && bySig.get(s.signature)!.meta.innerInstructions.every((g) => g.instructions.every((ix) => ix.stackHeight === null)));
+    const legacyCpi = gt.swaps.filter(
+      (s) => s.route === 'cpi' && bySig.get(s.signature)!.meta.innerInstructions.every((g) => g.instructions.every((ix) => ix.stackHeight === null)),
+    );
     expect(legacyCpi.length).toBeGreaterThan(0);
     for (const s of legacyCpi) expect(gt.swaps.filter((o) => o.signature === s.signature && o.pool_config === s.pool_config)).toHaveLength(1);
   });
@@ -278,7 +307,8 @@ describe('transactions are internally consistent', () => {
       if (p.meta.preBalances.length !== p.keys.length || p.meta.postBalances.length !== p.keys.length) bad.push(`${p.tx.signature}: balance count`);
       if (p.signatures.length !== p.message.header.numRequiredSignatures) bad.push(`${p.tx.signature}: signature count`);
       for (const b of p.meta.postTokenBalances) {
-        if (b.mint === NATIVE_MINT && BigInt(p.meta.postBalances[b.accountIndex]) !== rent + BigInt(b.uiTokenAmount.amount)) bad.push(`${p.tx.signature}: WSOL lamports`);
+        if (b.mint === NATIVE_MINT && BigInt(p.meta.postBalances[b.accountIndex]) !== rent + BigInt(b.uiTokenAmount.amount))
+          bad.push(`${p.tx.signature}: WSOL lamports`);
       }
     }
     expect(bad).toEqual([]);
@@ -324,10 +354,17 @@ describe('accounts agree with the ground truth', () => {
         bySlot.set(u.slot, state);
       }
       const decoded = decodeOracleAccount(market.ledger.getAccount(pool.oracle)!.data);
-      expect({ ...decoded, version: undefined, size: undefined }).toEqual({ ...state, quoting_authority: pool.quoting_authority, version: undefined, size: undefined });
+      expect({ ...decoded, version: undefined, size: undefined }).toEqual({
+        ...state,
+        quoting_authority: pool.quoting_authority,
+        version: undefined,
+        size: undefined,
+      });
       for (const version of market.ledger.accountHistory(pool.oracle).slice(1)) {
         const d = decodeOracleAccount(version.state!.data);
-        expect({ sequence: d.sequence, midprice_q32: d.midprice_q32, spread_factor_q32: d.spread_factor_q32, last_update_slot: d.last_update_slot }).toEqual(bySlot.get(version.slot));
+        expect({ sequence: d.sequence, midprice_q32: d.midprice_q32, spread_factor_q32: d.spread_factor_q32, last_update_slot: d.last_update_slot }).toEqual(
+          bySlot.get(version.slot),
+        );
       }
     }
   });
@@ -341,7 +378,12 @@ describe('accounts agree with the ground truth', () => {
       expect(poolStateName(config.state)).toBe(pool.state_history[pool.state_history.length - 1].state_name);
       expect(config.has_pool_fee).toBe(pool.has_pool_fee);
       const pdas = derivePoolAddresses(pool.program, BigInt(pool.seed), pool.mint_x, pool.mint_y, pool.token_program_x, pool.token_program_y);
-      expect([pdas.config.address, pdas.midprice_oracle.address, pdas.vault_x.address, pdas.vault_y.address]).toEqual([pool.config, pool.oracle, pool.vault_x, pool.vault_y]);
+      expect([pdas.config.address, pdas.midprice_oracle.address, pdas.vault_x.address, pdas.vault_y.address]).toEqual([
+        pool.config,
+        pool.oracle,
+        pool.vault_x,
+        pool.vault_y,
+      ]);
       for (const change of pool.state_history.slice(1)) {
         const atSlot = decodeConfigAccount(market.ledger.getAccount(pool.config, change.slot)!.data);
         expect(atSlot.state).toBe(change.state);
@@ -380,7 +422,10 @@ describe('accounts agree with the ground truth', () => {
       const p = bySig.get(s.signature)!;
       expect(p.meta.err).toBeNull();
       const loc = s.instruction_location;
-      const ix = loc.inner_index === null ? p.message.instructions[loc.top_level_index] : p.meta.innerInstructions.find((g) => g.index === loc.top_level_index)!.instructions[loc.inner_index];
+      const ix =
+        loc.inner_index === null
+          ? p.message.instructions[loc.top_level_index]
+          : p.meta.innerInstructions.find((g) => g.index === loc.top_level_index)!.instructions[loc.inner_index];
       expect(p.keys[ix.programIdIndex]).toBe(s.program);
       expect(decodeInstructionBase58(ix.data)).toEqual({ tag: 3, instruction: 'Swap', is_x: s.is_x, ...s.instruction_args });
       expect(p.keys[ix.accounts[2]]).toBe(s.pool_config);
@@ -397,7 +442,9 @@ describe('accounts agree with the ground truth', () => {
       expect(mint.owner).toBe(t.token_program);
       if (t.token_program === SPL_TOKEN_PROGRAM) expect(mint.data.length).toBe(MINT_SIZE);
       const program = new PublicKey(t.token_program);
-      expect(unpackMint(new PublicKey(t.mint), { data: Buffer.from(mint.data), owner: program, lamports: mint.lamports, executable: false }, program).decimals).toBe(t.decimals);
+      expect(
+        unpackMint(new PublicKey(t.mint), { data: Buffer.from(mint.data), owner: program, lamports: mint.lamports, executable: false }, program).decimals,
+      ).toBe(t.decimals);
     }
     for (const pool of gt.pools) {
       for (const [vault, mint, program] of [

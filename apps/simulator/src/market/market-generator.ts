@@ -58,8 +58,30 @@ import {
   TOKEN_2022_PROGRAM,
   ZERO_PUBKEY,
 } from '../spl/well-known';
-import { ACTIVITY_FACTOR, GLOBAL_FEE, LIFECYCLE, POOL_ROTATION, QUOTE_USD, QUOTES, SPLIT_CHANGES_AT, templateMint, TOKEN_RENAMES, type TokenTemplate } from './catalog';
-import type { FailedTxFact, FeeSplitChange, GroundTruth, InstructionLocation, LiquidityFact, OracleUpdateFact, PoolFact, SwapFact, TokenFact, VaultBalanceChange } from './ground-truth';
+import {
+  ACTIVITY_FACTOR,
+  GLOBAL_FEE,
+  LIFECYCLE,
+  POOL_ROTATION,
+  QUOTE_USD,
+  QUOTES,
+  SPLIT_CHANGES_AT,
+  templateMint,
+  TOKEN_RENAMES,
+  type TokenTemplate,
+} from './catalog';
+import type {
+  FailedTxFact,
+  FeeSplitChange,
+  GroundTruth,
+  InstructionLocation,
+  LiquidityFact,
+  OracleUpdateFact,
+  PoolFact,
+  SwapFact,
+  TokenFact,
+  VaultBalanceChange,
+} from './ground-truth';
 import { DEPOSIT_TAG, HADRON_ERRORS, initializeData, liquidityData, setPoolStateData, updateFeeConfigData, WITHDRAW_TAG } from './hadron-extra-instructions';
 import { midpriceRaw, quoteSwap, type PoolRuntime } from './pool-runtime';
 import { buildSwapTransaction, type PlannedSwap, type RouterPlatformFee, type SwapRoute } from './swap-transaction';
@@ -264,7 +286,8 @@ export class SimulatedMarket {
         else if (state === 1) actions.push(() => this.swap(pool, slot));
         else if (this.rng.chance(0.5)) actions.push(() => this.swap(pool, slot)); // a client that did not notice: fails
       }
-      if (state === 1 && this.rng.chance(pool.liquidityRate * seconds)) actions.push(() => this.liquidity(pool, slot, this.rng.chance(0.55) ? 'deposit' : 'withdraw'));
+      if (state === 1 && this.rng.chance(pool.liquidityRate * seconds))
+        actions.push(() => this.liquidity(pool, slot, this.rng.chance(0.55) ? 'deposit' : 'withdraw'));
     }
     for (const action of this.rng.shuffle(actions)) action();
   }
@@ -296,9 +319,11 @@ export class SimulatedMarket {
     const slot = this.ledger.clock.firstSlot - 1;
     const put = (address: string, state: Omit<AccountState, 'rentEpoch' | 'executable'> & { executable?: boolean }) =>
       this.ledger.setAccount(address, { executable: false, rentEpoch: RENT_EXEMPT_EPOCH, ...state }, slot);
-    const program = (address: string, owner: string, lamports: number) => put(address, { owner, lamports, data: new Uint8Array(owner === BPF_UPGRADEABLE_LOADER ? 36 : 0), executable: true });
+    const program = (address: string, owner: string, lamports: number) =>
+      put(address, { owner, lamports, data: new Uint8Array(owner === BPF_UPGRADEABLE_LOADER ? 36 : 0), executable: true });
 
-    for (const id of [HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, this.routerProgram, this.keeperProgram, this.tokenMetadataProgram]) program(id, BPF_UPGRADEABLE_LOADER, 1_141_440);
+    for (const id of [HADRON_PROGRAM_V1, HADRON_PROGRAM_V2, this.routerProgram, this.keeperProgram, this.tokenMetadataProgram])
+      program(id, BPF_UPGRADEABLE_LOADER, 1_141_440);
     program(SPL_TOKEN_PROGRAM, BPF_LOADER_2, 5_299_606_121);
     program(TOKEN_2022_PROGRAM, BPF_UPGRADEABLE_LOADER, 1_141_440);
     program(ASSOCIATED_TOKEN_PROGRAM, BPF_LOADER_2, 731_913_600);
@@ -309,7 +334,15 @@ export class SimulatedMarket {
     // Global fee configs of both programs, on the real PDAs and recipients.
     for (const version of ['v1', 'v2'] as const) {
       const { address, bump } = globalFeeConfigAddress(PROGRAMS[version]);
-      const fee = { version, size: FEE_CONFIG_SIZE[version], initialized: 1, fee_ppm: GLOBAL_FEE[version].ppm, bump, admin: this.keys.key(`fee-admin/${version}`), fee_recipient: GLOBAL_FEE[version].recipient };
+      const fee = {
+        version,
+        size: FEE_CONFIG_SIZE[version],
+        initialized: 1,
+        fee_ppm: GLOBAL_FEE[version].ppm,
+        bump,
+        admin: this.keys.key(`fee-admin/${version}`),
+        fee_recipient: GLOBAL_FEE[version].recipient,
+      };
       put(address, { owner: PROGRAMS[version], lamports: rentExempt(fee.size), data: encodeFeeConfigAccount(fee) });
       this.truth.global_fee_configs.push({ program_version: version, address, fee_ppm: fee.fee_ppm, fee_recipient: fee.fee_recipient });
     }
@@ -330,7 +363,19 @@ export class SimulatedMarket {
     if (this.options.newPoolAfterSeconds !== null) {
       const at = this.historyEndSlot + Math.max(1, Math.ceil((this.options.newPoolAfterSeconds * 1000) / this.options.slotMs));
       const index = this.options.pools;
-      this.schedule.push({ slot: at, run: (s) => this.initializePool(this.createPool(index, s, (address, state) => this.ledger.setAccount(address, { executable: false, rentEpoch: RENT_EXEMPT_EPOCH, ...state }, s), true), s) });
+      this.schedule.push({
+        slot: at,
+        run: (s) =>
+          this.initializePool(
+            this.createPool(
+              index,
+              s,
+              (address, state) => this.ledger.setAccount(address, { executable: false, rentEpoch: RENT_EXEMPT_EPOCH, ...state }, s),
+              true,
+            ),
+            s,
+          ),
+      });
     }
   }
 
@@ -344,13 +389,22 @@ export class SimulatedMarket {
     if (existing) return existing;
     const kind = template.metadata;
     const program = template.tokenProgram;
-    if ((kind === 'token-2022' || kind === 'pointer') && program !== TOKEN_2022_PROGRAM) throw new Error(`token ${template.symbol}: metadata '${kind}' needs a Token-2022 mint`);
-    const put = (address: string, owner: string, data: Uint8Array) => this.ledger.setAccount(address, { owner, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH }, slot);
+    if ((kind === 'token-2022' || kind === 'pointer') && program !== TOKEN_2022_PROGRAM)
+      throw new Error(`token ${template.symbol}: metadata '${kind}' needs a Token-2022 mint`);
+    const put = (address: string, owner: string, data: Uint8Array) =>
+      this.ledger.setAccount(address, { owner, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH }, slot);
     const authority = mint === NATIVE_MINT ? null : this.keys.key(`mint-authority/${template.symbol}`);
     const updateAuthority = authority ?? this.keys.key('metadata-authority');
     const base = { mintAuthority: authority, supply: 10n ** BigInt(template.decimals + 12), decimals: template.decimals, freezeAuthority: null };
     const uri = kind === 'none' ? null : `https://tokens.example/${template.symbol.toLowerCase()}.json`;
-    const fields: TokenMetadataFields & { updateAuthority: string } = { updateAuthority, mint, name: template.name, symbol: template.symbol, uri: uri ?? '', additionalMetadata: [] };
+    const fields: TokenMetadataFields & { updateAuthority: string } = {
+      updateAuthority,
+      mint,
+      name: template.name,
+      symbol: template.symbol,
+      uri: uri ?? '',
+      additionalMetadata: [],
+    };
 
     let metadata: string | null = null;
     switch (kind) {
@@ -363,7 +417,14 @@ export class SimulatedMarket {
       case 'token-2022':
         // MetadataPointer to the mint itself, the TokenMetadata extension in the mint.
         metadata = mint;
-        put(mint, program, encodeToken2022Mint(base, { metadataPointer: { authority: updateAuthority, metadataAddress: mint }, tokenMetadata: { ...fields, additionalMetadata: [['website', `https://tokens.example/${template.symbol.toLowerCase()}`]] } }));
+        put(
+          mint,
+          program,
+          encodeToken2022Mint(base, {
+            metadataPointer: { authority: updateAuthority, metadataAddress: mint },
+            tokenMetadata: { ...fields, additionalMetadata: [['website', `https://tokens.example/${template.symbol.toLowerCase()}`]] },
+          }),
+        );
         break;
       case 'pointer':
         // MetadataPointer to an account of a token-metadata program holding the interface state.
@@ -417,7 +478,12 @@ export class SimulatedMarket {
    * its lookup table) at `slot`. Unless `deferred`, the pool's own accounts and funded vaults are
    * written too (a pool that exists at genesis); otherwise initializePool creates them by a tx.
    */
-  private createPool(index: number, slot: number, put: (address: string, state: Omit<AccountState, 'rentEpoch' | 'executable'>) => void, deferred: boolean): PoolRuntime {
+  private createPool(
+    index: number,
+    slot: number,
+    put: (address: string, state: Omit<AccountState, 'rentEpoch' | 'executable'>) => void,
+    deferred: boolean,
+  ): PoolRuntime {
     const template = POOL_ROTATION[index % POOL_ROTATION.length];
     const version = template.program;
     const programId = PROGRAMS[version];
@@ -432,7 +498,8 @@ export class SimulatedMarket {
       [addresses.vault_y.address, quote],
     ] as const) {
       const ata = this.ata(addresses.config.address, token.mint, token.token_program);
-      if (vault !== ata) throw new Error(`pool ${index}: @hadron/domain derives vault ${vault} for mint ${token.mint}; spl-token's ATA of the config is ${ata}`);
+      if (vault !== ata)
+        throw new Error(`pool ${index}: @hadron/domain derives vault ${vault} for mint ${token.mint}; spl-token's ATA of the config is ${ata}`);
     }
     const authority = this.keys.key(`pool-authority/${index}`);
     const quotingAuthority = this.keys.key(`quoting-authority/${index}`);
@@ -555,7 +622,8 @@ export class SimulatedMarket {
     // Vaults and the token accounts swaps and deposits use, funded in quote value.
     const vaultValue = (template.activity === 'busy' ? 2_000_000 : template.activity === 'medium' ? 400_000 : 150_000) / quoteUsd;
     const traderValue = 250_000 / quoteUsd;
-    const atomsOf = (value: number, isBase: boolean) => BigInt(Math.floor(isBase ? (value * 10 ** quote.decimals) / midpriceRaw(pool) : value * 10 ** quote.decimals));
+    const atomsOf = (value: number, isBase: boolean) =>
+      BigInt(Math.floor(isBase ? (value * 10 ** quote.decimals) / midpriceRaw(pool) : value * 10 ** quote.decimals));
     pool.initialVaults = { x: atomsOf(vaultValue, true), y: atomsOf(vaultValue, false) };
     if (!deferred) {
       for (const [address, state] of this.poolOwnedAccounts(pool)) put(address, state);
@@ -609,7 +677,13 @@ export class SimulatedMarket {
   /** Config, oracle, curve accounts, spread config and a per-pool fee config, as first written. */
   private poolOwnedAccounts(pool: PoolRuntime): [string, AccountState][] {
     const a = pool.addresses;
-    const zeroed = (size: number): AccountState => ({ owner: pool.programId, lamports: rentExempt(size), data: new Uint8Array(size), executable: false, rentEpoch: RENT_EXEMPT_EPOCH });
+    const zeroed = (size: number): AccountState => ({
+      owner: pool.programId,
+      lamports: rentExempt(size),
+      data: new Uint8Array(size),
+      executable: false,
+      rentEpoch: RENT_EXEMPT_EPOCH,
+    });
     const out: [string, AccountState][] = [
       [a.config.address, this.configState(pool)],
       [a.midprice_oracle.address, this.oracleState(pool)],
@@ -629,7 +703,15 @@ export class SimulatedMarket {
     pool.fact.created_signature = signature;
     pool.fact.state_history = [{ slot, block_time: blockTime, signature, state: 1, state_name: 'Initialized' }];
     if (pool.fee.isPoolFee) {
-      this.truth.fee_split_changes.push({ pool_config: pool.fact.config, fee_config: pool.fee.address, slot, block_time: blockTime, signature, fee_ppm: pool.fee.ppm, recipients: pool.fee.split.map((w) => ({ ...w })) });
+      this.truth.fee_split_changes.push({
+        pool_config: pool.fact.config,
+        fee_config: pool.fee.address,
+        slot,
+        block_time: blockTime,
+        signature,
+        fee_ppm: pool.fee.ppm,
+        recipients: pool.fee.split.map((w) => ({ ...w })),
+      });
     }
     this.pools.push(pool);
     this.truth.pools.push(pool.fact);
@@ -655,7 +737,12 @@ export class SimulatedMarket {
       [a.vault_x.address, pool.mintX, pool.tokenProgramX],
       [a.vault_y.address, pool.mintY, pool.tokenProgramY],
     ] as const) {
-      inner.push({ programId: SYSTEM_PROGRAM, accounts: [signer(pool.authority), signer(vault)], data: systemCreateAccountData(tokenAccountRent(program), tokenAccountSize(program), program), stackHeight: 2 });
+      inner.push({
+        programId: SYSTEM_PROGRAM,
+        accounts: [signer(pool.authority), signer(vault)],
+        data: systemCreateAccountData(tokenAccountRent(program), tokenAccountSize(program), program),
+        stackHeight: 2,
+      });
       inner.push({ programId: program, accounts: [writable(vault), readonly(mint)], data: tokenInitializeAccount3Data(a.config.address), stackHeight: 2 });
     }
     const ix: TopLevelInstruction = {
@@ -684,7 +771,11 @@ export class SimulatedMarket {
       units: 60_000,
       inner,
     };
-    const executed = this.run(slot, { version: 'legacy', feePayer: pool.authority, instructions: [ix], writes: owned.map(([address, state]) => ({ address, state })) }, 400_000);
+    const executed = this.run(
+      slot,
+      { version: 'legacy', feePayer: pool.authority, instructions: [ix], writes: owned.map(([address, state]) => ({ address, state })) },
+      400_000,
+    );
     this.poolCreated(pool, slot, executed.stored.signature);
     // The vaults now exist, empty: listed in postTokenBalances at 0, absent before (= 0), so no
     // vault balance changed and there is no VaultBalanceChange (the decoder's rule as well).
@@ -721,10 +812,12 @@ export class SimulatedMarket {
   // ---- account writers -------------------------------------------------------------------------
 
   private configState(pool: PoolRuntime): AccountState {
-    const data = pool.version === 'v2' ? encodeConfigAccount(pool.config, { u64_at_422: '16', curve_prefabs_at_430: pool.addresses.curve_prefabs.address }) : encodeConfigAccount(pool.config);
+    const data =
+      pool.version === 'v2'
+        ? encodeConfigAccount(pool.config, { u64_at_422: '16', curve_prefabs_at_430: pool.addresses.curve_prefabs.address })
+        : encodeConfigAccount(pool.config);
     return { owner: pool.programId, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH };
   }
-
 
   private oracleState(pool: PoolRuntime): AccountState {
     const data = encodeOracleAccount({
@@ -739,20 +832,27 @@ export class SimulatedMarket {
     return { owner: pool.programId, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH };
   }
 
-
   private feeConfigState(pool: PoolRuntime): AccountState {
     const f = pool.fee;
-    const account = { version: f.version, size: FEE_CONFIG_SIZE[f.version], initialized: 1, fee_ppm: f.ppm, bump: f.bump, admin: f.admin, fee_recipient: f.recipient };
+    const account = {
+      version: f.version,
+      size: FEE_CONFIG_SIZE[f.version],
+      initialized: 1,
+      fee_ppm: f.ppm,
+      bump: f.bump,
+      admin: f.admin,
+      fee_recipient: f.recipient,
+    };
     const data = f.version === 'v2' ? encodeFeeSplit(account, f.split) : encodeFeeConfigAccount(account);
     return { owner: pool.programId, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH };
   }
-
 
   // ---- scheduled events ------------------------------------------------------------------------
 
   private slotAt(fraction: number): number {
     const { firstSlot, slotMs } = this.ledger.clock;
-    const span = this.options.scheduleSeconds === null ? this.historyEndSlot - firstSlot + 1 : Math.max(1, Math.round((this.options.scheduleSeconds * 1000) / slotMs));
+    const span =
+      this.options.scheduleSeconds === null ? this.historyEndSlot - firstSlot + 1 : Math.max(1, Math.round((this.options.scheduleSeconds * 1000) / slotMs));
     return firstSlot + Math.floor(fraction * span);
   }
 
@@ -786,10 +886,15 @@ export class SimulatedMarket {
       const mint = [...this.tokenOrigins].find(([, origin]) => origin.template.symbol === rename.token)?.[0];
       if (mint === undefined) continue; // not in this market (fewer pools)
       const { template, updateAuthority } = this.tokenOrigins.get(mint)!;
-      if (template.metadata !== 'metaplex' && template.metadata !== 'metaplex-puffed') throw new Error(`TOKEN_RENAMES: ${rename.token} has no Metaplex metadata to rewrite`);
+      if (template.metadata !== 'metaplex' && template.metadata !== 'metaplex-puffed')
+        throw new Error(`TOKEN_RENAMES: ${rename.token} has no Metaplex metadata to rewrite`);
       // The update authority signs and pays for the rename.
       if (!this.ledger.getAccount(updateAuthority)) {
-        this.ledger.setAccount(updateAuthority, { owner: SYSTEM_PROGRAM, lamports: 5 * SOL, data: new Uint8Array(0), executable: false, rentEpoch: RENT_EXEMPT_EPOCH }, this.ledger.clock.firstSlot - 1);
+        this.ledger.setAccount(
+          updateAuthority,
+          { owner: SYSTEM_PROGRAM, lamports: 5 * SOL, data: new Uint8Array(0), executable: false, rentEpoch: RENT_EXEMPT_EPOCH },
+          this.ledger.clock.firstSlot - 1,
+        );
       }
       this.schedule.push({ slot: this.slotAt(rename.at), run: (slot) => this.renameToken(mint, rename, slot) });
     }
@@ -820,7 +925,9 @@ export class SimulatedMarket {
             logs: ['Instruction: Update Metadata Accounts v2'],
           },
         ],
-        writes: [{ address: metadata, state: { owner: METAPLEX_PROGRAM, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH } }],
+        writes: [
+          { address: metadata, state: { owner: METAPLEX_PROGRAM, lamports: rentExempt(data.length), data, executable: false, rentEpoch: RENT_EXEMPT_EPOCH } },
+        ],
       },
       30_000,
       this.tokenEventRng,
@@ -887,7 +994,13 @@ export class SimulatedMarket {
         ? { tag, instruction: 'UpdateMidprice', sequence: sequence.toString(), midprice_q32: midprice.toString() }
         : tag === 9
           ? { tag, instruction: 'UpdateBaseSpread', sequence: sequence.toString(), spread_factor_q32: spread.toString() }
-          : { tag, instruction: 'UpdateMidpriceAndBaseSpread', sequence: sequence.toString(), midprice_q32: midprice.toString(), spread_factor_q32: spread.toString() };
+          : {
+              tag,
+              instruction: 'UpdateMidpriceAndBaseSpread',
+              sequence: sequence.toString(),
+              midprice_q32: midprice.toString(),
+              spread_factor_q32: spread.toString(),
+            };
     // [C] tags 5/9/10 read their prefix and ignore trailing bytes: some clients send padded data.
     const encoded = encodeInstruction(ix);
     const data = this.rng.chance(SHAPE_RATES.oracleTrailingBytes) ? Uint8Array.from([...encoded, ...this.rng.bytes(this.rng.int(1, 16))]) : encoded;
@@ -911,7 +1024,8 @@ export class SimulatedMarket {
   private recordOracleUpdate(pool: PoolRuntime, update: PlannedOracleUpdate, tx: StoredTx, location: InstructionLocation): void {
     const fact: OracleUpdateFact = {
       kind: 'oracle_update',
-      event_id: location.inner_index === null ? `${tx.signature}:${location.top_level_index}` : `${tx.signature}:${location.top_level_index}:${location.inner_index}`,
+      event_id:
+        location.inner_index === null ? `${tx.signature}:${location.top_level_index}` : `${tx.signature}:${location.top_level_index}:${location.inner_index}`,
       instruction: update.ix.instruction as OracleUpdateFact['instruction'],
       tag: update.tag,
       program: pool.programId,
@@ -967,7 +1081,16 @@ export class SimulatedMarket {
 
   private failed(executed: ExecutedTx, kind: FailedTxFact['kind'], pool: PoolRuntime, reason: FailedTxFact['reason']): void {
     const tx = executed.stored;
-    this.truth.failed_transactions.push({ signature: tx.signature, slot: tx.slot, block_time: tx.blockTime, tx_index: tx.txIndex, kind, pool_config: pool.fact.config, reason, err: tx.err });
+    this.truth.failed_transactions.push({
+      signature: tx.signature,
+      slot: tx.slot,
+      block_time: tx.blockTime,
+      tx_index: tx.txIndex,
+      kind,
+      pool_config: pool.fact.config,
+      reason,
+      err: tx.err,
+    });
   }
 
   private tokenBalance(address: string): bigint {
@@ -984,7 +1107,9 @@ export class SimulatedMarket {
     const vaults = { x: this.tokenBalance(pool.addresses.vault_x.address), y: this.tokenBalance(pool.addresses.vault_y.address) };
     for (let k = 0; k < count; k++) {
       const isX = this.rng.chance(0.5);
-      const [inMint, outMint, inProgram, outProgram] = isX ? [pool.mintX, pool.mintY, pool.tokenProgramX, pool.tokenProgramY] : [pool.mintY, pool.mintX, pool.tokenProgramY, pool.tokenProgramX];
+      const [inMint, outMint, inProgram, outProgram] = isX
+        ? [pool.mintX, pool.mintY, pool.tokenProgramX, pool.tokenProgramY]
+        : [pool.mintY, pool.mintX, pool.tokenProgramY, pool.tokenProgramX];
       const userSource = this.ata(trader.key, inMint, inProgram);
       const userDest = this.ata(trader.key, outMint, outProgram);
       const available = this.tokenBalance(userSource) - planned.filter((p) => p.userSource === userSource).reduce((a, p) => a + p.amountIn, 0n);
@@ -1038,7 +1163,14 @@ export class SimulatedMarket {
     const amount = last.amountOut / 1_000n; // 10 bps
     if (amount === 0n) return undefined;
     const decimals = last.outMint === pool.mintX ? pool.decimalsX : pool.decimalsY;
-    return { from: last.userDest, to: this.ata(this.routerFeeOwner, last.outMint, last.outProgram), mint: last.outMint, tokenProgram: last.outProgram, decimals, amount };
+    return {
+      from: last.userDest,
+      to: this.ata(this.routerFeeOwner, last.outMint, last.outProgram),
+      mint: last.outMint,
+      tokenProgram: last.outProgram,
+      decimals,
+      amount,
+    };
   }
 
   private swap(pool: PoolRuntime, slot: number): void {
@@ -1061,7 +1193,11 @@ export class SimulatedMarket {
     const vaultY = this.tokenBalance(pool.addresses.vault_y.address);
     const planned = this.planSwaps(pool, trader, double ? 2 : 1, slippage);
     if (!planned) return;
-    const failure = !active ? ({ custom: HADRON_ERRORS.poolNotActive, reason: 'pool_not_active' } as const) : slippage ? ({ custom: HADRON_ERRORS.slippageExceeded, reason: 'slippage' } as const) : null;
+    const failure = !active
+      ? ({ custom: HADRON_ERRORS.poolNotActive, reason: 'pool_not_active' } as const)
+      : slippage
+        ? ({ custom: HADRON_ERRORS.slippageExceeded, reason: 'slippage' } as const)
+        : null;
     const built = buildSwapTransaction({
       pool,
       trader: trader.key,
@@ -1082,7 +1218,13 @@ export class SimulatedMarket {
       return;
     }
     this.recordSwaps(executed, pool, trader, planned, built.locations, vaultX, vaultY);
-    this.vaultChange(executed, pool, planned.map(() => 'swap'), vaultX, vaultY);
+    this.vaultChange(
+      executed,
+      pool,
+      planned.map(() => 'swap'),
+      vaultX,
+      vaultY,
+    );
   }
 
   /**
@@ -1130,7 +1272,15 @@ export class SimulatedMarket {
     this.vaultChange(executed, pool, ['swap'], vaultX, vaultY);
   }
 
-  private recordSwaps(executed: ExecutedTx & { prefix: number }, pool: PoolRuntime, trader: Trader, planned: PlannedSwap[], locations: InstructionLocation[], vaultX: bigint, vaultY: bigint): void {
+  private recordSwaps(
+    executed: ExecutedTx & { prefix: number },
+    pool: PoolRuntime,
+    trader: Trader,
+    planned: PlannedSwap[],
+    locations: InstructionLocation[],
+    vaultX: bigint,
+    vaultY: bigint,
+  ): void {
     const tx = executed.stored;
     const post = (address: string) => {
       const i = executed.accountKeys.indexOf(address);
@@ -1235,8 +1385,20 @@ export class SimulatedMarket {
         ? ([[pool.authorityAtaX, pool.authorityAtaY], [a.vault_x.address, a.vault_y.address], pool.authority] as const)
         : ([[a.vault_x.address, a.vault_y.address], [pool.authorityAtaX, pool.authorityAtaY], a.config.address] as const);
     const inner = [];
-    if (amountX > 0n) inner.push({ programId: pool.tokenProgramX, accounts: [writable(from[0]), writable(to[0]), readonly(authority)], data: tokenTransferData(amountX), stackHeight: 2 });
-    if (amountY > 0n) inner.push({ programId: pool.tokenProgramY, accounts: [writable(from[1]), writable(to[1]), readonly(authority)], data: tokenTransferData(amountY), stackHeight: 2 });
+    if (amountX > 0n)
+      inner.push({
+        programId: pool.tokenProgramX,
+        accounts: [writable(from[0]), writable(to[0]), readonly(authority)],
+        data: tokenTransferData(amountX),
+        stackHeight: 2,
+      });
+    if (amountY > 0n)
+      inner.push({
+        programId: pool.tokenProgramY,
+        accounts: [writable(from[1]), writable(to[1]), readonly(authority)],
+        data: tokenTransferData(amountY),
+        stackHeight: 2,
+      });
     const expiration = BigInt(this.ledger.blockTimeOf(slot) + 60);
     const ix: TopLevelInstruction = {
       programId: pool.programId,
@@ -1285,12 +1447,25 @@ export class SimulatedMarket {
       {
         version: 'legacy',
         feePayer: pool.authority,
-        instructions: [{ programId: pool.programId, accounts: [signer(pool.authority), writable(pool.addresses.config.address)], data: setPoolStateData(state), units: 1_200 }],
+        instructions: [
+          {
+            programId: pool.programId,
+            accounts: [signer(pool.authority), writable(pool.addresses.config.address)],
+            data: setPoolStateData(state),
+            units: 1_200,
+          },
+        ],
         writes: [{ address: pool.addresses.config.address, state: this.configState(pool) }],
       },
       5_000,
     );
-    pool.fact.state_history.push({ slot, block_time: executed.stored.blockTime, signature: executed.stored.signature, state, state_name: poolStateName(state) ?? `Unknown(${state})` });
+    pool.fact.state_history.push({
+      slot,
+      block_time: executed.stored.blockTime,
+      signature: executed.stored.signature,
+      state,
+      state_name: poolStateName(state) ?? `Unknown(${state})`,
+    });
   }
 
   private changeFeeSplit(pool: PoolRuntime, generation: number, slot: number): void {
@@ -1301,7 +1476,9 @@ export class SimulatedMarket {
       {
         version: 'legacy',
         feePayer: pool.fee.admin,
-        instructions: [{ programId: pool.programId, accounts: [signer(pool.fee.admin), writable(pool.fee.address)], data: updateFeeConfigData(pool.fee.ppm), units: 2_400 }],
+        instructions: [
+          { programId: pool.programId, accounts: [signer(pool.fee.admin), writable(pool.fee.address)], data: updateFeeConfigData(pool.fee.ppm), units: 2_400 },
+        ],
         writes: [{ address: pool.fee.address, state: this.feeConfigState(pool) }],
       },
       10_000,

@@ -119,13 +119,27 @@ export function buildSwapTransaction(req: SwapTxRequest): BuiltSwapTx {
       });
       accounts.push(w(fee.to), ro(fee.mint), ro(fee.tokenProgram));
     }
-    instructions.push({ programId: req.routerProgram, accounts: dedupe(accounts), data: Uint8Array.of(229, 23, 203, 151, viaRouter.length), units: ROUTER_UNITS, logs: ['Instruction: Route'], inner });
+    instructions.push({
+      programId: req.routerProgram,
+      accounts: dedupe(accounts),
+      data: Uint8Array.of(229, 23, 203, 151, viaRouter.length),
+      units: ROUTER_UNITS,
+      logs: ['Instruction: Route'],
+      inner,
+    });
   }
   const failIndex = locations[0].top_level_index;
   const failure = req.failure === null ? undefined : { instructionIndex: failIndex, custom: req.failure, innerIndex: locations[0].inner_index ?? undefined };
   const v0 = route.startsWith('v0');
   return {
-    spec: { version: v0 ? 0 : 'legacy', feePayer: trader, instructions, lookupTables: v0 ? [req.lookupTable] : undefined, failure, omitStackHeight: req.omitStackHeight },
+    spec: {
+      version: v0 ? 0 : 'legacy',
+      feePayer: trader,
+      instructions,
+      lookupTables: v0 ? [req.lookupTable] : undefined,
+      failure,
+      omitStackHeight: req.omitStackHeight,
+    },
     locations,
   };
 }
@@ -134,7 +148,14 @@ function swapInstruction(pool: PoolRuntime, trader: string, s: PlannedSwap) {
   return {
     programId: pool.programId,
     accounts: swapAccounts(pool, trader, s),
-    data: encodeInstruction({ tag: 3, instruction: 'Swap', is_x: s.isXByte, amount_in: s.amountIn.toString(), min_out: s.minOut.toString(), expiration: s.expiration.toString() }),
+    data: encodeInstruction({
+      tag: 3,
+      instruction: 'Swap',
+      is_x: s.isXByte,
+      amount_in: s.amountIn.toString(),
+      min_out: s.minOut.toString(),
+      expiration: s.expiration.toString(),
+    }),
     units: SWAP_UNITS - 3 * 4644,
   };
 }
@@ -191,10 +212,18 @@ function createAtaInstruction(wallet: string, ata: string, mint: string, tokenPr
     units: 8_506,
     logs: ['CreateIdempotent'],
     inner: [
-      { programId: tokenProgram, accounts: [ro(mint)], data: token2022 ? Uint8Array.of(TOKEN_GET_ACCOUNT_DATA_SIZE, 7, 0) : Uint8Array.of(TOKEN_GET_ACCOUNT_DATA_SIZE), stackHeight: 2 },
+      {
+        programId: tokenProgram,
+        accounts: [ro(mint)],
+        data: token2022 ? Uint8Array.of(TOKEN_GET_ACCOUNT_DATA_SIZE, 7, 0) : Uint8Array.of(TOKEN_GET_ACCOUNT_DATA_SIZE),
+        stackHeight: 2,
+      },
       {
         programId: SYSTEM_PROGRAM,
-        accounts: [{ pubkey: wallet, isSigner: true, isWritable: true }, { pubkey: ata, isSigner: true, isWritable: true }],
+        accounts: [
+          { pubkey: wallet, isSigner: true, isWritable: true },
+          { pubkey: ata, isSigner: true, isWritable: true },
+        ],
         data: systemCreateAccountData(tokenAccountRent(tokenProgram), tokenAccountSize(tokenProgram), tokenProgram),
         stackHeight: 2,
       },

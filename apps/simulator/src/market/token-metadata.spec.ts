@@ -1,6 +1,19 @@
-import { getMetadataAccountDataSerializer, getUpdateMetadataAccountV2InstructionDataSerializer, MPL_TOKEN_METADATA_PROGRAM_ID } from '@metaplex-foundation/mpl-token-metadata';
+import {
+  getMetadataAccountDataSerializer,
+  getUpdateMetadataAccountV2InstructionDataSerializer,
+  MPL_TOKEN_METADATA_PROGRAM_ID,
+} from '@metaplex-foundation/mpl-token-metadata';
 import { isSome } from '@metaplex-foundation/umi';
-import { ExtensionType, getExtensionData, getMetadataPointerState, MINT_SIZE, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, unpackMint, type Mint } from '@solana/spl-token';
+import {
+  ExtensionType,
+  getExtensionData,
+  getMetadataPointerState,
+  MINT_SIZE,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  unpackMint,
+  type Mint,
+} from '@solana/spl-token';
 import { TOKEN_METADATA_DISCRIMINATOR, unpack as unpackTokenMetadata } from '@solana/spl-token-metadata';
 import { PublicKey } from '@solana/web3.js';
 import { decodeBase58 } from '@hadron/domain';
@@ -74,7 +87,9 @@ describe('every token of the default market, read with the field’s libraries',
     expect(bySource('token-2022')).toEqual(['TTWO']);
     expect(bySource('pointer')).toEqual(['WBTX']);
     expect(tokens.filter((t) => t.metadata_source === 'none')).toHaveLength(1);
-    const puffed = tokens.filter((t) => t.metadata_source === 'metaplex').map((t) => [t.symbol, Buffer.from(market.ledger.getAccount(t.metadata!)!.data).readUInt32LE(65)]);
+    const puffed = tokens
+      .filter((t) => t.metadata_source === 'metaplex')
+      .map((t) => [t.symbol, Buffer.from(market.ledger.getAccount(t.metadata!)!.data).readUInt32LE(65)]);
     // Borsh length of the name: 32 when NUL-padded, the name's own length when exact (BONQ).
     expect(Object.fromEntries(puffed)).toEqual({ USDC: 32, SOL: 32, BONQ: Buffer.byteLength('Bonq Inu'), HDRN2: 32, ZERO: 32 });
   });

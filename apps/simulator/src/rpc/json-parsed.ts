@@ -37,11 +37,19 @@ export function toJsonParsed(transaction: JsonTransaction, meta: JsonMeta | null
     if (i < h.numRequiredSignatures) return i < h.numRequiredSignatures - h.numReadonlySignedAccounts;
     return i < staticCount - h.numReadonlyUnsignedAccounts;
   };
-  const accountKeys = keys.map((pubkey, i) => ({ pubkey, signer: i < h.numRequiredSignatures, source: i < staticCount ? 'transaction' : 'lookupTable', writable: isWritable(i) }));
+  const accountKeys = keys.map((pubkey, i) => ({
+    pubkey,
+    signer: i < h.numRequiredSignatures,
+    source: i < staticCount ? 'transaction' : 'lookupTable',
+    writable: isWritable(i),
+  }));
   const parse = (ix: JsonInstruction) => parseInstruction(ix, keys);
   const message: Record<string, unknown> = { accountKeys, instructions: (m.instructions as JsonInstruction[]).map(parse), recentBlockhash: m.recentBlockhash };
   if (m.addressTableLookups) message.addressTableLookups = m.addressTableLookups;
-  const parsedMeta = meta && { ...meta, innerInstructions: meta.innerInstructions.map((group) => ({ index: group.index, instructions: group.instructions.map(parse) })) };
+  const parsedMeta = meta && {
+    ...meta,
+    innerInstructions: meta.innerInstructions.map((group) => ({ index: group.index, instructions: group.instructions.map(parse) })),
+  };
   return { transaction: { message, signatures: transaction.signatures }, meta: parsedMeta };
 }
 
@@ -53,25 +61,41 @@ function parseInstruction(ix: JsonInstruction, keys: readonly string[]): unknown
   return { accounts, data: ix.data, programId, stackHeight: ix.stackHeight };
 }
 
-function parseKnown(programId: string, accounts: string[], data: Uint8Array): { program: string; parsed: { info: Record<string, unknown>; type: string } } | null {
+function parseKnown(
+  programId: string,
+  accounts: string[],
+  data: Uint8Array,
+): { program: string; parsed: { info: Record<string, unknown>; type: string } } | null {
   if (programId === SPL_TOKEN_PROGRAM || programId === TOKEN_2022_PROGRAM) {
     const program = programId === SPL_TOKEN_PROGRAM ? 'spl-token' : 'spl-token-2022';
     const decoded = decodeTokenInstruction(data);
     switch (decoded.type) {
       case 'transfer':
-        return { program, parsed: { info: { amount: decoded.amount.toString(), authority: accounts[2], destination: accounts[1], source: accounts[0] }, type: 'transfer' } };
+        return {
+          program,
+          parsed: { info: { amount: decoded.amount.toString(), authority: accounts[2], destination: accounts[1], source: accounts[0] }, type: 'transfer' },
+        };
       case 'transferChecked':
         return {
           program,
           parsed: {
-            info: { authority: accounts[3], destination: accounts[2], mint: accounts[1], source: accounts[0], tokenAmount: uiTokenAmount(decoded.amount, decoded.decimals) },
+            info: {
+              authority: accounts[3],
+              destination: accounts[2],
+              mint: accounts[1],
+              source: accounts[0],
+              tokenAmount: uiTokenAmount(decoded.amount, decoded.decimals),
+            },
             type: 'transferChecked',
           },
         };
       case 'initializeAccount3':
         return { program, parsed: { info: { account: accounts[0], mint: accounts[1], owner: decoded.owner }, type: 'initializeAccount3' } };
       case 'getAccountDataSize':
-        return { program, parsed: { info: data.length > 1 ? { extensionTypes: ['immutableOwner'], mint: accounts[0] } : { mint: accounts[0] }, type: 'getAccountDataSize' } };
+        return {
+          program,
+          parsed: { info: data.length > 1 ? { extensionTypes: ['immutableOwner'], mint: accounts[0] } : { mint: accounts[0] }, type: 'getAccountDataSize' },
+        };
       case 'initializeImmutableOwner':
         return { program, parsed: { info: { account: accounts[0] }, type: 'initializeImmutableOwner' } };
       default:
@@ -81,12 +105,21 @@ function parseKnown(programId: string, accounts: string[], data: Uint8Array): { 
   if (programId === SYSTEM_PROGRAM) {
     const create = decodeSystemCreateAccount(data);
     if (!create) return null;
-    return { program: 'system', parsed: { info: { lamports: create.lamports, newAccount: accounts[1], owner: create.owner, source: accounts[0], space: create.space }, type: 'createAccount' } };
+    return {
+      program: 'system',
+      parsed: {
+        info: { lamports: create.lamports, newAccount: accounts[1], owner: create.owner, source: accounts[0], space: create.space },
+        type: 'createAccount',
+      },
+    };
   }
   if (programId === ASSOCIATED_TOKEN_PROGRAM && data.length === 1 && data[0] === 1) {
     return {
       program: 'spl-associated-token-account',
-      parsed: { info: { account: accounts[1], mint: accounts[3], source: accounts[0], systemProgram: accounts[4], tokenProgram: accounts[5], wallet: accounts[2] }, type: 'createIdempotent' },
+      parsed: {
+        info: { account: accounts[1], mint: accounts[3], source: accounts[0], systemProgram: accounts[4], tokenProgram: accounts[5], wallet: accounts[2] },
+        type: 'createIdempotent',
+      },
     };
   }
   return null;

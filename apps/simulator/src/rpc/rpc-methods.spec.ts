@@ -23,7 +23,12 @@ function shape(value: unknown): unknown {
     const shapes = new Map(value.map((v) => [JSON.stringify(shape(v)), shape(v)]));
     return [...shapes.values()].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   }
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, shape((value as Record<string, unknown>)[k])]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, shape((value as Record<string, unknown>)[k])]),
+    );
   return value === null ? 'null' : typeof value;
 }
 
@@ -75,13 +80,18 @@ describe('commitment and errors', () => {
   it('a lagging signature index lists nothing of the newest slots and refuses minContextSlot beyond itself with -32016, until it catches up', () => {
     const faults = new FaultInjector({ ...NO_FAULTS, signatureIndexLagSlots: 5, signatureIndexCatchUpMs: 3_600_000 });
     const lagging: ClusterContext = { ...ctx, faults };
-    const on = (c: ClusterContext, params: unknown[]) => JSON.parse(answerRpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignaturesForAddress', params }), c)!);
+    const on = (c: ClusterContext, params: unknown[]) =>
+      JSON.parse(answerRpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignaturesForAddress', params }), c)!);
     const program = market.groundTruth().programs.v1;
     const head = market.ledger.head;
     const all = on(ctx, [program, { limit: 1000 }]).result as { slot: number }[];
     expect(all.some((s) => s.slot > head - 5)).toBe(true);
     expect(on(lagging, [program, { limit: 1000 }]).result).toEqual(all.filter((s) => s.slot <= head - 5));
-    expect(on(lagging, [program, { limit: 1000, minContextSlot: head }]).error).toEqual({ code: -32016, message: 'Minimum context slot has not been reached', data: { contextSlot: head - 5 } });
+    expect(on(lagging, [program, { limit: 1000, minContextSlot: head }]).error).toEqual({
+      code: -32016,
+      message: 'Minimum context slot has not been reached',
+      data: { contextSlot: head - 5 },
+    });
     expect(faults.signatureIndexLagged).toBe(2);
     faults.configure({ ...faults.current, signatureIndexContext: 'bank' }); // one node: the bank passes the check, its index still lags
     expect(on(lagging, [program, { limit: 1000, minContextSlot: head }]).result).toEqual(all.filter((s) => s.slot <= head - 5));
@@ -130,7 +140,9 @@ describe('commitment and errors', () => {
     const result = rpc('getTransaction', [withAta.signature, { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }]).result;
     const programs = (result.transaction.message.instructions as { program?: string; parsed?: { type: string } }[]).map((ix) => ix.parsed?.type ?? 'partial');
     expect(programs).toContain('createIdempotent');
-    const inner = (result.meta.innerInstructions as { instructions: { parsed?: { type: string } }[] }[]).flatMap((g) => g.instructions.map((ix) => ix.parsed?.type));
+    const inner = (result.meta.innerInstructions as { instructions: { parsed?: { type: string } }[] }[]).flatMap((g) =>
+      g.instructions.map((ix) => ix.parsed?.type),
+    );
     expect(inner).toEqual(expect.arrayContaining(['getAccountDataSize', 'createAccount', 'initializeImmutableOwner', 'initializeAccount3', 'transfer']));
     expect(result.transaction.message.accountKeys[0]).toEqual({ pubkey: expect.any(String), signer: true, source: expect.any(String), writable: true });
   });

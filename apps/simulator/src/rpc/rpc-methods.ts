@@ -107,7 +107,8 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     const ledger = ctx.market.ledger;
     const commitment = atLeastConfirmed(config);
     const limit = config.limit === undefined || config.limit === null ? MAX_SIGNATURES_LIMIT : config.limit;
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_LIMIT) throw invalidParams(`Invalid limit; max ${MAX_SIGNATURES_LIMIT}`);
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_LIMIT)
+      throw invalidParams(`Invalid limit; max ${MAX_SIGNATURES_LIMIT}`);
     const before = optionalSignature(config.before);
     const until = optionalSignature(config.until);
     // The index may trail the bank (fault injection): its slot is the call's context slot.
@@ -315,7 +316,9 @@ function encodeAccount(state: AccountState, config: Config, ledger: Ledger, slot
     dataJson = `["${Buffer.from(data).toString('base64')}","base64"]`;
   }
   const rentEpoch = state.rentEpoch === 18446744073709551615 ? '18446744073709551615' : String(state.rentEpoch);
-  return new RawJson(`{"data":${dataJson},"executable":${state.executable},"lamports":${state.lamports},"owner":"${state.owner}","rentEpoch":${rentEpoch},"space":${state.data.length}}`);
+  return new RawJson(
+    `{"data":${dataJson},"executable":${state.executable},"lamports":${state.lamports},"owner":"${state.owner}","rentEpoch":${rentEpoch},"space":${state.data.length}}`,
+  );
 }
 
 /** jsonParsed of SPL token accounts and mints (others fall back to base64, as the RPC does). */
@@ -327,7 +330,14 @@ function parsedAccount(state: AccountState, ledger: Ledger, slot: number): unkno
     const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
     const option = (at: number) => (view.getUint32(at, true) === 1 ? encodeBase58(d.subarray(at + 4, at + 36)) : null);
     const extensions = parsedMintExtensions(state.owner, d);
-    const info = { decimals: d[44], ...(extensions ? { extensions } : {}), freezeAuthority: option(46), isInitialized: d[45] === 1, mintAuthority: option(0), supply: view.getBigUint64(36, true).toString() };
+    const info = {
+      decimals: d[44],
+      ...(extensions ? { extensions } : {}),
+      freezeAuthority: option(46),
+      isInitialized: d[45] === 1,
+      mintAuthority: option(0),
+      supply: view.getBigUint64(36, true).toString(),
+    };
     return { parsed: { info, type: 'mint' }, program, space: d.length };
   }
   if (isTokenAccount(state.owner, d)) {
@@ -357,7 +367,11 @@ function parsedAccount(state: AccountState, ledger: Ledger, slot: number): unkno
 function parsedMintExtensions(owner: string, data: Uint8Array): unknown[] | null {
   if (owner !== TOKEN_2022_PROGRAM || data.length <= ACCOUNT_SIZE) return null;
   const program = new PublicKey(TOKEN_2022_PROGRAM);
-  const mint = unpackMint(PublicKey.default, { data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), owner: program, lamports: 0, executable: false }, program);
+  const mint = unpackMint(
+    PublicKey.default,
+    { data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), owner: program, lamports: 0, executable: false },
+    program,
+  );
   const key = (k: PublicKey | null | undefined) => (k ? k.toBase58() : null);
   return getExtensionTypes(mint.tlvData).map((type) => {
     if (type === ExtensionType.MetadataPointer) {
@@ -369,7 +383,14 @@ function parsedMintExtensions(owner: string, data: Uint8Array): unknown[] | null
     const meta = unpackTokenMetadata(value);
     return {
       extension: 'tokenMetadata',
-      state: { additionalMetadata: meta.additionalMetadata, mint: meta.mint.toBase58(), name: meta.name, symbol: meta.symbol, updateAuthority: key(meta.updateAuthority), uri: meta.uri },
+      state: {
+        additionalMetadata: meta.additionalMetadata,
+        mint: meta.mint.toBase58(),
+        name: meta.name,
+        symbol: meta.symbol,
+        updateAuthority: key(meta.updateAuthority),
+        uri: meta.uri,
+      },
     };
   });
 }
@@ -411,7 +432,16 @@ function slotParam(value: unknown): number {
 function commitmentParam(value: unknown): Commitment {
   if (value === undefined || value === null) return 'finalized';
   // Deprecated aliases still accepted by the RPC.
-  const aliases: Record<string, Commitment> = { processed: 'processed', confirmed: 'confirmed', finalized: 'finalized', recent: 'processed', single: 'confirmed', singleGossip: 'confirmed', root: 'finalized', max: 'finalized' };
+  const aliases: Record<string, Commitment> = {
+    processed: 'processed',
+    confirmed: 'confirmed',
+    finalized: 'finalized',
+    recent: 'processed',
+    single: 'confirmed',
+    singleGossip: 'confirmed',
+    root: 'finalized',
+    max: 'finalized',
+  };
   if (typeof value !== 'string' || !(value in aliases)) throw invalidParams(`unknown commitment: ${String(value)}`);
   return aliases[value];
 }
@@ -437,7 +467,8 @@ function checkMinContextSlot(slot: number, config: Config): void {
 
 function encodingParam(value: unknown, allowed: readonly string[], fallback: string): string {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'string' || !allowed.includes(value)) throw invalidParams(`unsupported encoding: ${String(value)}; expected one of ${allowed.join(', ')}`);
+  if (typeof value !== 'string' || !allowed.includes(value))
+    throw invalidParams(`unsupported encoding: ${String(value)}; expected one of ${allowed.join(', ')}`);
   return value;
 }
 

@@ -50,7 +50,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, clusters: Reado
   }
   const ctx = clusters.get(parts[0] ?? '');
   if (!ctx) {
-    send(res, 404, 'application/json', JSON.stringify({ error: `unknown cluster path ${path}; use one of ${[...clusters.keys()].map((c) => `/${c}`).join(', ')}` }));
+    send(
+      res,
+      404,
+      'application/json',
+      JSON.stringify({ error: `unknown cluster path ${path}; use one of ${[...clusters.keys()].map((c) => `/${c}`).join(', ')}` }),
+    );
     return;
   }
   if (parts.length === 2 && parts[1] === 'ground-truth' && req.method === 'GET') {
@@ -59,7 +64,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, clusters: Reado
   }
   if (parts.length === 2 && parts[1] === 'faults') {
     if (req.method === 'GET') {
-      send(res, 200, 'application/json', JSON.stringify({ options: ctx.faults.current, injected: ctx.faults.injected, signatureIndexLagged: ctx.faults.signatureIndexLagged }));
+      send(
+        res,
+        200,
+        'application/json',
+        JSON.stringify({ options: ctx.faults.current, injected: ctx.faults.injected, signatureIndexLagged: ctx.faults.signatureIndexLagged }),
+      );
       return;
     }
     if (req.method === 'PUT' || req.method === 'POST') {
@@ -100,12 +110,22 @@ async function handle(req: IncomingMessage, res: ServerResponse, clusters: Reado
   }
   if (fault === '429') {
     res.setHeader('Retry-After', '1');
-    send(res, 429, 'application/json', JSON.stringify({ jsonrpc: '2.0', error: { code: 429, message: 'Too many requests for a specific RPC call' }, id: null }));
+    send(
+      res,
+      429,
+      'application/json',
+      JSON.stringify({ jsonrpc: '2.0', error: { code: 429, message: 'Too many requests for a specific RPC call' }, id: null }),
+    );
     return;
   }
   if (fault === '5xx') {
     const status = ctx.faults.nextServerErrorStatus();
-    send(res, status, 'text/plain', status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Unavailable' : status === 504 ? 'Gateway Timeout' : 'Internal Server Error');
+    send(
+      res,
+      status,
+      'text/plain',
+      status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Unavailable' : status === 504 ? 'Gateway Timeout' : 'Internal Server Error',
+    );
     return;
   }
 
@@ -199,7 +219,8 @@ export function parseFaultOptions(input: unknown, base: FaultOptions): FaultOpti
     out.rate = o.rate;
   }
   if (o.kinds !== undefined) {
-    if (!Array.isArray(o.kinds) || !o.kinds.every((k) => (FAULT_KINDS as readonly string[]).includes(k))) throw new Error(`kinds must be a subset of ${FAULT_KINDS.join(', ')}`);
+    if (!Array.isArray(o.kinds) || !o.kinds.every((k) => (FAULT_KINDS as readonly string[]).includes(k)))
+      throw new Error(`kinds must be a subset of ${FAULT_KINDS.join(', ')}`);
     out.kinds = o.kinds as FaultKind[];
   }
   if (o.seed !== undefined) {

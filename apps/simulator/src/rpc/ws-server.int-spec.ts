@@ -102,7 +102,13 @@ describe('websocket logsSubscribe, advanced by hand', () => {
 
   it('answers raw PubSub requests as a validator does: slotSubscribe, one-address mentions, unknown methods, unknown paths', async () => {
     const socket = new WebSocket(sim.wsUrls.devnet);
-    const messages: { id?: number; result?: unknown; error?: { code: number; message: string }; method?: string; params?: { result: { slot: number; parent: number } } }[] = [];
+    const messages: {
+      id?: number;
+      result?: unknown;
+      error?: { code: number; message: string };
+      method?: string;
+      params?: { result: { slot: number; parent: number } };
+    }[] = [];
     socket.on('message', (m) => messages.push(JSON.parse(m.toString())));
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     const request = (id: number, method: string, params: unknown[]) => socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));

@@ -105,10 +105,13 @@ export async function startWsServer(clusters: ReadonlyMap<string, ClusterContext
     subscriptions: (cluster) => subs.get(cluster)?.size ?? 0,
     close: async () => {
       // A normal closure (1000): clients such as web3.js's do not reconnect to a stopped simulator.
-      const closing = [...wss.clients].map((client) => new Promise<void>((resolve) => {
-        client.once('close', () => resolve());
-        client.close(1000, 'simulator stopped');
-      }));
+      const closing = [...wss.clients].map(
+        (client) =>
+          new Promise<void>((resolve) => {
+            client.once('close', () => resolve());
+            client.close(1000, 'simulator stopped');
+          }),
+      );
       await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 500))]);
       for (const client of wss.clients) client.terminate();
       wss.close();
@@ -168,7 +171,8 @@ function dispatch(method: string, params: unknown[], ws: WebSocket, ctx: Cluster
     case 'slotUnsubscribe': {
       const id = params[0];
       const sub = typeof id === 'number' ? mine.get(id) : undefined;
-      if (!sub || sub.socket !== ws || sub.kind !== (method === 'logsUnsubscribe' ? 'logs' : 'slot')) throw new WsError(INVALID_PARAMS, 'Invalid subscription id.');
+      if (!sub || sub.socket !== ws || sub.kind !== (method === 'logsUnsubscribe' ? 'logs' : 'slot'))
+        throw new WsError(INVALID_PARAMS, 'Invalid subscription id.');
       mine.delete(sub.id);
       return true;
     }

@@ -41,21 +41,38 @@ const MINT = key();
 const AUTHORITY = key();
 const info = (data: Uint8Array, owner: PublicKey) => ({ data: Buffer.from(data), owner, lamports: 1, executable: false });
 const base = { mintAuthority: AUTHORITY.toBase58(), supply: 10n ** 18n, decimals: 7, freezeAuthority: null };
-const metadataFields = { updateAuthority: AUTHORITY.toBase58(), mint: MINT.toBase58(), name: 'Token Twenty Two', symbol: 'TTWO', uri: 'https://tokens.example/ttwo.json', additionalMetadata: [['website', 'https://t.example']] as [string, string][] };
+const metadataFields = {
+  updateAuthority: AUTHORITY.toBase58(),
+  mint: MINT.toBase58(),
+  name: 'Token Twenty Two',
+  symbol: 'TTWO',
+  uri: 'https://tokens.example/ttwo.json',
+  additionalMetadata: [['website', 'https://t.example']] as [string, string][],
+};
 
 describe('mints', () => {
   it('an SPL Token mint is MintLayout’s 82 bytes', () => {
     const data = encodeMint(base);
     expect(data.length).toBe(SPL_MINT_SIZE);
     const mint = unpackMint(MINT, info(data, TOKEN_PROGRAM_ID), TOKEN_PROGRAM_ID);
-    expect([mint.mintAuthority?.toBase58(), mint.supply, mint.decimals, mint.isInitialized, mint.freezeAuthority, mint.tlvData.length]).toEqual([AUTHORITY.toBase58(), 10n ** 18n, 7, true, null, 0]);
+    expect([mint.mintAuthority?.toBase58(), mint.supply, mint.decimals, mint.isInitialized, mint.freezeAuthority, mint.tlvData.length]).toEqual([
+      AUTHORITY.toBase58(),
+      10n ** 18n,
+      7,
+      true,
+      null,
+      0,
+    ]);
     expect(isMintAccount(SPL_TOKEN_PROGRAM, data)).toBe(true);
     expect(isTokenAccount(SPL_TOKEN_PROGRAM, data)).toBe(false);
     expect(unpackMint(MINT, info(encodeMint({ ...base, mintAuthority: null }), TOKEN_PROGRAM_ID)).mintAuthority).toBeNull();
   });
 
   it('a Token-2022 mint with the metadata in it: MetadataPointer to itself, then TokenMetadata', () => {
-    const data = encodeToken2022Mint(base, { metadataPointer: { authority: AUTHORITY.toBase58(), metadataAddress: MINT.toBase58() }, tokenMetadata: metadataFields });
+    const data = encodeToken2022Mint(base, {
+      metadataPointer: { authority: AUTHORITY.toBase58(), metadataAddress: MINT.toBase58() },
+      tokenMetadata: metadataFields,
+    });
     expect(data.length).toBe(getMintLen([ExtensionType.MetadataPointer]) + 4 + pack({ ...metadataFields, updateAuthority: AUTHORITY, mint: MINT }).length);
     expect(data[ACCOUNT_SIZE]).toBe(1); // AccountType::Mint
     const mint = unpackMint(MINT, info(data, TOKEN_2022_PROGRAM_ID), TOKEN_2022_PROGRAM_ID);
@@ -84,7 +101,14 @@ describe('mints', () => {
     const length = Buffer.from(data).readUInt32LE(8);
     expect(12 + length).toBe(data.length);
     const meta = unpack(data.subarray(12));
-    expect([meta.mint.toBase58(), meta.updateAuthority?.toBase58(), meta.name, meta.symbol, meta.uri, meta.additionalMetadata]).toEqual([MINT.toBase58(), AUTHORITY.toBase58(), 'Token Twenty Two', 'TTWO', 'https://tokens.example/ttwo.json', []]);
+    expect([meta.mint.toBase58(), meta.updateAuthority?.toBase58(), meta.name, meta.symbol, meta.uri, meta.additionalMetadata]).toEqual([
+      MINT.toBase58(),
+      AUTHORITY.toBase58(),
+      'Token Twenty Two',
+      'TTWO',
+      'https://tokens.example/ttwo.json',
+      [],
+    ]);
   });
 });
 
@@ -96,7 +120,14 @@ describe('Metaplex metadata', () => {
     const data = encodeMetadata({ ...fields, puffed: false });
     expect(data.length).toBe(METADATA_SIZE);
     const meta = read(data);
-    expect([meta.key, meta.updateAuthority.toString(), meta.mint.toString(), meta.name, meta.symbol, meta.uri]).toEqual([Key.MetadataV1, fields.updateAuthority, fields.mint, 'Bonq Inu', 'BONQ', fields.uri]);
+    expect([meta.key, meta.updateAuthority.toString(), meta.mint.toString(), meta.name, meta.symbol, meta.uri]).toEqual([
+      Key.MetadataV1,
+      fields.updateAuthority,
+      fields.mint,
+      'Bonq Inu',
+      'BONQ',
+      fields.uri,
+    ]);
     expect([meta.tokenStandard, meta.editionNonce, meta.isMutable, meta.sellerFeeBasisPoints]).toEqual([some(TokenStandard.Fungible), some(255), true, 0]);
     expect(decodeMetadata(data)).toEqual({ mint: fields.mint, name: 'Bonq Inu', symbol: 'BONQ', uri: fields.uri });
   });
@@ -126,7 +157,15 @@ describe('token accounts', () => {
       const data = encodeTokenAccount({ mint: MINT.toBase58(), owner: owner.toBase58(), amount: 123n, nativeReserve: null, tokenProgram: program });
       expect(data.length).toBe(tokenAccountSize(program));
       const account = unpackAccount(key(), info(data, programId), programId);
-      expect([account.mint.toBase58(), account.owner.toBase58(), account.amount, account.isInitialized, account.isFrozen, account.isNative, account.delegate]).toEqual([MINT.toBase58(), owner.toBase58(), 123n, true, false, false, null]);
+      expect([
+        account.mint.toBase58(),
+        account.owner.toBase58(),
+        account.amount,
+        account.isInitialized,
+        account.isFrozen,
+        account.isNative,
+        account.delegate,
+      ]).toEqual([MINT.toBase58(), owner.toBase58(), 123n, true, false, false, null]);
       expect(getExtensionTypes(account.tlvData)).toEqual(program === TOKEN_2022_PROGRAM ? [ExtensionType.ImmutableOwner] : []);
       expect([isTokenAccount(program, data), isMintAccount(program, data)]).toEqual([true, false]);
     }

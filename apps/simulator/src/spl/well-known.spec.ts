@@ -103,14 +103,25 @@ describe('apps/simulator names well-known addresses only through spl/well-known.
 
   it('no other file writes one as a literal (tests included)', () => {
     expect(files.length).toBeGreaterThan(20);
-    const found = files.filter((f) => f.file !== 'spl/well-known.ts').flatMap((f) => [...f.text.matchAll(BASE58_KEY_LITERAL)].filter((m) => declared.has(m[1])).map((m) => `${f.file}: ${m[1]}`));
+    const found = files
+      .filter((f) => f.file !== 'spl/well-known.ts')
+      .flatMap((f) => [...f.text.matchAll(BASE58_KEY_LITERAL)].filter((m) => declared.has(m[1])).map((m) => `${f.file}: ${m[1]}`));
     expect(found).toEqual([]);
   });
 
   it('no file takes a well-known address (or the indexer’s ATA / metadata derivations) from @hadron/domain', () => {
-    const names = /\b(SPL_TOKEN_PROGRAM|TOKEN_2022_PROGRAM|ASSOCIATED_TOKEN_PROGRAM|SYSTEM_PROGRAM|SYSVAR_\w+|HADRON_PROGRAM_V[12]|ZERO_PUBKEY|METAPLEX_\w+|WELL_KNOWN_PROGRAMS|isTokenProgram|associatedTokenAddress|findProgramAddress|utf8Seed)\b/;
+    const names =
+      /\b(SPL_TOKEN_PROGRAM|TOKEN_2022_PROGRAM|ASSOCIATED_TOKEN_PROGRAM|SYSTEM_PROGRAM|SYSVAR_\w+|HADRON_PROGRAM_V[12]|ZERO_PUBKEY|METAPLEX_\w+|WELL_KNOWN_PROGRAMS|isTokenProgram|associatedTokenAddress|findProgramAddress|utf8Seed)\b/;
     const imports = /import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'@hadron\/domain'/g;
-    const found = files.flatMap((f) => [...f.text.matchAll(imports)].flatMap((m) => m[1].split(',').map((n) => n.trim()).filter((n) => names.test(n)).map((n) => `${f.file}: ${n}`)));
+    const found = files.flatMap((f) =>
+      [...f.text.matchAll(imports)].flatMap((m) =>
+        m[1]
+          .split(',')
+          .map((n) => n.trim())
+          .filter((n) => names.test(n))
+          .map((n) => `${f.file}: ${n}`),
+      ),
+    );
     expect(found).toEqual([]);
   });
 });

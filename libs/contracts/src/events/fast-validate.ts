@@ -87,8 +87,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** A key that may be absent (zod's `.optional()`): absent stays absent in the output. */
 type OptionalCheck<T> = Check<T | undefined> & { readonly optional: true };
-const optional = <T>(check: Check<T>): OptionalCheck<T> =>
-  Object.assign((v: unknown) => (v === undefined ? undefined : check(v)), { optional: true as const });
+const optional = <T>(check: Check<T>): OptionalCheck<T> => Object.assign((v: unknown) => (v === undefined ? undefined : check(v)), { optional: true as const });
 
 type OptionalKeys<S> = { [K in keyof S]: S[K] extends { optional: true } ? K : never }[keyof S];
 type ObjectOut<S> = { [K in Exclude<keyof S, OptionalKeys<S>>]: Out<S[K]> } & { [K in OptionalKeys<S>]?: Out<S[K]> };

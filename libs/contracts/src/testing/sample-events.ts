@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { Cluster, FeeSplitChangedV1, HadronEvent, MidpriceUpdatedV1, PoolDiscoveredV1, SwapExecutedV1, TokenMetadataChangedV1, VaultBalancesChangedV1 } from '../events';
+import type {
+  Cluster,
+  FeeSplitChangedV1,
+  HadronEvent,
+  MidpriceUpdatedV1,
+  PoolDiscoveredV1,
+  SwapExecutedV1,
+  TokenMetadataChangedV1,
+  VaultBalancesChangedV1,
+} from '../events';
 
 /** Deterministic, contract-valid events for tests of the log and projections. Not chain-accurate. */
 
@@ -96,13 +105,24 @@ export function sampleVaultBalancesChanged(cluster: Cluster, pool: string, n: nu
     ...b,
     id: `${b.signature}:2`,
     type: 'VaultBalancesChanged',
-    data: { vaultX: fakeAddress(`vx:${pool}`), vaultY: fakeAddress(`vy:${pool}`), amountX: String(5n * 10n ** 18n + BigInt(n)), amountY: '18446744073709551615' },
+    data: {
+      vaultX: fakeAddress(`vx:${pool}`),
+      vaultY: fakeAddress(`vy:${pool}`),
+      amountX: String(5n * 10n ** 18n + BigInt(n)),
+      amountY: '18446744073709551615',
+    },
   };
 }
 
 export function samplePoolDiscovered(cluster: Cluster, pool: string, n: number): PoolDiscoveredV1 {
   const b = { ...base(cluster, pool, n), signature: null, txIndex: null, ixIndex: null };
-  const token = (label: string, decimals: number) => ({ mint: fakeAddress(`mint-${label}`), symbol: label.toUpperCase(), name: `Token ${label}`, decimals, icon: '' });
+  const token = (label: string, decimals: number) => ({
+    mint: fakeAddress(`mint-${label}`),
+    symbol: label.toUpperCase(),
+    name: `Token ${label}`,
+    decimals,
+    icon: '',
+  });
   return {
     ...b,
     id: `${pool}:${b.slot}`,
@@ -152,7 +172,12 @@ export function sampleFeeSplitChanged(cluster: Cluster, pool: string, n: number)
 export function sampleTokenMetadataChanged(cluster: Cluster, pool: string, n: number): TokenMetadataChangedV1 {
   const b = { ...base(cluster, pool, n), signature: null, txIndex: null, ixIndex: null };
   const mint = fakeAddress('mint-x');
-  return { ...b, id: `${pool}:metadata:${mint}:${b.slot}`, type: 'TokenMetadataChanged', data: { mint, symbol: `X${n}`, name: `Token x, renamed ${n}`, decimals: 9, icon: '' } };
+  return {
+    ...b,
+    id: `${pool}:metadata:${mint}:${b.slot}`,
+    type: 'TokenMetadataChanged',
+    data: { mint, symbol: `X${n}`, name: `Token x, renamed ${n}`, decimals: 9, icon: '' },
+  };
 }
 
 /** `count` events round-robin over `pools`, kinds rotating: midprice, swap, vault balances. */

@@ -34,7 +34,11 @@ describe('config account — golden vectors', () => {
     expect(bytesOf(c).length).toBe(c.data_len);
     expect(programVersionOf(c.owner)).toBe(config.version);
     const pdas = derivePoolAddresses(c.owner, BigInt(config.seed), config.mint_x, config.mint_y, config.token_program_x, config.token_program_y);
-    expect({ address: c.address, bump: config.bump, curve_meta: config.curve_meta }).toEqual({ address: pdas.config.address, bump: pdas.config.bump, curve_meta: pdas.curve_meta.address });
+    expect({ address: c.address, bump: config.bump, curve_meta: config.curve_meta }).toEqual({
+      address: pdas.config.address,
+      bump: pdas.config.bump,
+      curve_meta: pdas.curve_meta.address,
+    });
     const tail = decodeConfigV2Tail(bytesOf(c));
     // [A] v2 stores the prefabs account at config+430; where the vector fills it, it is the prefabs PDA.
     if (c.expected.v2_tail_single_source) expect(tail?.curve_prefabs_at_430).toBe(pdas.curve_prefabs.address);
@@ -61,7 +65,15 @@ describe('config account — golden vectors', () => {
   });
 
   it('publishes an unknown state byte as Uninitialized (never a state that trades), known ones by name', () => {
-    expect([0, 1, 2, 3, 4, 5, 255].map(publishedPoolState)).toEqual(['Uninitialized', 'Initialized', 'Paused', 'RejectSwaps', 'Closed', 'Uninitialized', 'Uninitialized']);
+    expect([0, 1, 2, 3, 4, 5, 255].map(publishedPoolState)).toEqual([
+      'Uninitialized',
+      'Initialized',
+      'Paused',
+      'RejectSwaps',
+      'Closed',
+      'Uninitialized',
+      'Uninitialized',
+    ]);
   });
 });
 
@@ -72,14 +84,17 @@ describe('oracle account — golden vectors', () => {
     expect(decodeOracleAccount(bytesOf(c))).toEqual(layoutFields(c.expected));
   });
 
-  it.each(oracles.map((c) => [c.name, c] as const))('%s is owned by the program of its version and, when it has an address, is a pool oracle PDA', (_name, c) => {
-    const oracle = decodeOracleAccount(bytesOf(c));
-    expect(bytesOf(c).length).toBe(c.data_len);
-    expect(programVersionOf(c.owner)).toBe(oracle.version);
-    if (c.address === null) return;
-    const pool = pdaVectors.pools.find((p) => p.midprice_oracle.address === c.address);
-    expect(pool?.program).toBe(c.owner);
-  });
+  it.each(oracles.map((c) => [c.name, c] as const))(
+    '%s is owned by the program of its version and, when it has an address, is a pool oracle PDA',
+    (_name, c) => {
+      const oracle = decodeOracleAccount(bytesOf(c));
+      expect(bytesOf(c).length).toBe(c.data_len);
+      expect(programVersionOf(c.owner)).toBe(oracle.version);
+      if (c.address === null) return;
+      const pool = pdaVectors.pools.find((p) => p.midprice_oracle.address === c.address);
+      expect(pool?.program).toBe(c.owner);
+    },
+  );
 
   it('re-encodes a v1 oracle byte for byte', () => {
     for (const c of oracles.filter((o) => o.expected.version === 'v1')) {
@@ -152,7 +167,15 @@ describe('layout round trips at the edges (u64 max, 2^53 + 1)', () => {
   });
 
   it('fee config v1 (72 bytes [C]): fee_ppm u32 @1, bump @5, admin @8, recipient @40', () => {
-    const fee: FeeConfigAccount = { version: 'v1', size: 72, initialized: 1, fee_ppm: 4_294_967_295, bump: 254, admin: FEE_RECIPIENT_V2, fee_recipient: FEE_RECIPIENT_V1 };
+    const fee: FeeConfigAccount = {
+      version: 'v1',
+      size: 72,
+      initialized: 1,
+      fee_ppm: 4_294_967_295,
+      bump: 254,
+      admin: FEE_RECIPIENT_V2,
+      fee_recipient: FEE_RECIPIENT_V1,
+    };
     const data = encodeFeeConfigAccount(fee);
     expect(Buffer.from(data.subarray(0, 8)).toString('hex')).toBe('01fffffffffe0000');
     expect(decodeFeeConfigAccount(data)).toEqual(fee);
@@ -162,7 +185,15 @@ describe('layout round trips at the edges (u64 max, 2^53 + 1)', () => {
 });
 
 describe('fee split (ASSUMED v2 tail layout)', () => {
-  const feeV2: FeeConfigAccount = { version: 'v2', size: 686, initialized: 1, fee_ppm: 10, bump: 255, admin: FEE_RECIPIENT_V1, fee_recipient: FEE_RECIPIENT_V2 };
+  const feeV2: FeeConfigAccount = {
+    version: 'v2',
+    size: 686,
+    initialized: 1,
+    fee_ppm: 10,
+    bump: 255,
+    admin: FEE_RECIPIENT_V1,
+    fee_recipient: FEE_RECIPIENT_V2,
+  };
 
   it('reads a zero tail as the default single recipient', () => {
     const data = encodeFeeConfigAccount(feeV2);

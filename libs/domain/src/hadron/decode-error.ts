@@ -2,14 +2,7 @@
  * Why Hadron bytes could not be decoded. Decoders throw only this, so callers can turn a bad
  * instruction or account into a recorded problem instead of losing a batch.
  */
-export type HadronDecodeErrorCode =
-  | 'empty_data'
-  | 'truncated'
-  | 'trailing_bytes'
-  | 'unknown_tag'
-  | 'invalid_side'
-  | 'invalid_size'
-  | 'invalid_base58';
+export type HadronDecodeErrorCode = 'empty_data' | 'truncated' | 'trailing_bytes' | 'unknown_tag' | 'invalid_side' | 'invalid_size' | 'invalid_base58';
 
 export class HadronDecodeError extends Error {
   override readonly name = 'HadronDecodeError';

@@ -27,7 +27,8 @@ export const MAX_SPLIT_RECIPIENTS = Math.floor((686 - ENTRIES_AT) / ENTRY_LEN);
 export function decodeFeeSplit(data: Uint8Array): SplitWeight[] {
   if (feeConfigVersionOf(data) === 'v1') return [];
   const count = data[COUNT_AT];
-  if (ENTRIES_AT + count * ENTRY_LEN > data.length) throw new HadronDecodeError('truncated', `fee split of ${count} recipients does not fit ${data.length} bytes`);
+  if (ENTRIES_AT + count * ENTRY_LEN > data.length)
+    throw new HadronDecodeError('truncated', `fee split of ${count} recipients does not fit ${data.length} bytes`);
   const view = viewOf(data);
   const split: SplitWeight[] = [];
   for (let i = 0, at = ENTRIES_AT; i < count; i++, at += ENTRY_LEN) {

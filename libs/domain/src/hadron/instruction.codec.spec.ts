@@ -33,13 +33,16 @@ describe('Hadron instruction codec — golden vectors', () => {
     if (c.tag !== undefined) expect(bytesOf(c)[0]).toBe(c.tag);
   });
 
-  it.each([...cases, ...negative_cases].map((c) => [c.name, c] as const))('%s: its base64, hex and base58 spell the same data_len bytes, for the program it names', (_name, c) => {
-    const bytes = bytesOf(c);
-    expect(bytes.length).toBe(c.data_len);
-    expect(Buffer.from(bytes).toString('hex')).toBe(c.data_hex);
-    expect([encodeBase58(bytes), Buffer.from(decodeBase58(c.data_base58)).toString('hex')]).toEqual([c.data_base58, c.data_hex]);
-    expect(programVersionOf(c.program)).toBe(c.program_version);
-  });
+  it.each([...cases, ...negative_cases].map((c) => [c.name, c] as const))(
+    '%s: its base64, hex and base58 spell the same data_len bytes, for the program it names',
+    (_name, c) => {
+      const bytes = bytesOf(c);
+      expect(bytes.length).toBe(c.data_len);
+      expect(Buffer.from(bytes).toString('hex')).toBe(c.data_hex);
+      expect([encodeBase58(bytes), Buffer.from(decodeBase58(c.data_base58)).toString('hex')]).toEqual([c.data_base58, c.data_hex]);
+      expect(programVersionOf(c.program)).toBe(c.program_version);
+    },
+  );
 
   it('decodes is_x = 2 as given: any non-zero is_x sells X on chain', () => {
     const c = cases.find((v) => v.name === 'swap_is_x_2')!;

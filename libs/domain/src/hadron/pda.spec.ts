@@ -53,33 +53,45 @@ function seedsOf(specs: readonly SeedSpec[]): (Uint8Array | { pubkey: string })[
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 describe('program-derived addresses — every field of the vectors', () => {
-  it.each(pdaVectors.pools.map((p) => [`${p.program_version} seed ${p.seed}`, p] as const))('pool %s: program version, seed bytes and each spelled-out seed list', (_name, p) => {
-    expect(programVersionOf(p.program)).toBe(p.program_version);
-    expect(hex(u64LeSeed(BigInt(p.seed)))).toBe(p.seed_le_hex);
-    const prefixes = { config: 'hadron-config', midprice_oracle: 'hadron-midprice', curve_meta: 'hadron-curve-meta', curve_prefabs: 'hadron-curve-prefabs', curve_updates: 'hadron-curve-updates' } as const;
-    for (const [field, prefix] of Object.entries(prefixes) as [keyof typeof prefixes, string][]) {
-      const pda = p[field];
-      // The seeds DESIGN §2 names: [prefix, seed u64 LE, mint_x, mint_y].
-      expect(pda.seeds).toEqual([{ utf8: prefix }, { u64_le_hex: p.seed_le_hex, value: p.seed }, { pubkey: p.mint_x }, { pubkey: p.mint_y }]);
-      expect(findProgramAddress(seedsOf(pda.seeds!), p.program)).toEqual(pick(pda));
-    }
-    for (const [field, prefix] of [
-      ['pool_fee_config', 'fee_config'],
-      ['spread_config', 'spread_config'],
-    ] as const) {
-      expect(p[field].seeds).toEqual([{ utf8: prefix }, { pubkey: p.config.address }]);
-      expect(findProgramAddress(seedsOf(p[field].seeds!), p.program)).toEqual(pick(p[field]));
-    }
-    // Vaults: the config PDA's ATAs of each mint.
-    expect([p.vault_x.owner, p.vault_x.mint, p.vault_y.owner, p.vault_y.mint]).toEqual([p.config.address, p.mint_x, p.config.address, p.mint_y]);
-    expect(associatedTokenAddress(p.vault_x.owner, p.vault_x.mint, p.vault_x.token_program)).toEqual(pick(p.vault_x));
-  });
+  it.each(pdaVectors.pools.map((p) => [`${p.program_version} seed ${p.seed}`, p] as const))(
+    'pool %s: program version, seed bytes and each spelled-out seed list',
+    (_name, p) => {
+      expect(programVersionOf(p.program)).toBe(p.program_version);
+      expect(hex(u64LeSeed(BigInt(p.seed)))).toBe(p.seed_le_hex);
+      const prefixes = {
+        config: 'hadron-config',
+        midprice_oracle: 'hadron-midprice',
+        curve_meta: 'hadron-curve-meta',
+        curve_prefabs: 'hadron-curve-prefabs',
+        curve_updates: 'hadron-curve-updates',
+      } as const;
+      for (const [field, prefix] of Object.entries(prefixes) as [keyof typeof prefixes, string][]) {
+        const pda = p[field];
+        // The seeds DESIGN §2 names: [prefix, seed u64 LE, mint_x, mint_y].
+        expect(pda.seeds).toEqual([{ utf8: prefix }, { u64_le_hex: p.seed_le_hex, value: p.seed }, { pubkey: p.mint_x }, { pubkey: p.mint_y }]);
+        expect(findProgramAddress(seedsOf(pda.seeds!), p.program)).toEqual(pick(pda));
+      }
+      for (const [field, prefix] of [
+        ['pool_fee_config', 'fee_config'],
+        ['spread_config', 'spread_config'],
+      ] as const) {
+        expect(p[field].seeds).toEqual([{ utf8: prefix }, { pubkey: p.config.address }]);
+        expect(findProgramAddress(seedsOf(p[field].seeds!), p.program)).toEqual(pick(p[field]));
+      }
+      // Vaults: the config PDA's ATAs of each mint.
+      expect([p.vault_x.owner, p.vault_x.mint, p.vault_y.owner, p.vault_y.mint]).toEqual([p.config.address, p.mint_x, p.config.address, p.mint_y]);
+      expect(associatedTokenAddress(p.vault_x.owner, p.vault_x.mint, p.vault_x.token_program)).toEqual(pick(p.vault_x));
+    },
+  );
 
-  it.each(pdaVectors.global_fee_config.map((c) => [c.program_version, c] as const))('global fee config %s: its seed list and the published constant', (_v, c) => {
-    expect(programVersionOf(c.program)).toBe(c.program_version);
-    expect(findProgramAddress(seedsOf(c.seeds!), c.program)).toEqual(pick(c));
-    expect([c.address, c.matches_expected]).toEqual([c.expected_address, true]);
-  });
+  it.each(pdaVectors.global_fee_config.map((c) => [c.program_version, c] as const))(
+    'global fee config %s: its seed list and the published constant',
+    (_v, c) => {
+      expect(programVersionOf(c.program)).toBe(c.program_version);
+      expect(findProgramAddress(seedsOf(c.seeds!), c.program)).toEqual(pick(c));
+      expect([c.address, c.matches_expected]).toEqual([c.expected_address, true]);
+    },
+  );
 
   it('third-party cross-checks: our derivation is the one recorded and equals the third party value', () => {
     for (const check of pdaVectors.third_party_crosschecks.checks) {
@@ -108,7 +120,12 @@ describe('program-derived addresses — the curve rule', () => {
 
   it('rejects seeds the runtime rejects', () => {
     expect(() => findProgramAddress([new Uint8Array(33)], HADRON_PROGRAM_V1)).toThrow(RangeError);
-    expect(() => findProgramAddress(Array.from({ length: 16 }, () => utf8Seed('x')), HADRON_PROGRAM_V1)).toThrow(RangeError);
+    expect(() =>
+      findProgramAddress(
+        Array.from({ length: 16 }, () => utf8Seed('x')),
+        HADRON_PROGRAM_V1,
+      ),
+    ).toThrow(RangeError);
     expect(() => u64LeSeed(1n << 64n)).toThrow(RangeError);
   });
 });

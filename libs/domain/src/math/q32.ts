@@ -59,7 +59,7 @@ function ratioToDouble(num: bigint, pow10: number): number {
   if (num === 0n) return 0;
   const negative = num < 0n;
   const n = negative ? -num : num;
-  const d = 10n ** BigInt(pow10) << BigInt(Q32_BITS);
+  const d = (10n ** BigInt(pow10)) << BigInt(Q32_BITS);
   // Scale so the integer quotient has 54 or 55 bits, trim it to 53, then round once. Our values are far
   // from the subnormal and overflow ranges, so `× 2^-shift` below is exact.
   let shift = 54 - (bitLength(n) - bitLength(d));

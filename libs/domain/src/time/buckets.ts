@@ -43,7 +43,8 @@ export interface WindowCover {
 export function coverWindow(from: number, to: number, sizes: readonly number[]): WindowCover {
   const out: WindowCover = { runs: [], raw: [] };
   for (let i = 1; i < sizes.length; i++) {
-    if (sizes[i - 1] <= sizes[i] || sizes[i - 1] % sizes[i] !== 0) throw new Error(`bucket sizes must decrease, each a multiple of the next: ${sizes.join(',')}`);
+    if (sizes[i - 1] <= sizes[i] || sizes[i - 1] % sizes[i] !== 0)
+      throw new Error(`bucket sizes must decrease, each a multiple of the next: ${sizes.join(',')}`);
   }
   cover(from, to, sizes, out);
   out.runs.sort((a, b) => a.from - b.from || b.size - a.size);

@@ -23,7 +23,10 @@ export const MAX_DECIMALS = 30;
  * reason), or null. Only facts that can never become valid by retrying are checked here.
  */
 export function swapProblem(s: SwapFacts): string | null {
-  for (const [name, d] of [['decimalsX', s.decimalsX], ['decimalsY', s.decimalsY]] as const) {
+  for (const [name, d] of [
+    ['decimalsX', s.decimalsX],
+    ['decimalsY', s.decimalsY],
+  ] as const) {
     if (!Number.isInteger(d) || d < 0 || d > MAX_DECIMALS) return `${name} ${d} is out of range 0..${MAX_DECIMALS}`;
   }
   if (s.amountInToVault + s.feeRaw !== s.amountIn) {

@@ -54,7 +54,14 @@ describe('swap valuation (DESIGN §4), in Q32 quote atoms', () => {
   });
 
   it('values the fixture buy b_v2_buy_x (250 USDC → 1.653956969 WSOL, fee 2500) at mid 644245094', () => {
-    const v = valueSwap({ side: 'buy', amountIn: 250_000_000n, amountInToVault: 249_997_500n, amountOut: 1_653_956_969n, feeRaw: 2_500n, midpriceQ32: 644_245_094n });
+    const v = valueSwap({
+      side: 'buy',
+      amountIn: 250_000_000n,
+      amountInToVault: 249_997_500n,
+      amountOut: 1_653_956_969n,
+      feeRaw: 2_500n,
+      midpriceQ32: 644_245_094n,
+    });
     expect(v.volumeQ32).toBe(1_073_741_824_000_000_000n); // 250e6 × 2^32
     // 249_997_500 × 2^32 − 1_653_956_969 × 644_245_094 = 1_073_731_086_581_760_000 − 1_065_553_662_965_360_086
     expect(v.spreadQ32).toBe(8_177_423_616_399_914n);
@@ -81,7 +88,10 @@ describe('fee split shares', () => {
   const fee = valueSwap({ side: 'sell', amountIn: 1000n, amountInToVault: 990n, amountOut: 1400n, feeRaw: 10n, midpriceQ32: MID_1_5 });
 
   it('keeps each share exact as fee × ppm; shares of a full split add up to the fee × 10^6', () => {
-    const shares = feeShares(fee, [{ recipient: 'A', ppm: 600_000 }, { recipient: 'B', ppm: 400_000 }]);
+    const shares = feeShares(fee, [
+      { recipient: 'A', ppm: 600_000 },
+      { recipient: 'B', ppm: 400_000 },
+    ]);
     expect(shares).toEqual([
       { recipient: 'A', ppm: 600_000, feeXRawX1e6: 6_000_000n, feeYRawX1e6: 0n, feeValueQ32X1e6: 15n * Q * 600_000n },
       { recipient: 'B', ppm: 400_000, feeXRawX1e6: 4_000_000n, feeYRawX1e6: 0n, feeValueQ32X1e6: 15n * Q * 400_000n },
@@ -98,19 +108,39 @@ describe('fee split shares', () => {
   });
 
   it('merges a recipient listed twice and refuses weights above 1,000,000 ppm', () => {
-    expect(normaliseSplit([{ recipient: 'A', ppm: 1 }, { recipient: 'B', ppm: 2 }, { recipient: 'A', ppm: 3 }])).toEqual([
+    expect(
+      normaliseSplit([
+        { recipient: 'A', ppm: 1 },
+        { recipient: 'B', ppm: 2 },
+        { recipient: 'A', ppm: 3 },
+      ]),
+    ).toEqual([
       { recipient: 'A', ppm: 4 },
       { recipient: 'B', ppm: 2 },
     ]);
-    expect(splitProblem([{ recipient: 'A', ppm: 700_000 }, { recipient: 'B', ppm: 300_001 }])).toMatch(/1000001 ppm/);
+    expect(
+      splitProblem([
+        { recipient: 'A', ppm: 700_000 },
+        { recipient: 'B', ppm: 300_001 },
+      ]),
+    ).toMatch(/1000001 ppm/);
     expect(splitProblem([{ recipient: 'A', ppm: 700_000 }])).toBeNull();
   });
 });
 
 describe('swap checks (poison events)', () => {
   const good: SwapFacts = {
-    side: 'sell', inputMint: 'X', outputMint: 'Y', feeMint: 'X', amountIn: 100n, amountInToVault: 99n, feeRaw: 1n,
-    decimalsX: 9, decimalsY: 6, midpriceQ32: MID_1_5, feeSplit: null,
+    side: 'sell',
+    inputMint: 'X',
+    outputMint: 'Y',
+    feeMint: 'X',
+    amountIn: 100n,
+    amountInToVault: 99n,
+    feeRaw: 1n,
+    decimalsX: 9,
+    decimalsY: 6,
+    midpriceQ32: MID_1_5,
+    feeSplit: null,
   };
   it.each([
     ['decimals out of range', { decimalsY: 31 }, /decimalsY 31 is out of range/],
@@ -118,7 +148,16 @@ describe('swap checks (poison events)', () => {
     ['fee in the wrong mint', { feeMint: 'Y' }, /fee mint Y is not the input mint X/],
     ['same mint in and out', { outputMint: 'X' }, /same/],
     ['zero midprice', { midpriceQ32: 0n }, /midpriceQ32 must be positive/],
-    ['split above 100%', { feeSplit: [{ recipient: 'A', ppm: 600_000 }, { recipient: 'A', ppm: 600_000 }] }, /1200000 ppm/],
+    [
+      'split above 100%',
+      {
+        feeSplit: [
+          { recipient: 'A', ppm: 600_000 },
+          { recipient: 'A', ppm: 600_000 },
+        ],
+      },
+      /1200000 ppm/,
+    ],
   ])('rejects %s', (_n, patch, reason) => {
     expect(swapProblem({ ...good, ...patch })).toMatch(reason);
   });

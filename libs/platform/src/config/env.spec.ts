@@ -37,7 +37,13 @@ describe('environment validation at boot', () => {
     })()!;
     expect(message.split('\n')).toHaveLength(1);
     expect(message).toMatch(/^invalid configuration: /);
-    for (const part of ['DATABASE_URL: must be a postgres:// URL', 'KAFKA_BROKERS: expected host:port[,host:port]', 'PORT: must be an integer 1..65535', 'LOG_LEVEL', 'LOG_FORMAT: must be one of json, pretty, auto']) {
+    for (const part of [
+      'DATABASE_URL: must be a postgres:// URL',
+      'KAFKA_BROKERS: expected host:port[,host:port]',
+      'PORT: must be an integer 1..65535',
+      'LOG_LEVEL',
+      'LOG_FORMAT: must be one of json, pretty, auto',
+    ]) {
       expect(message).toContain(part);
     }
   });

@@ -32,9 +32,7 @@ export const envBool = (fallback: boolean) =>
     .transform((v) => v === '1' || v === 'true' || v === 'yes')
     .default(fallback ? 'true' : 'false');
 
-export const postgresUrl = z
-  .string()
-  .refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v), 'must be a postgres:// URL');
+export const postgresUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v), 'must be a postgres:// URL');
 
 export const brokerList = z
   .string()
@@ -55,7 +53,10 @@ export const storageEnvShape = {
   EMBEDDED_PG_PORT: envInt(1, 65535, 54329),
   KAFKA_BROKERS: brokerList.optional(),
   KAFKA_CLIENT_ID: z.string().default('hadron-pool-analytics'),
-  KAFKA_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ - only').default('hadron'),
+  KAFKA_TOPIC_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ - only')
+    .default('hadron'),
   KAFKA_TOPIC_PARTITIONS: envInt(1, 1000, 6),
   LOG_LEVEL: logLevel,
   LOG_FORMAT: logFormat,

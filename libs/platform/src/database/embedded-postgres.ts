@@ -97,7 +97,9 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
       rmSync(pwDir, { recursive: true, force: true });
     }
     if (storePassword(join(dataDir, PASSWORD_FILE), password, asUser) !== password) {
-      throw new Error(`embedded postgres: another process wrote ${join(dataDir, PASSWORD_FILE)} while this one initialised ${dataDir}; remove the data directory and start again`);
+      throw new Error(
+        `embedded postgres: another process wrote ${join(dataDir, PASSWORD_FILE)} while this one initialised ${dataDir}; remove the data directory and start again`,
+      );
     }
   } else if (asUser.uid !== undefined) {
     assertTraversable(dataDir, asUser.uid);
@@ -154,10 +156,11 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
       let others: string[] | undefined;
       // A user that has just disconnected can linger in pg_stat_activity for a moment: look again
       // briefly before deciding that somebody else is still using the server.
-      for (const deadline = Date.now() + RELEASE_RECHECK_MS; ; ) {
+      for (const deadline = Date.now() + RELEASE_RECHECK_MS; ;) {
         others = await otherClients(adminUrl, ignoreApplication).catch((e: Error & { code?: string }) => {
           // Another process of the data directory released it last and is stopping it: nothing to do.
-          if (['57P01', '57P03', 'ECONNREFUSED'].includes(e.code ?? '')) opts.log.info({ dataDir }, 'embedded postgres: being stopped by another process of this data directory');
+          if (['57P01', '57P03', 'ECONNREFUSED'].includes(e.code ?? ''))
+            opts.log.info({ dataDir }, 'embedded postgres: being stopped by another process of this data directory');
           // Unknown is not "nobody": never stop a server that someone else may be using.
           else opts.log.warn({ dataDir, err: e.message }, 'embedded postgres: could not tell who else uses it; leaving it running');
           return undefined;
@@ -167,7 +170,10 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
       }
       if (!others) return 'left running';
       if (others.length) {
-        opts.log.info({ dataDir, others: others.length, applications: [...new Set(others)] }, 'embedded postgres: left running for the other processes connected to it');
+        opts.log.info(
+          { dataDir, others: others.length, applications: [...new Set(others)] },
+          'embedded postgres: left running for the other processes connected to it',
+        );
         return 'left running';
       }
       await stop();
@@ -185,7 +191,13 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
  * server itself, rather than looking for the password file, also finishes an upgrade that was cut
  * short after the file was written.
  */
-async function ensurePasswordAuth(o: { dataDir: string; passwordFile: string; port: number; asUser: { uid?: number; gid?: number }; log: Logger }): Promise<string> {
+async function ensurePasswordAuth(o: {
+  dataDir: string;
+  passwordFile: string;
+  port: number;
+  asUser: { uid?: number; gid?: number };
+  log: Logger;
+}): Promise<string> {
   const stored = readPassword(o.passwordFile);
   const trusting = await connectWithoutPassword(o.port);
   if (!trusting) {
@@ -204,11 +216,14 @@ async function ensurePasswordAuth(o: { dataDir: string; passwordFile: string; po
     const hbaFile = (await trusting.query<{ hba_file: string }>('SHOW hba_file')).rows[0].hba_file;
     writeOwned(hbaFile, PASSWORD_HBA, o.asUser);
     await trusting.query('SELECT pg_reload_conf()');
-    for (const deadline = Date.now() + RELOAD_WAIT_MS; ; ) {
+    for (const deadline = Date.now() + RELOAD_WAIT_MS; ;) {
       const still = await connectWithoutPassword(o.port);
       if (!still) break;
       await still.end();
-      if (Date.now() >= deadline) throw new Error(`embedded postgres: ${hbaFile} was rewritten for password authentication, but the server still lets connections in without one (see its server.log)`);
+      if (Date.now() >= deadline)
+        throw new Error(
+          `embedded postgres: ${hbaFile} was rewritten for password authentication, but the server still lets connections in without one (see its server.log)`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     o.log.info({ dataDir: o.dataDir, passwordFile: o.passwordFile }, 'embedded postgres: data directory upgraded to password authentication');
@@ -387,7 +402,9 @@ function assertTraversable(dir: string, uid: number): void {
   for (let p = dirname(dir); p !== '/'; p = dirname(p)) {
     const st = statSync(p);
     if (st.uid !== uid && (st.mode & 0o001) === 0) {
-      throw new Error(`embedded Postgres runs as user 'postgres', which cannot enter ${p}; set PG_DATA_DIR to a directory it can reach (e.g. /var/tmp/hadron/postgres)`);
+      throw new Error(
+        `embedded Postgres runs as user 'postgres', which cannot enter ${p}; set PG_DATA_DIR to a directory it can reach (e.g. /var/tmp/hadron/postgres)`,
+      );
     }
   }
 }

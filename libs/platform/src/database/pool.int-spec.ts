@@ -49,7 +49,10 @@ describe('endPool', () => {
 
 /** Terminates the backends of an application name, as an SRE's pg_terminate_backend would. */
 async function terminate(application: string): Promise<number> {
-  const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1`, [application]);
+  const { rows } = await db.pool.query<{ n: number }>(
+    `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1`,
+    [application],
+  );
   return rows[0].n;
 }
 

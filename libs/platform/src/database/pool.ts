@@ -44,8 +44,11 @@ export function isTransientDbError(e: unknown): boolean {
   const code = err?.code ?? '';
   return (
     code.startsWith('08') || // connection exception
-    code === '57P01' || code === '57P02' || code === '57P03' || // admin shutdown, crash shutdown, cannot connect now
-    code === '40001' || code === '40P01' || // serialization failure, deadlock
+    code === '57P01' ||
+    code === '57P02' ||
+    code === '57P03' || // admin shutdown, crash shutdown, cannot connect now
+    code === '40001' ||
+    code === '40P01' || // serialization failure, deadlock
     code === '53300' || // too many connections
     ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
     /Connection terminated|connection.*closed|Client has encountered a connection error/i.test(err?.message ?? '')

@@ -109,7 +109,12 @@ export class CheckpointedBatch {
     return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
   }
 
-  private async processInTx(client: PoolClient, stream: string, records: readonly PendingRecord[], believed?: ReadonlyMap<number, bigint>): Promise<BatchOutcome> {
+  private async processInTx(
+    client: PoolClient,
+    stream: string,
+    records: readonly PendingRecord[],
+    believed?: ReadonlyMap<number, bigint>,
+  ): Promise<BatchOutcome> {
     const partitions = [...new Set(records.map((r) => r.position.partition))];
     const { rows } = await client.query<{ partition: number; next_offset: string }>(
       `SELECT partition, next_offset FROM event_log_checkpoint
@@ -131,8 +136,18 @@ export class CheckpointedBatch {
       const parsed = r.parsed ?? parseHadronEvent(r.payload);
       if (!parsed.ok) dead.push({ position: r.position, reason: `invalid payload: ${parsed.reason}`, payload: r.payload, eventId: idOf(r.payload) });
       else if (r.type !== undefined && r.type !== null && r.type !== parsed.event.type) {
-        dead.push({ position: r.position, reason: `invalid payload: stored as type ${r.type} but the payload is a ${parsed.event.type}`, payload: r.payload, eventId: parsed.event.id });
-      } else valid.push(r.writerEpoch === undefined ? { event: parsed.event, position: r.position } : { event: parsed.event, position: r.position, writerEpoch: r.writerEpoch });
+        dead.push({
+          position: r.position,
+          reason: `invalid payload: stored as type ${r.type} but the payload is a ${parsed.event.type}`,
+          payload: r.payload,
+          eventId: parsed.event.id,
+        });
+      } else
+        valid.push(
+          r.writerEpoch === undefined
+            ? { event: parsed.event, position: r.position }
+            : { event: parsed.event, position: r.position, writerEpoch: r.writerEpoch },
+        );
     }
 
     if (valid.length > 0) await this.applyIsolatingPoison(client, valid, dead);
@@ -171,7 +186,13 @@ export class CheckpointedBatch {
       if (part.length === 0) continue;
       if (part.length === 1) {
         const error = await this.tryApplyOne(client, part[0]);
-        if (error) dead.push({ position: part[0].position, reason: `projection failed: ${error.message}`, payload: JSON.stringify(part[0].event), eventId: part[0].event.id });
+        if (error)
+          dead.push({
+            position: part[0].position,
+            reason: `projection failed: ${error.message}`,
+            payload: JSON.stringify(part[0].event),
+            eventId: part[0].event.id,
+          });
       } else if (!(await this.tryApply(client, part, 'part'))) await this.bisect(client, part, dead);
     }
   }

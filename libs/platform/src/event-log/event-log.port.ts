@@ -150,4 +150,3 @@ export interface EventLog {
   consumer(pool: Pool, url: string): EventLogConsumer;
   close(): Promise<void>;
 }
-

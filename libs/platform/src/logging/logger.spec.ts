@@ -35,7 +35,10 @@ describe('createLogger: every line stays under 4 KB', () => {
 
   it('arrays nested in objects and arrays of objects are bounded too', () => {
     const { log, lines } = logTo();
-    log.warn({ gaps: Array.from({ length: 5000 }, (_, i) => ({ signature: `s${i}`, error: 'e'.repeat(50), tags: Array.from({ length: 100 }, (_, k) => k) })) }, 'gaps');
+    log.warn(
+      { gaps: Array.from({ length: 5000 }, (_, i) => ({ signature: `s${i}`, error: 'e'.repeat(50), tags: Array.from({ length: 100 }, (_, k) => k) })) },
+      'gaps',
+    );
     const parsed = JSON.parse(only(lines));
     expect(bytes(lines[0])).toBeLessThanOrEqual(MAX_LOG_LINE_BYTES);
     expect(JSON.stringify(parsed)).toContain('5000 items in all');
@@ -82,7 +85,9 @@ describe('createLogger: every line stays under 4 KB', () => {
 
   it('a line still over the limit (here: a huge child binding) is replaced by a short valid line that says so', () => {
     const { log, lines } = logTo();
-    const child = log.child({ component: 'indexer', cluster: 'devnet' }).child(Object.fromEntries(Array.from({ length: 39 }, (_, i) => [`b${i}`, 'v'.repeat(1000)])));
+    const child = log
+      .child({ component: 'indexer', cluster: 'devnet' })
+      .child(Object.fromEntries(Array.from({ length: 39 }, (_, i) => [`b${i}`, 'v'.repeat(1000)])));
     child.warn({ n: 3 }, 'still too long');
     const line = only(lines);
     expect(bytes(line)).toBeLessThanOrEqual(MAX_LOG_LINE_BYTES);
@@ -201,7 +206,11 @@ describe('createLogger: secrets never logged', () => {
       expect(line).not.toContain('PG-PASSWORD');
     }
     const first = JSON.parse(lines[0]);
-    expect(first).toMatchObject({ rpc: 'https://rpc.example/?api-key=***', msg: 'indexing https://rpc.example/?api-key=***', nested: { db: 'postgres://hadron:***@db.internal:5432/hadron', list: ['https://rpc.example/?api-key=***'] } });
+    expect(first).toMatchObject({
+      rpc: 'https://rpc.example/?api-key=***',
+      msg: 'indexing https://rpc.example/?api-key=***',
+      nested: { db: 'postgres://hadron:***@db.internal:5432/hadron', list: ['https://rpc.example/?api-key=***'] },
+    });
     expect(JSON.parse(lines[1]).msg).toBe('connecting to postgres://hadron:***@db.internal:5432/hadron');
     const warned = JSON.parse(lines[2]);
     expect(warned.err.message).toContain('HTTP 429 from https://rpc.example/?api-key=***');

@@ -57,7 +57,12 @@ function logText(s: string, max = MAX_LOGGED_CHARS): string {
  * otherwise). pino-pretty runs in-process and writes synchronously, so the last line before
  * `process.exit` is never lost. `destination` (tests) replaces stdout.
  */
-export function createLogger(name: string, level: string = process.env.LOG_LEVEL ?? 'info', destination?: LogDestination, format: LogFormat = logFormatFromEnv()): Logger {
+export function createLogger(
+  name: string,
+  level: string = process.env.LOG_LEVEL ?? 'info',
+  destination?: LogDestination,
+  format: LogFormat = logFormatFromEnv(),
+): Logger {
   const options: pino.LoggerOptions = {
     name,
     level,
@@ -91,7 +96,11 @@ export function createLogger(name: string, level: string = process.env.LOG_LEVEL
 function boundChildBindings(logger: Logger): Logger {
   const child = logger.child as unknown as (this: Logger, bindings: pino.Bindings, options?: unknown) => Logger;
   logger.child = function (this: Logger, bindings: pino.Bindings, childOptions?: unknown) {
-    return child.call(this, safely(bindings, () => boundObject(bindings, 0, new Set(), null)), childOptions);
+    return child.call(
+      this,
+      safely(bindings, () => boundObject(bindings, 0, new Set(), null)),
+      childOptions,
+    );
   } as unknown as Logger['child'];
   return logger;
 }
@@ -253,7 +262,8 @@ function guardLine(line: string): string {
     out[key] = v;
     text = next;
   }
-  if (Buffer.byteLength(text) + 1 > MAX_LOG_LINE_BYTES) text = JSON.stringify({ level: out.level, time: out.time, name: out.name, msg: 'log line over the size limit', truncated: true, originalBytes: bytes });
+  if (Buffer.byteLength(text) + 1 > MAX_LOG_LINE_BYTES)
+    text = JSON.stringify({ level: out.level, time: out.time, name: out.name, msg: 'log line over the size limit', truncated: true, originalBytes: bytes });
   return `${text}\n`;
 }
 
@@ -271,6 +281,9 @@ function clippingWriter(target: LogDestination): Writable {
 
 function clipBytes(text: string): string {
   const note = ` … (truncated: ${Buffer.byteLength(text)} bytes)\n`;
-  const keep = Buffer.from(text).subarray(0, MAX_LOG_LINE_BYTES - Buffer.byteLength(note)).toString('utf8').replace(/\uFFFD$/, '');
+  const keep = Buffer.from(text)
+    .subarray(0, MAX_LOG_LINE_BYTES - Buffer.byteLength(note))
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return keep + note;
 }

@@ -9,7 +9,11 @@ describe('redactUrl', () => {
     ['userinfo with a password: the user kept', 'postgres://hadron:PG-PASSWORD@db.internal:5432/hadron', 'postgres://hadron:***@db.internal:5432/hadron'],
     ['a password holding @', 'postgres://u:p@ss@db/hadron?sslmode=require', 'postgres://u:***@db/hadron?sslmode=***'],
     ['a lone userinfo is a token', 'https://SEKRET@rpc.example/', 'https://***@rpc.example/'],
-    ['QuickNode: the token in the path', 'https://x.solana-mainnet.quiknode.pro/0123456789abcdef0123456789abcdef/', 'https://x.solana-mainnet.quiknode.pro/***/'],
+    [
+      'QuickNode: the token in the path',
+      'https://x.solana-mainnet.quiknode.pro/0123456789abcdef0123456789abcdef/',
+      'https://x.solana-mainnet.quiknode.pro/***/',
+    ],
     ['Alchemy: /v2/<key>', 'https://solana-mainnet.g.alchemy.com/v2/AbCdEfGhIjKlMnOpQrStUvWx', 'https://solana-mainnet.g.alchemy.com/v2/***'],
     ['Triton: a UUID path', 'https://x.rpcpool.com/2b1f7d3e-5c4a-4e8b-9a6f-0d1c2b3a4e5f', 'https://x.rpcpool.com/***'],
     ['websocket URLs and fragments', 'wss://rpc.example/ws?token=T0K#frag', 'wss://rpc.example/ws?token=***#***'],
@@ -25,7 +29,12 @@ describe('redactUrl', () => {
   });
 
   it('urlSecrets: the values masked, raw and percent-decoded, longest first (short values left alone)', () => {
-    expect(urlSecrets('http://user:PASS%2DWORD@h/0123456789abcdefghijKLMN/?api-key=K3Y-VALUE&n=1')).toEqual(['0123456789abcdefghijKLMN', 'PASS%2DWORD', 'PASS-WORD', 'K3Y-VALUE']);
+    expect(urlSecrets('http://user:PASS%2DWORD@h/0123456789abcdefghijKLMN/?api-key=K3Y-VALUE&n=1')).toEqual([
+      '0123456789abcdefghijKLMN',
+      'PASS%2DWORD',
+      'PASS-WORD',
+      'K3Y-VALUE',
+    ]);
     expect(urlSecrets('http://127.0.0.1:8899/devnet')).toEqual([]);
   });
 });
@@ -33,7 +42,9 @@ describe('redactUrl', () => {
 describe('redactSecrets: URLs and credentials inside any text', () => {
   it('every URL in a message, whatever surrounds it', () => {
     expect(redactSecrets('HTTP 429 from https://rpc.example/?api-key=SEKRET-123')).toBe('HTTP 429 from https://rpc.example/?api-key=***');
-    expect(redactSecrets('a "https://u:PW@a.example/x" and <wss://b.example/?k=V> then postgres://p:Q@c/db.')).toBe('a "https://u:***@a.example/x" and <wss://b.example/?k=***> then postgres://p:***@c/db.');
+    expect(redactSecrets('a "https://u:PW@a.example/x" and <wss://b.example/?k=V> then postgres://p:Q@c/db.')).toBe(
+      'a "https://u:***@a.example/x" and <wss://b.example/?k=***> then postgres://p:***@c/db.',
+    );
     // fetch's own refusal quotes the URL whole
     expect(redactSecrets('Request cannot be constructed from a URL that includes credentials: http://user:PASSWORD-XYZ@127.0.0.1:1/')).toBe(
       'Request cannot be constructed from a URL that includes credentials: http://user:***@127.0.0.1:1/',
@@ -58,7 +69,8 @@ describe('redactSecrets: URLs and credentials inside any text', () => {
   });
 
   it('ordinary text is returned as it was (the same string)', () => {
-    for (const s of ['token metadata changed: names updated', 'indexing cycle failed; retrying from the cursor', '6zvt/SOL', 'slot 12345: 3 swaps', '']) expect(redactSecrets(s)).toBe(s);
+    for (const s of ['token metadata changed: names updated', 'indexing cycle failed; retrying from the cursor', '6zvt/SOL', 'slot 12345: 3 swaps', ''])
+      expect(redactSecrets(s)).toBe(s);
   });
 
   it('is idempotent', () => {
@@ -76,7 +88,9 @@ describe('redactSecrets: URLs and credentials inside any text', () => {
 
 describe('redactHeaders', () => {
   it('masks the credential headers, case-insensitively, and keeps the rest', () => {
-    expect(redactHeaders({ Authorization: 'Bearer t', 'X-API-Key': 'k', Cookie: 'a=b', 'Proxy-Authorization': 'Basic x', 'content-type': 'application/json' })).toEqual({
+    expect(
+      redactHeaders({ Authorization: 'Bearer t', 'X-API-Key': 'k', Cookie: 'a=b', 'Proxy-Authorization': 'Basic x', 'content-type': 'application/json' }),
+    ).toEqual({
       Authorization: '***',
       'X-API-Key': '***',
       Cookie: '***',
@@ -102,7 +116,9 @@ describe('quoteUpstream: an upstream body fit for an error message', () => {
 
   it("the endpoint's own secrets echoed back are masked, and anything redactSecrets finds", () => {
     const secrets = urlSecrets('https://rpc.example/?api-key=SEKRET-123');
-    expect(quoteUpstream('invalid API key SEKRET-123 for https://rpc.example/?api-key=SEKRET-123', { secrets })).toBe('invalid API key *** for https://rpc.example/?api-key=***');
+    expect(quoteUpstream('invalid API key SEKRET-123 for https://rpc.example/?api-key=SEKRET-123', { secrets })).toBe(
+      'invalid API key *** for https://rpc.example/?api-key=***',
+    );
   });
 
   it('a secret straddling the cut is masked before the cut', () => {

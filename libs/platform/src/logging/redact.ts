@@ -37,11 +37,13 @@ const OPAQUE_SEGMENT = /^[A-Za-z0-9_-]{20,}$/;
 const MAY_HOLD_SECRET = /:\/\/|api[-_]?key|apikey|token|secret|passw|pwd|authoriz|cookie|bearer/i;
 
 /** `name=value` / `name: value` (also quoted, as in JSON) where the value is a credential. */
-const SECRET_PARAM = /\b(api[-_]?key|apikey|x-api-key|password|passwd|pwd|client[-_]?secret|secret|access[-_]?token|refresh[-_]?token|auth[-_]?token|id[-_]?token)(["']?\s*[=:]\s*["']?)(?!\*\*\*)([^\s"'&,;}]+)/gi;
+const SECRET_PARAM =
+  /\b(api[-_]?key|apikey|x-api-key|password|passwd|pwd|client[-_]?secret|secret|access[-_]?token|refresh[-_]?token|auth[-_]?token|id[-_]?token)(["']?\s*[=:]\s*["']?)(?!\*\*\*)([^\s"'&,;}]+)/gi;
 /** `token=value` only with `=`: "token: …" is ordinary prose here (SPL tokens). */
 const TOKEN_PARAM = /\b(token)(=)(?!\*\*\*)([^\s"'&,;}]+)/gi;
 /** `Authorization: Bearer abc`, `"authorization":"Basic abc"`: the scheme kept, the credential masked. */
-const AUTH_HEADER = /\b((?:proxy-)?authorization)(["']?\s*[=:]\s*["']?)(?!(?:(?:bearer|basic|token|digest)\s+)?\*\*\*)((?:bearer|basic|token|digest)\s+)?([^\s"',;}]+)/gi;
+const AUTH_HEADER =
+  /\b((?:proxy-)?authorization)(["']?\s*[=:]\s*["']?)(?!(?:(?:bearer|basic|token|digest)\s+)?\*\*\*)((?:bearer|basic|token|digest)\s+)?([^\s"',;}]+)/gi;
 /** `Cookie: a=b; c=d`: everything up to the end of the line or quote. */
 const COOKIE_HEADER = /\b(set-cookie|cookie)(["']?\s*[=:]\s*["']?)(?!\*\*\*)([^\r\n"']+)/gi;
 /** A bearer token anywhere. */
@@ -106,7 +108,9 @@ export function urlSecrets(url: string): string[] {
 /** Headers for a log line: credentials masked (case-insensitive names), everything else as it was. */
 export function redactHeaders(headers: Record<string, unknown> | Headers): Record<string, unknown> {
   const entries: [string, unknown][] = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
-  return Object.fromEntries(entries.map(([k, v]) => [k, isSecretKey(k) && v !== undefined && v !== null ? REDACTED : typeof v === 'string' ? redactSecrets(v) : v]));
+  return Object.fromEntries(
+    entries.map(([k, v]) => [k, isSecretKey(k) && v !== undefined && v !== null ? REDACTED : typeof v === 'string' ? redactSecrets(v) : v]),
+  );
 }
 
 /** Characters of an upstream's body quoted in an error message. */

@@ -10,7 +10,8 @@ describe('ops server readiness', () => {
   const start = async (ready: () => Promise<{ ready: boolean; detail: unknown }>) => {
     const s = await startOpsServer({ port: 0, host: '127.0.0.1', registry: new Registry(), ready, readyTimeoutMs: 300 });
     servers.push(s);
-    return (path = '/health/ready') => fetch(`http://127.0.0.1:${s.port}${path}`).then(async (r) => ({ status: r.status, body: (await r.json()) as { status: string; detail: any } }));
+    return (path = '/health/ready') =>
+      fetch(`http://127.0.0.1:${s.port}${path}`).then(async (r) => ({ status: r.status, body: (await r.json()) as { status: string; detail: any } }));
   };
 
   it('answers the check when it is quick: 200 ready, 503 not ready', async () => {

@@ -13,7 +13,13 @@ export interface OpsServer {
  * `/health`, `/health/ready` and `/metrics` for deployables without an HTTP API of their own
  * (indexer, projector), so SREs probe and scrape every process the same way.
  */
-export async function startOpsServer(opts: { port: number; host: string; registry: Registry; ready: () => Promise<{ ready: boolean; detail: unknown }>; readyTimeoutMs?: number }): Promise<OpsServer> {
+export async function startOpsServer(opts: {
+  port: number;
+  host: string;
+  registry: Registry;
+  ready: () => Promise<{ ready: boolean; detail: unknown }>;
+  readyTimeoutMs?: number;
+}): Promise<OpsServer> {
   const answerWithin = opts.readyTimeoutMs ?? READY_TIMEOUT_MS;
   // One check at a time, whatever the probe rate; a probe that outwaits it gets 503 with the last
   // answer known, so readiness answers within a second while a dependency hangs (e.g. a broker down).
@@ -43,7 +49,13 @@ export async function startOpsServer(opts: { port: number; host: string; registr
           (r) => {
             if (r !== 'late') return send(r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', detail: r.detail });
             const known = last as { detail: unknown; at: number } | null;
-            send(503, { status: 'not ready', detail: { reasons: [`readiness check did not answer within ${answerWithin} ms`], last: known ? { detail: known.detail, age_s: Math.round((Date.now() - known.at) / 100) / 10 } : null } });
+            send(503, {
+              status: 'not ready',
+              detail: {
+                reasons: [`readiness check did not answer within ${answerWithin} ms`],
+                last: known ? { detail: known.detail, age_s: Math.round((Date.now() - known.at) / 100) / 10 } : null,
+              },
+            });
           },
           (e: Error) => send(503, { status: 'not ready', detail: e.message }),
         )

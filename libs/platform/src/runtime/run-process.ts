@@ -91,5 +91,5 @@ export function runProcess(name: string, log: () => Logger, start: () => Promise
 /** An error as pino's serializer wants it; a thrown non-Error (never "undefined") as a message. */
 function describe(e: unknown): unknown {
   if (e instanceof Error) return e;
-  return new Error(`non-error thrown: ${typeof e === 'string' ? e : JSON.stringify(e) ?? String(e)}`);
+  return new Error(`non-error thrown: ${typeof e === 'string' ? e : (JSON.stringify(e) ?? String(e))}`);
 }

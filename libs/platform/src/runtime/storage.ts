@@ -21,7 +21,12 @@ export interface Storage {
  * Connects a process to its database and event log: `DATABASE_URL` or an embedded Postgres,
  * `KAFKA_BROKERS` or the Postgres log. Applies the platform migrations and `extra` sets.
  */
-export async function openStorage(config: StorageConfig, log: Logger, extra: readonly MigrationSet[] = [], opts: { poolSize?: number; application?: string } = {}): Promise<Storage> {
+export async function openStorage(
+  config: StorageConfig,
+  log: Logger,
+  extra: readonly MigrationSet[] = [],
+  opts: { poolSize?: number; application?: string } = {},
+): Promise<Storage> {
   let embedded: EmbeddedPostgres | undefined;
   let url = config.DATABASE_URL;
   if (!url) {

@@ -3,7 +3,9 @@
  * REQUIRE_KAFKA=1 (CI), where a missing broker is a failure, not a skip.
  */
 export function kafkaBrokersForTests(): string[] | undefined {
-  const brokers = process.env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean);
+  const brokers = process.env.KAFKA_BROKERS?.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (brokers?.length) return brokers;
   if (/^(1|true|yes)$/i.test(process.env.REQUIRE_KAFKA ?? '')) {
     throw new Error('REQUIRE_KAFKA is set but KAFKA_BROKERS is not: start a broker (npm run kafka:start) and export KAFKA_BROKERS');

@@ -35,7 +35,10 @@ const COPIED = [...AT_LEAST_PRIMARY, 'shared_buffers'];
 export async function startStreamingReplica(opts: { primaryUrl: string; port?: number; startTimeoutS?: number }): Promise<StreamingReplica> {
   const primary = new URL(withDatabase(opts.primaryUrl, 'postgres'));
   const settings = await withClient(primary.toString(), async (c) => {
-    const { rows } = await c.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name = ANY($1) OR name IN ('wal_level', 'server_version_num')`, [COPIED]);
+    const { rows } = await c.query<{ name: string; setting: string }>(
+      `SELECT name, setting FROM pg_settings WHERE name = ANY($1) OR name IN ('wal_level', 'server_version_num')`,
+      [COPIED],
+    );
     return Object.fromEntries(rows.map((r) => [r.name, r.setting]));
   });
   if (settings.wal_level === 'minimal') throw new Error('the primary runs with wal_level=minimal: no streaming replica can follow it');
@@ -64,18 +67,39 @@ export async function startStreamingReplica(opts: { primaryUrl: string; port?: n
     // -R writes primary_conninfo (with the password: the directory is 0700, the server user's) and standby.signal.
     await exec(
       basebackup,
-      ['-h', primary.hostname, '-p', primary.port || '5432', '-U', decodeURIComponent(primary.username || 'postgres'), '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync', '-w'],
+      [
+        '-h',
+        primary.hostname,
+        '-p',
+        primary.port || '5432',
+        '-U',
+        decodeURIComponent(primary.username || 'postgres'),
+        '-D',
+        dataDir,
+        '-R',
+        '-X',
+        'stream',
+        '-c',
+        'fast',
+        '--no-sync',
+        '-w',
+      ],
       { ...asUser, env },
     );
     const same = COPIED.filter((k) => settings[k] !== undefined).map((k) => `-c ${k}=${settings[k]}`);
     const flags = [`-p ${port}`, '-c listen_addresses=127.0.0.1', "-c unix_socket_directories=''", '-c hot_standby=on', ...same].join(' ');
     // In a session of its own, as the embedded server: a Ctrl-C of the test run does not reach it.
     started = true;
-    await exec(pgCtl, ['start', '-D', dataDir, '-w', '-t', String(opts.startTimeoutS ?? 60), '-l', join(dataDir, 'server.log'), '-o', flags], { ...asUser, env });
+    await exec(pgCtl, ['start', '-D', dataDir, '-w', '-t', String(opts.startTimeoutS ?? 60), '-l', join(dataDir, 'server.log'), '-o', flags], {
+      ...asUser,
+      env,
+    });
   } catch (e) {
     const log = join(dataDir, 'server.log');
     await stop();
-    throw new Error(`streaming replica failed to start${existsSync(log) ? ` (see ${log})` : ''}: ${(e as Error & { stderr?: string }).stderr?.trim() || (e as Error).message}`);
+    throw new Error(
+      `streaming replica failed to start${existsSync(log) ? ` (see ${log})` : ''}: ${(e as Error & { stderr?: string }).stderr?.trim() || (e as Error).message}`,
+    );
   }
 
   const replica = new URL(primary.toString());
@@ -85,7 +109,7 @@ export async function startStreamingReplica(opts: { primaryUrl: string; port?: n
   const onReplica = <T>(sql: string) => withClient(adminUrl, async (c) => (await c.query(sql)).rows as T[]);
   const catchUp = async (timeoutMs = 30_000) => {
     const [{ lsn }] = await withClient(primary.toString(), async (c) => (await c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows);
-    for (const deadline = Date.now() + timeoutMs; ; ) {
+    for (const deadline = Date.now() + timeoutMs; ;) {
       const [r] = await onReplica<{ done: boolean }>(`SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS done`).catch(() => [{ done: false }]);
       if (r.done) return;
       if (Date.now() > deadline) throw new Error(`the replica did not replay up to ${lsn} within ${timeoutMs} ms`);
@@ -107,7 +131,9 @@ export async function startStreamingReplica(opts: { primaryUrl: string; port?: n
 
 /** pg_basebackup of the primary's major version: PG_BIN_DIR, the embedded package, Debian's, PATH. */
 function findPgBasebackup(major: number): string {
-  const dirs = [process.env.PG_BIN_DIR, binDir(), `/usr/lib/postgresql/${major}/bin`, `/usr/pgsql-${major}/bin`, ...(process.env.PATH ?? '').split(':')].filter((d): d is string => !!d);
+  const dirs = [process.env.PG_BIN_DIR, binDir(), `/usr/lib/postgresql/${major}/bin`, `/usr/pgsql-${major}/bin`, ...(process.env.PATH ?? '').split(':')].filter(
+    (d): d is string => !!d,
+  );
   const found = dirs.map((d) => join(d, 'pg_basebackup')).find((f) => existsSync(f));
   if (!found) throw new Error(`pg_basebackup (Postgres ${major}) not found in ${dirs.slice(0, 4).join(', ')} or PATH; set PG_BIN_DIR`);
   return found;
@@ -117,7 +143,6 @@ async function postgresMajor(postgres: string): Promise<number> {
   const out = await exec(postgres, ['--version'], { env: process.env });
   return Number(/(\d+)\.\d+/.exec(out)?.[1]);
 }
-
 
 /** Runs a program detached (its own session); resolves with its stdout on exit 0, else rejects with its stderr. */
 function exec(file: string, args: string[], opts: { uid?: number; gid?: number; env: NodeJS.ProcessEnv }): Promise<string> {

@@ -53,7 +53,9 @@ export class PoolListSnapshot implements OnModuleInit, OnModuleDestroy {
     metrics: ApiMetrics,
   ) {
     metrics.gauge('hadron_api_pool_list_pools', 'Pools in the in-memory pool list', () => this.data?.pools ?? 0);
-    metrics.gauge('hadron_api_pool_list_age_seconds', 'Seconds since the pool list was last loaded', () => (this.loadedAtMs ? (Date.now() - this.loadedAtMs) / 1000 : -1));
+    metrics.gauge('hadron_api_pool_list_age_seconds', 'Seconds since the pool list was last loaded', () =>
+      this.loadedAtMs ? (Date.now() - this.loadedAtMs) / 1000 : -1,
+    );
   }
 
   async onModuleInit(): Promise<void> {
@@ -105,7 +107,10 @@ export class PoolListSnapshot implements OnModuleInit, OnModuleDestroy {
   private failed(e: unknown): void {
     const message = (e as Error)?.message ?? String(e);
     if (message !== this.failing) {
-      this.log.warn({ err: message, loaded: this.data !== null }, this.data ? 'pool list refresh failed; serving the previous snapshot' : 'pool list not loaded yet; retrying');
+      this.log.warn(
+        { err: message, loaded: this.data !== null },
+        this.data ? 'pool list refresh failed; serving the previous snapshot' : 'pool list not loaded yet; retrying',
+      );
     }
     this.failing = message;
   }

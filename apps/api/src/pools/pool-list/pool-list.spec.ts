@@ -43,7 +43,16 @@ describe('pool list (in-memory)', () => {
   const rows = [
     row('P1', { volume: 300n, tvl: 10n, fees: 5n }),
     row('P2', { volume: 100n, tvl: 30n, fees: 5n, token_x_mint: 'MintBonk', token_x_symbol: 'BONK', authority: 'Auth2', pool_state: 'Paused' }),
-    row('P3', { volume: 200n, tvl: 20n, fees: 7n, token_x_mint: 'MintJup', token_x_symbol: 'JUP', token_y_mint: 'MintSol', token_y_symbol: 'SOL', quoting_authority: 'Quoter2' }),
+    row('P3', {
+      volume: 200n,
+      tvl: 20n,
+      fees: 7n,
+      token_x_mint: 'MintJup',
+      token_x_symbol: 'JUP',
+      token_y_mint: 'MintSol',
+      token_y_symbol: 'SOL',
+      quoting_authority: 'Quoter2',
+    }),
     row('P4', { cluster: 'devnet', volume: 999n }),
   ];
 
@@ -107,7 +116,13 @@ describe('pool list (in-memory)', () => {
   });
 
   it('a token without metadata shows the short mint as symbol and name, the pool name agrees, and query finds it', () => {
-    const r = row('P7', { token_x_mint: '6zvtWnDUaPF8ReSRDSvXoW5u7NBQ5eK7Nbsw2DStbR3V', token_x_symbol: '', token_x_name: '', token_y_symbol: null, token_y_name: null });
+    const r = row('P7', {
+      token_x_mint: '6zvtWnDUaPF8ReSRDSvXoW5u7NBQ5eK7Nbsw2DStbR3V',
+      token_x_symbol: '',
+      token_x_name: '',
+      token_y_symbol: null,
+      token_y_name: null,
+    });
     const snap = buildSnapshot([r, row('P8')]);
     const view = JSON.parse(renderPoolListPage(listPools(snap, filter({ query: '6ZVT' })), AS_OF)).data;
     expect(view).toHaveLength(1);
@@ -152,9 +167,15 @@ describe('pool list (in-memory)', () => {
 
   it('a reload reuses the entries of unchanged rows, and the whole snapshot when nothing changed', () => {
     const first = buildSnapshot(rows);
-    const same = buildSnapshot(rows.map((r) => ({ ...r })), first);
+    const same = buildSnapshot(
+      rows.map((r) => ({ ...r })),
+      first,
+    );
     expect(same).toBe(first);
-    const next = buildSnapshot(rows.map((r) => (r.address === 'P2' ? { ...r, volume_24h_q32: (1000n * Q32).toString() } : { ...r })), first);
+    const next = buildSnapshot(
+      rows.map((r) => (r.address === 'P2' ? { ...r, volume_24h_q32: (1000n * Q32).toString() } : { ...r })),
+      first,
+    );
     expect(next).not.toBe(first);
     expect(next.byAddress.get('mainnet-beta P1')).toBe(first.byAddress.get('mainnet-beta P1'));
     expect(next.byAddress.get('mainnet-beta P2')).not.toBe(first.byAddress.get('mainnet-beta P2'));

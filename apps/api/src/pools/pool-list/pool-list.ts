@@ -1,13 +1,4 @@
-import {
-  CLUSTERS,
-  POOL_SORTS,
-  type Cluster,
-  type PoolListFilter,
-  type PoolSort,
-  type PoolView,
-  type AsOf,
-  type RawAmountFormat,
-} from '@hadron/contracts/api';
+import { CLUSTERS, POOL_SORTS, type Cluster, type PoolListFilter, type PoolSort, type PoolView, type AsOf, type RawAmountFormat } from '@hadron/contracts/api';
 import { baseSpreadBps, displayName, displaySymbol, humanPrice, poolName, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../database/numeric';
 import { toJson } from '../../http/json';
@@ -105,8 +96,20 @@ export function toPoolView(r: PoolRow): PoolView {
   return {
     address: r.address,
     name: poolName(x, y),
-    token_x: { address: r.token_x_mint, symbol: displaySymbol(x.mint, x.symbol), name: displayName(x.mint, r.token_x_name, x.symbol), decimals: r.token_x_decimals, icon: r.token_x_icon ?? '' },
-    token_y: { address: r.token_y_mint, symbol: displaySymbol(y.mint, y.symbol), name: displayName(y.mint, r.token_y_name, y.symbol), decimals: dy, icon: r.token_y_icon ?? '' },
+    token_x: {
+      address: r.token_x_mint,
+      symbol: displaySymbol(x.mint, x.symbol),
+      name: displayName(x.mint, r.token_x_name, x.symbol),
+      decimals: r.token_x_decimals,
+      icon: r.token_x_icon ?? '',
+    },
+    token_y: {
+      address: r.token_y_mint,
+      symbol: displaySymbol(y.mint, y.symbol),
+      name: displayName(y.mint, r.token_y_name, y.symbol),
+      decimals: dy,
+      icon: r.token_y_icon ?? '',
+    },
     token_x_amount: intOf(r.token_x_amount),
     token_y_amount: intOf(r.token_y_amount),
     pool_config: {
@@ -244,12 +247,7 @@ export function poolPredicate(f: PoolListFilter): ((e: PoolEntry) => boolean) | 
     const lower = q.toLowerCase();
     tests.push(
       (e) =>
-        e.address === q ||
-        e.mintX === q ||
-        e.mintY === q ||
-        e.nameLower.includes(lower) ||
-        e.symbolXLower.includes(lower) ||
-        e.symbolYLower.includes(lower),
+        e.address === q || e.mintX === q || e.mintY === q || e.nameLower.includes(lower) || e.symbolXLower.includes(lower) || e.symbolYLower.includes(lower),
     );
   }
   if (tests.length === 0) return null;

@@ -50,7 +50,11 @@ describe.each(SETS)('shared fixtures: $set', ({ set, files }) => {
   // Never skipped: without the shared folder (a fresh clone) the copies above are the check.
   it('the shared folder, where this machine has it, holds exactly the pinned files', () => {
     const folder = existsSync(shared) ? shared : copies;
-    expect(readdirSync(folder).filter((f) => f !== MANIFEST).sort()).toEqual([...files].sort());
+    expect(
+      readdirSync(folder)
+        .filter((f) => f !== MANIFEST)
+        .sort(),
+    ).toEqual([...files].sort());
     for (const file of files) expect({ file, sha256: sha256(join(folder, file)) }).toEqual({ file, sha256: manifest.get(file) });
   });
 });

@@ -1,6 +1,18 @@
 import { getMetadataAccountDataSerializer, MPL_TOKEN_METADATA_PROGRAM_ID, TokenStandard } from '@metaplex-foundation/mpl-token-metadata';
 import { none, publicKey, some } from '@metaplex-foundation/umi';
-import { ACCOUNT_SIZE, AccountType, ExtensionType, getMintLen, LENGTH_SIZE, MetadataPointerLayout, MINT_SIZE, MintLayout, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, TYPE_SIZE } from '@solana/spl-token';
+import {
+  ACCOUNT_SIZE,
+  AccountType,
+  ExtensionType,
+  getMintLen,
+  LENGTH_SIZE,
+  MetadataPointerLayout,
+  MINT_SIZE,
+  MintLayout,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  TYPE_SIZE,
+} from '@solana/spl-token';
 import { pack, TOKEN_METADATA_DISCRIMINATOR, type TokenMetadata as SplTokenMetadata } from '@solana/spl-token-metadata';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import type { AccountData } from '../solana-rpc';
@@ -18,7 +30,18 @@ export const METAPLEX_ACCOUNT_SIZE = 679;
 /** An SPL Token mint (82 bytes; also a Token-2022 mint without extensions). */
 export function mintData(decimals: number, isInitialized = true): Buffer {
   const data = Buffer.alloc(MINT_SIZE);
-  MintLayout.encode({ mintAuthorityOption: 1, mintAuthority: Keypair.generate().publicKey, supply: 10n ** 15n, decimals, isInitialized, freezeAuthorityOption: 1, freezeAuthority: Keypair.generate().publicKey }, data);
+  MintLayout.encode(
+    {
+      mintAuthorityOption: 1,
+      mintAuthority: Keypair.generate().publicKey,
+      supply: 10n ** 15n,
+      decimals,
+      isInitialized,
+      freezeAuthorityOption: 1,
+      freezeAuthority: Keypair.generate().publicKey,
+    },
+    data,
+  );
   return data;
 }
 
@@ -32,7 +55,14 @@ function tlv(type: ExtensionType, value: Uint8Array): Buffer {
 }
 
 export function tokenMetadata(mint: PublicKey, name: string, symbol: string): SplTokenMetadata {
-  return { updateAuthority: Keypair.generate().publicKey, mint, name, symbol, uri: 'https://example.org/t22.json', additionalMetadata: [['twitter', '@example']] };
+  return {
+    updateAuthority: Keypair.generate().publicKey,
+    mint,
+    name,
+    symbol,
+    uri: 'https://example.org/t22.json',
+    additionalMetadata: [['twitter', '@example']],
+  };
 }
 
 export interface Token2022Extensions {

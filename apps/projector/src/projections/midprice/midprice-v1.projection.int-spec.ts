@@ -1,6 +1,17 @@
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
-import { addr, applyBatch, dump, MID_1_5, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted, vaultBalancesChanged } from '../../../test-support/events';
+import {
+  addr,
+  applyBatch,
+  dump,
+  MID_1_5,
+  midpriceUpdated,
+  poolConfigChanged,
+  poolDiscovered,
+  Q,
+  swapExecuted,
+  vaultBalancesChanged,
+} from '../../../test-support/events';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
 import { createMidpriceHandlerV1 } from './midprice-v1.projection';
@@ -15,7 +26,12 @@ describe('midprice projection v1 (released; still consumes an active v1 build du
   const handler = createMidpriceHandlerV1(SCHEMA);
   const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
   const points = async (pool: string, cluster = 'mainnet-beta') =>
-    (await db.pool.query('SELECT ts, slot, signature, midprice_q32, spread_factor_q32, instruction FROM read.midprice_points WHERE cluster = $1 AND pool = $2 ORDER BY ts, slot', [cluster, pool])).rows;
+    (
+      await db.pool.query(
+        'SELECT ts, slot, signature, midprice_q32, spread_factor_q32, instruction FROM read.midprice_points WHERE cluster = $1 AND pool = $2 ORDER BY ts, slot',
+        [cluster, pool],
+      )
+    ).rows;
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
@@ -33,18 +49,64 @@ describe('midprice projection v1 (released; still consumes an active v1 build du
 
     beforeAll(async () => {
       await apply([poolDiscovered({ pool: P, slot: 9 }, { midpriceQ32: MID_1_5.toString(), spreadFactorQ32: S1.toString() }), u1, u2, u3]);
-      await apply([swapExecuted({ pool: P, slot: 20 }, { side: 'buy', amountIn: 1n, fee: 0n, amountOut: 0n, mid: null }), vaultBalancesChanged({ pool: P, slot: 20 }, 1n, 1n), u4]);
+      await apply([
+        swapExecuted({ pool: P, slot: 20 }, { side: 'buy', amountIn: 1n, fee: 0n, amountOut: 0n, mid: null }),
+        vaultBalancesChanged({ pool: P, slot: 20 }, 1n, 1n),
+        u4,
+      ]);
       await apply([u5, poolConfigChanged({ pool: P, slot: 26 }, { midpriceQ32: null, spreadFactorQ32: null }), late]);
     });
 
     it('records every update with block time, slot and signature, filling the field its instruction left null', async () => {
       expect(await points(P)).toEqual([
-        { ts: String(T + 1), slot: '10', signature: u1.signature, midprice_q32: MID_1_5.toString(), spread_factor_q32: S2.toString(), instruction: 'UpdateBaseSpread' },
-        { ts: String(T + 2), slot: '11', signature: u2.signature, midprice_q32: (2n * Q).toString(), spread_factor_q32: S1.toString(), instruction: 'UpdateMidpriceAndBaseSpread' },
-        { ts: String(T + 59), slot: '12', signature: u3.signature, midprice_q32: (3n * Q).toString(), spread_factor_q32: S1.toString(), instruction: 'UpdateMidprice' },
-        { ts: String(T + 61), slot: '20', signature: u4.signature, midprice_q32: (3n * Q).toString(), spread_factor_q32: S2.toString(), instruction: 'UpdateBaseSpread' },
-        { ts: String(T + 3600), slot: '25', signature: late.signature, midprice_q32: (4n * Q).toString(), spread_factor_q32: S1.toString(), instruction: 'UpdateMidpriceAndBaseSpread' },
-        { ts: String(T + 3601), slot: '30', signature: u5.signature, midprice_q32: (5n * Q).toString(), spread_factor_q32: S1.toString(), instruction: 'UpdateMidpriceAndBaseSpread' },
+        {
+          ts: String(T + 1),
+          slot: '10',
+          signature: u1.signature,
+          midprice_q32: MID_1_5.toString(),
+          spread_factor_q32: S2.toString(),
+          instruction: 'UpdateBaseSpread',
+        },
+        {
+          ts: String(T + 2),
+          slot: '11',
+          signature: u2.signature,
+          midprice_q32: (2n * Q).toString(),
+          spread_factor_q32: S1.toString(),
+          instruction: 'UpdateMidpriceAndBaseSpread',
+        },
+        {
+          ts: String(T + 59),
+          slot: '12',
+          signature: u3.signature,
+          midprice_q32: (3n * Q).toString(),
+          spread_factor_q32: S1.toString(),
+          instruction: 'UpdateMidprice',
+        },
+        {
+          ts: String(T + 61),
+          slot: '20',
+          signature: u4.signature,
+          midprice_q32: (3n * Q).toString(),
+          spread_factor_q32: S2.toString(),
+          instruction: 'UpdateBaseSpread',
+        },
+        {
+          ts: String(T + 3600),
+          slot: '25',
+          signature: late.signature,
+          midprice_q32: (4n * Q).toString(),
+          spread_factor_q32: S1.toString(),
+          instruction: 'UpdateMidpriceAndBaseSpread',
+        },
+        {
+          ts: String(T + 3601),
+          slot: '30',
+          signature: u5.signature,
+          midprice_q32: (5n * Q).toString(),
+          spread_factor_q32: S1.toString(),
+          instruction: 'UpdateMidpriceAndBaseSpread',
+        },
       ]);
       const { rows } = await db.pool.query('SELECT midprice, base_spread_factor FROM read.midprice_points WHERE pool = $1 AND slot = 11', [P]);
       expect(Number(rows[0].midprice)).toBe(2);
@@ -52,7 +114,9 @@ describe('midprice projection v1 (released; still consumes an active v1 build du
     });
 
     it('keeps the last point of each minute and hour by chain position', async () => {
-      const minute = await db.pool.query('SELECT minute_start, slot, point_id, midprice_q32 FROM read.midprice_minute WHERE pool = $1 ORDER BY minute_start', [P]);
+      const minute = await db.pool.query('SELECT minute_start, slot, point_id, midprice_q32 FROM read.midprice_minute WHERE pool = $1 ORDER BY minute_start', [
+        P,
+      ]);
       expect(minute.rows).toEqual([
         { minute_start: String(T), slot: '12', point_id: u3.id, midprice_q32: (3n * Q).toString() },
         { minute_start: String(T + 60), slot: '20', point_id: u4.id, midprice_q32: (3n * Q).toString() },
@@ -76,7 +140,10 @@ describe('midprice projection v1 (released; still consumes an active v1 build du
 
   it('leaves a field null when nothing is known yet, and keeps the clusters apart', async () => {
     const P = addr('mid:clusters');
-    await apply([midpriceUpdated({ pool: P, slot: 1, blockTime: T }, 7n * Q, null), midpriceUpdated({ cluster: 'devnet', pool: P, slot: 1, blockTime: T }, null, S1)]);
+    await apply([
+      midpriceUpdated({ pool: P, slot: 1, blockTime: T }, 7n * Q, null),
+      midpriceUpdated({ cluster: 'devnet', pool: P, slot: 1, blockTime: T }, null, S1),
+    ]);
     expect((await points(P, 'mainnet-beta')).map((p) => [p.midprice_q32, p.spread_factor_q32])).toEqual([[(7n * Q).toString(), null]]);
     expect((await points(P, 'devnet')).map((p) => [p.midprice_q32, p.spread_factor_q32])).toEqual([[null, S1.toString()]]);
   });

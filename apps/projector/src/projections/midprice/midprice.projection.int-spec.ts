@@ -74,7 +74,10 @@ describe('midprice projection v2', () => {
     });
 
     it('keeps the last point of each minute and hour among midprice updates only', async () => {
-      const minute = await db.pool.query('SELECT minute_start, slot, point_id, midprice_q32, spread_factor_q32 FROM read.midprice_minute WHERE pool = $1 ORDER BY minute_start', [P]);
+      const minute = await db.pool.query(
+        'SELECT minute_start, slot, point_id, midprice_q32, spread_factor_q32 FROM read.midprice_minute WHERE pool = $1 ORDER BY minute_start',
+        [P],
+      );
       expect(minute.rows).toEqual([
         { minute_start: String(T), slot: '14', point_id: u5.id, midprice_q32: (5n * Q).toString(), spread_factor_q32: S3.toString() },
         // no row for minute T+60: its only update (u6) set the spread alone
@@ -111,7 +114,10 @@ describe('midprice projection v2', () => {
     const early = midpriceUpdated({ pool: P, slot: 40, blockTime: T + 40 }, 7n * Q, null);
     const withAfter = midpriceUpdated({ pool: P, slot: 41, blockTime: T + 41 }, 8n * Q, null, 41, { mid: 8n * Q, spread: S1 });
     await apply([poolDiscovered({ pool: P, slot: 100 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S_NOW.toString() }), early, withAfter]);
-    expect(await points(P)).toEqual([point(T + 40, 40, early.signature, 7n * Q, null, 'UpdateMidprice'), point(T + 41, 41, withAfter.signature, 8n * Q, S1, 'UpdateMidprice')]);
+    expect(await points(P)).toEqual([
+      point(T + 40, 40, early.signature, 7n * Q, null, 'UpdateMidprice'),
+      point(T + 41, 41, withAfter.signature, 8n * Q, S1, 'UpdateMidprice'),
+    ]);
   });
 
   it('takes MidpriceUpdated before PoolDiscovered; an older snapshot counts for points after it, not for those before it', async () => {
@@ -151,7 +157,11 @@ describe('midprice projection v2', () => {
       const before = await dump(db.pool, `${quoteIdent(SCHEMA)}.midprice_points`, 't');
       await apply([u]); // an identical copy in a later batch: nothing
       const moved = { ...u, blockTime: T + 3600 + 70 }; // same id, another block time (another ts, another primary key)
-      await expect(apply([moved])).rejects.toThrow(new RegExp(`^event ${u.id}: duplicate event id with a different payload: already applied with \\(block_time, .*\\) = \\(${T + 70},.*this copy has \\(${T + 3670},`));
+      await expect(apply([moved])).rejects.toThrow(
+        new RegExp(
+          `^event ${u.id}: duplicate event id with a different payload: already applied with \\(block_time, .*\\) = \\(${T + 70},.*this copy has \\(${T + 3670},`,
+        ),
+      );
       await expect(apply([u, moved])).rejects.toThrow(`event ${u.id}: duplicate event id with a different payload in one batch`);
       expect(await dump(db.pool, `${quoteIdent(SCHEMA)}.midprice_points`, 't')).toEqual(before);
       expect((await db.pool.query('SELECT count(*)::int AS n FROM read.midprice_hourly WHERE pool = $1', [P])).rows[0].n).toBe(1);
@@ -160,7 +170,10 @@ describe('midprice projection v2', () => {
 
   it('keeps the clusters apart', async () => {
     const P = addr('mid2:clusters');
-    await apply([midpriceUpdated({ pool: P, slot: 1, blockTime: T }, 7n * Q, S1), midpriceUpdated({ cluster: 'devnet', pool: P, slot: 2, blockTime: T }, 8n * Q, null)]);
+    await apply([
+      midpriceUpdated({ pool: P, slot: 1, blockTime: T }, 7n * Q, S1),
+      midpriceUpdated({ cluster: 'devnet', pool: P, slot: 2, blockTime: T }, 8n * Q, null),
+    ]);
     expect((await points(P, 'mainnet-beta')).map((p) => [p.midprice_q32, p.spread_factor_q32])).toEqual([[(7n * Q).toString(), S1.toString()]]);
     expect((await points(P, 'devnet')).map((p) => [p.midprice_q32, p.spread_factor_q32])).toEqual([[(8n * Q).toString(), null]]);
   });

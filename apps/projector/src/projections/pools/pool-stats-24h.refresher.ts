@@ -20,8 +20,14 @@ export async function refreshPoolStats24h(tx: SqlTx, schema: string, nowSec: num
   const cover = coverWindow(start, bucketCeil(nowSec + 1, HOUR), [HOUR, MINUTE]);
   const ranges = (col: string, rs: readonly RawRange[]) =>
     rs.length === 0 ? 'false' : rs.map((r) => `(${col} >= ${int(r.from)} AND ${col} < ${int(r.to)})`).join(' OR ');
-  const hours = ranges('x.hour_start', cover.runs.filter((r) => r.size === HOUR));
-  const minutes = ranges('x.minute_start', cover.runs.filter((r) => r.size === MINUTE));
+  const hours = ranges(
+    'x.hour_start',
+    cover.runs.filter((r) => r.size === HOUR),
+  );
+  const minutes = ranges(
+    'x.minute_start',
+    cover.runs.filter((r) => r.size === MINUTE),
+  );
   const raw = ranges('x.ts', cover.raw);
   const sums = 'sum(x.volume_q32) AS volume, sum(x.spread_q32) AS spread, sum(x.protocol_fee_q32) AS fee';
   await tx.query(

@@ -2,7 +2,21 @@ import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { poolName, shortMint } from '@hadron/domain';
 import {
-  addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, MINT_X, MINT_Y, poolConfigChanged, poolDiscovered, Q, snapshot, swapExecuted, tokenMetadataChanged, vaultBalancesChanged,
+  addr,
+  applyBatch,
+  dump,
+  feeSplitChanged,
+  MID_1_5,
+  midpriceUpdated,
+  MINT_X,
+  MINT_Y,
+  poolConfigChanged,
+  poolDiscovered,
+  Q,
+  snapshot,
+  swapExecuted,
+  tokenMetadataChanged,
+  vaultBalancesChanged,
 } from '../../../test-support/events';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
@@ -19,7 +33,8 @@ describe('pools projection (snapshot per pool)', () => {
   let db: TestDatabase;
   const handler = createPoolsHandler(SCHEMA);
   const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
-  const row = async (pool: string, cluster = 'mainnet-beta') => (await db.pool.query('SELECT * FROM read.pools WHERE cluster = $1 AND address = $2', [cluster, pool])).rows[0];
+  const row = async (pool: string, cluster = 'mainnet-beta') =>
+    (await db.pool.query('SELECT * FROM read.pools WHERE cluster = $1 AND address = $2', [cluster, pool])).rows[0];
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
@@ -33,7 +48,10 @@ describe('pools projection (snapshot per pool)', () => {
       await apply([
         poolDiscovered({ pool: P, slot: 100 }, { midpriceQ32: MID_1_5.toString(), spreadFactorQ32: SPREAD.toString() }),
         vaultBalancesChanged({ pool: P, slot: 110, txIndex: 2 }, 5000n, 6000n),
-        swapExecuted({ pool: P, slot: 120, txIndex: 0 }, { side: 'buy', amountIn: 10n, fee: 0n, amountOut: 1n, mid: MID_1_5, vaultXAfter: 7000n, vaultYAfter: 8000n }),
+        swapExecuted(
+          { pool: P, slot: 120, txIndex: 0 },
+          { side: 'buy', amountIn: 10n, fee: 0n, amountOut: 1n, mid: MID_1_5, vaultXAfter: 7000n, vaultYAfter: 8000n },
+        ),
         vaultBalancesChanged({ pool: P, slot: 115, txIndex: 9 }, 1n, 1n), // older than the swap: ignored
       ]);
       await apply([
@@ -43,7 +61,10 @@ describe('pools projection (snapshot per pool)', () => {
       ]);
       await apply([
         // An older config snapshot arriving late: its config is ignored (its oracle read agrees with the update at 130).
-        poolConfigChanged({ pool: P, slot: 135 }, { poolState: 'RejectSwaps', poolStateRaw: 3, midpriceQ32: (2n * Q).toString(), spreadFactorQ32: SPREAD.toString() }),
+        poolConfigChanged(
+          { pool: P, slot: 135 },
+          { poolState: 'RejectSwaps', poolStateRaw: 3, midpriceQ32: (2n * Q).toString(), spreadFactorQ32: SPREAD.toString() },
+        ),
         feeSplitChanged({ pool: P, slot: 150 }, [{ recipient: R1, ppm: 1_000_000 }], 25),
       ]);
     });
@@ -76,7 +97,10 @@ describe('pools projection (snapshot per pool)', () => {
 
     it('changes nothing when the same batches are delivered again', async () => {
       const before = await dump(db.pool, `${SCHEMA}.pools`, 'cluster, pool');
-      await apply([vaultBalancesChanged({ pool: P, slot: 110, txIndex: 2 }, 5000n, 6000n), poolConfigChanged({ pool: P, slot: 140 }, { poolState: 'Paused', poolStateRaw: 2, midpriceQ32: null, spreadFactorQ32: null })]);
+      await apply([
+        vaultBalancesChanged({ pool: P, slot: 110, txIndex: 2 }, 5000n, 6000n),
+        poolConfigChanged({ pool: P, slot: 140 }, { poolState: 'Paused', poolStateRaw: 2, midpriceQ32: null, spreadFactorQ32: null }),
+      ]);
       expect(await dump(db.pool, `${SCHEMA}.pools`, 'cluster, pool')).toEqual(before);
     });
   });
@@ -112,12 +136,21 @@ describe('pools projection (snapshot per pool)', () => {
       await apply([tokenMetadataChanged({ pool: P, slot: 20 }, { mint: MINT_X, symbol: 'HDRN', name: 'Hadron' })]);
       expect((await tokens(P)).x).toEqual(['HDRN', 'Hadron', '']);
       // The same batch: snapshot (old names) then rename, and rename then snapshot (new names).
-      await apply([poolConfigChanged({ pool: P, slot: 60 }, { tokenX: { ...blank(MINT_X), symbol: 'HDRN', name: 'Hadron' } }), tokenMetadataChanged({ pool: P, slot: 61 }, { mint: MINT_X, symbol: 'HDRN2', name: 'Hadron Two' })]);
+      await apply([
+        poolConfigChanged({ pool: P, slot: 60 }, { tokenX: { ...blank(MINT_X), symbol: 'HDRN', name: 'Hadron' } }),
+        tokenMetadataChanged({ pool: P, slot: 61 }, { mint: MINT_X, symbol: 'HDRN2', name: 'Hadron Two' }),
+      ]);
       expect((await tokens(P)).x).toEqual(['HDRN2', 'Hadron Two', '']);
-      await apply([tokenMetadataChanged({ pool: P, slot: 70 }, { mint: MINT_X, symbol: 'HDRN3', name: 'Hadron Three' }), poolConfigChanged({ pool: P, slot: 71 }, { tokenX: { ...blank(MINT_X), symbol: 'HDRN3', name: 'Hadron Three' } })]);
+      await apply([
+        tokenMetadataChanged({ pool: P, slot: 70 }, { mint: MINT_X, symbol: 'HDRN3', name: 'Hadron Three' }),
+        poolConfigChanged({ pool: P, slot: 71 }, { tokenX: { ...blank(MINT_X), symbol: 'HDRN3', name: 'Hadron Three' } }),
+      ]);
       expect((await tokens(P)).x).toEqual(['HDRN3', 'Hadron Three', '']);
       // Two renames of one mint in a batch: the later one.
-      await apply([tokenMetadataChanged({ pool: P, slot: 80 }, { mint: MINT_X, symbol: 'A', name: 'A' }), tokenMetadataChanged({ pool: P, slot: 79 }, { mint: MINT_X, symbol: 'B', name: 'B' })]);
+      await apply([
+        tokenMetadataChanged({ pool: P, slot: 80 }, { mint: MINT_X, symbol: 'A', name: 'A' }),
+        tokenMetadataChanged({ pool: P, slot: 79 }, { mint: MINT_X, symbol: 'B', name: 'B' }),
+      ]);
       expect((await tokens(P)).x).toEqual(['B', 'B', '']);
     });
 
@@ -125,7 +158,10 @@ describe('pools projection (snapshot per pool)', () => {
       const P = addr('pools:rename-scope');
       const Q2 = addr('pools:rename-other');
       await apply([poolDiscovered({ pool: P, slot: 10 }), poolDiscovered({ pool: Q2, slot: 10 })]);
-      const rename = [tokenMetadataChanged({ pool: P, slot: 11 }, { mint: MINT_X, symbol: 'NEW', name: 'New name' }), tokenMetadataChanged({ pool: P, slot: 11 }, { mint: addr('not-in-pool'), symbol: 'ZZZ', name: 'Z' })];
+      const rename = [
+        tokenMetadataChanged({ pool: P, slot: 11 }, { mint: MINT_X, symbol: 'NEW', name: 'New name' }),
+        tokenMetadataChanged({ pool: P, slot: 11 }, { mint: addr('not-in-pool'), symbol: 'ZZZ', name: 'Z' }),
+      ];
       await apply(rename);
       expect((await tokens(Q2)).x).toEqual(['SOL', 'Wrapped SOL', 'https://icons/sol.png']);
       expect(await tokens(P)).toEqual({ name: 'NEW/USDC', x: ['NEW', 'New name', ''], y: ['USDC', 'USD Coin', ''] });
@@ -179,7 +215,12 @@ describe('pools projection (snapshot per pool)', () => {
     it('sums [now − 24 h, now] exactly from hourly and minute rollups plus the partial minute of raw swaps', async () => {
       await refreshPoolStats24h(db.pool as never, SCHEMA, NOW);
       const r = await row(P);
-      expect([r.volume_24h_q32, r.fees_24h_q32, r.swap_count_24h, r.stats_24h_window_end]).toEqual([(111_110n * Q).toString(), (111_110n * Q).toString(), '5', String(NOW)]);
+      expect([r.volume_24h_q32, r.fees_24h_q32, r.swap_count_24h, r.stats_24h_window_end]).toEqual([
+        (111_110n * Q).toString(),
+        (111_110n * Q).toString(),
+        '5',
+        String(NOW),
+      ]);
       expect(Number(r.volume_24h)).toBe(0.11111); // quote decimals 6
     });
 

@@ -1,6 +1,17 @@
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
-import { addr, applyBatch, dump, feeSplitChanged, MID_1_5, midpriceUpdated, poolDiscovered, Q, swapExecuted, vaultBalancesChanged } from '../../../test-support/events';
+import {
+  addr,
+  applyBatch,
+  dump,
+  feeSplitChanged,
+  MID_1_5,
+  midpriceUpdated,
+  poolDiscovered,
+  Q,
+  swapExecuted,
+  vaultBalancesChanged,
+} from '../../../test-support/events';
 import { createServedBuild } from '../../../test-support/served-build';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
@@ -33,7 +44,12 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
     const s3 = swapExecuted({ pool: P, slot: 200, blockTime: H0 + 3605 }, { side: 'sell', amountIn: 2000n, fee: 20n, amountOut: 3000n, mid: MID_1_5 });
     const s4 = swapExecuted({ pool: P, slot: 201, blockTime: H0 + 3630 }, { side: 'buy', amountIn: 500n, fee: 5n, amountOut: 300n, mid: null });
     // Other event types are no-ops for this read model but must be accepted.
-    const others = [poolDiscovered({ pool: P, slot: 99 }), midpriceUpdated({ pool: P, slot: 100 }, MID_1_5, null), vaultBalancesChanged({ pool: P, slot: 101 }, 1n, 2n), feeSplitChanged({ pool: P, slot: 101 }, [])];
+    const others = [
+      poolDiscovered({ pool: P, slot: 99 }),
+      midpriceUpdated({ pool: P, slot: 100 }, MID_1_5, null),
+      vaultBalancesChanged({ pool: P, slot: 101 }, 1n, 2n),
+      feeSplitChanged({ pool: P, slot: 101 }, []),
+    ];
 
     beforeAll(async () => {
       await apply([others[0], s1, others[1], s2, others[2], others[3]]);
@@ -47,19 +63,70 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
       );
       expect(rows).toEqual([
         // buy 1000 Y (fee 10) for 600 X at mid 1.5: spread = 990 − 600 × 1.5 = 90
-        { id: s1.id, side: 'buy', volume_q32: q(1000n), spread_q32: q(90n), protocol_fee_q32: q(10n), fee_x_raw: '0', fee_y_raw: '10', priced: true, ts: String(H0 + 10), minute: String(H0) },
+        {
+          id: s1.id,
+          side: 'buy',
+          volume_q32: q(1000n),
+          spread_q32: q(90n),
+          protocol_fee_q32: q(10n),
+          fee_x_raw: '0',
+          fee_y_raw: '10',
+          priced: true,
+          ts: String(H0 + 10),
+          minute: String(H0),
+        },
         // sell 1000 X (fee 10) for 1400 Y: volume = 1500, fee = 15, spread = 990 × 1.5 − 1400 = 85
-        { id: s2.id, side: 'sell', volume_q32: q(1500n), spread_q32: q(85n), protocol_fee_q32: q(15n), fee_x_raw: '10', fee_y_raw: '0', priced: true, ts: String(H0 + 70), minute: String(H0 + 60) },
+        {
+          id: s2.id,
+          side: 'sell',
+          volume_q32: q(1500n),
+          spread_q32: q(85n),
+          protocol_fee_q32: q(15n),
+          fee_x_raw: '10',
+          fee_y_raw: '0',
+          priced: true,
+          ts: String(H0 + 70),
+          minute: String(H0 + 60),
+        },
         // sell 2000 X (fee 20) for 3000 Y: spread = 1980 × 1.5 − 3000 = −30 (price improvement)
-        { id: s3.id, side: 'sell', volume_q32: q(3000n), spread_q32: q(-30n), protocol_fee_q32: q(30n), fee_x_raw: '20', fee_y_raw: '0', priced: true, ts: String(H0 + 3605), minute: String(H0 + 3600) },
+        {
+          id: s3.id,
+          side: 'sell',
+          volume_q32: q(3000n),
+          spread_q32: q(-30n),
+          protocol_fee_q32: q(30n),
+          fee_x_raw: '20',
+          fee_y_raw: '0',
+          priced: true,
+          ts: String(H0 + 3605),
+          minute: String(H0 + 3600),
+        },
         // buy without a midprice yet: quote amounts only, spread 0, flagged
-        { id: s4.id, side: 'buy', volume_q32: q(500n), spread_q32: '0', protocol_fee_q32: q(5n), fee_x_raw: '0', fee_y_raw: '5', priced: false, ts: String(H0 + 3630), minute: String(H0 + 3600) },
+        {
+          id: s4.id,
+          side: 'buy',
+          volume_q32: q(500n),
+          spread_q32: '0',
+          protocol_fee_q32: q(5n),
+          fee_x_raw: '0',
+          fee_y_raw: '5',
+          priced: false,
+          ts: String(H0 + 3630),
+          minute: String(H0 + 3600),
+        },
       ]);
     });
 
     it('rolls up per hour, minute and UTC day', async () => {
       const totals = (bucket: number, v: bigint, s: bigint, f: bigint, fx: string, fy: string, n: string, unpriced: string) => ({
-        volume_q32: q(v), spread_q32: q(s), protocol_fee_q32: q(f), fee_x_raw: fx, fee_y_raw: fy, swap_count: n, unpriced_count: unpriced, b: String(bucket),
+        volume_q32: q(v),
+        spread_q32: q(s),
+        protocol_fee_q32: q(f),
+        fee_x_raw: fx,
+        fee_y_raw: fy,
+        swap_count: n,
+        unpriced_count: unpriced,
+        b: String(bucket),
       });
       const strip = (rows: Record<string, unknown>[], col: string) => rows.map(({ cluster: _c, pool: _p, [col]: b, ...r }) => ({ ...r, b }));
       expect(strip(await rollup('fee_rollup_hourly', 'hour_start', P), 'hour_start')).toEqual([
@@ -73,7 +140,16 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
       ]);
       // fees = spread + protocol fee = (175 − 30) + 60
       expect(await rollup('volume_daily', 'day_start', P)).toEqual([
-        { cluster: 'mainnet-beta', pool: P, day_start: String(D0), volume_q32: q(6000n), spread_q32: q(145n), protocol_fee_q32: q(60n), fees_q32: q(205n), swap_count: '4' },
+        {
+          cluster: 'mainnet-beta',
+          pool: P,
+          day_start: String(D0),
+          volume_q32: q(6000n),
+          spread_q32: q(145n),
+          protocol_fee_q32: q(60n),
+          fees_q32: q(205n),
+          swap_count: '4',
+        },
       ]);
     });
 
@@ -96,14 +172,54 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
     const R2 = addr('recipient-2');
     const R3 = addr('recipient-3');
     const t1 = swapExecuted({ pool: P, slot: 300, blockTime: A + 5 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: MID_1_5, split: null });
-    const t2 = swapExecuted({ pool: P, slot: 400, blockTime: B + 5 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: MID_1_5, split: [{ recipient: R1, ppm: 700_000 }, { recipient: R2, ppm: 300_000 }] });
-    const t3 = swapExecuted({ pool: P, slot: 410, blockTime: B + 50 }, { side: 'buy', amountIn: 2000n, fee: 20n, amountOut: 1200n, mid: MID_1_5, split: [{ recipient: R1, ppm: 500_000 }, { recipient: R2, ppm: 500_000 }] });
-    const t4 = swapExecuted({ pool: P, slot: 420, blockTime: B + 60 }, { side: 'buy', amountIn: 100n, fee: 0n, amountOut: 60n, mid: MID_1_5, split: [{ recipient: R3, ppm: 1_000_000 }] });
-    const d1 = swapExecuted({ pool: DEFAULT_POOL, slot: 400, blockTime: B + 5 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: MID_1_5, split: null });
+    const t2 = swapExecuted(
+      { pool: P, slot: 400, blockTime: B + 5 },
+      {
+        side: 'sell',
+        amountIn: 1000n,
+        fee: 10n,
+        amountOut: 1400n,
+        mid: MID_1_5,
+        split: [
+          { recipient: R1, ppm: 700_000 },
+          { recipient: R2, ppm: 300_000 },
+        ],
+      },
+    );
+    const t3 = swapExecuted(
+      { pool: P, slot: 410, blockTime: B + 50 },
+      {
+        side: 'buy',
+        amountIn: 2000n,
+        fee: 20n,
+        amountOut: 1200n,
+        mid: MID_1_5,
+        split: [
+          { recipient: R1, ppm: 500_000 },
+          { recipient: R2, ppm: 500_000 },
+        ],
+      },
+    );
+    const t4 = swapExecuted(
+      { pool: P, slot: 420, blockTime: B + 60 },
+      { side: 'buy', amountIn: 100n, fee: 0n, amountOut: 60n, mid: MID_1_5, split: [{ recipient: R3, ppm: 1_000_000 }] },
+    );
+    const d1 = swapExecuted(
+      { pool: DEFAULT_POOL, slot: 400, blockTime: B + 5 },
+      { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: MID_1_5, split: null },
+    );
 
     beforeAll(async () => {
       // t3 (later chain position) arrives before t2: the last observed ppm still follows chain order.
-      await apply([t1, d1, feeSplitChanged({ pool: P, slot: 350 }, [{ recipient: R1, ppm: 700_000 }, { recipient: R2, ppm: 300_000 }]), t3]);
+      await apply([
+        t1,
+        d1,
+        feeSplitChanged({ pool: P, slot: 350 }, [
+          { recipient: R1, ppm: 700_000 },
+          { recipient: R2, ppm: 300_000 },
+        ]),
+        t3,
+      ]);
       await apply([t2, t4]);
     });
 
@@ -119,15 +235,22 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
       ).rows;
     const protocolFee = async (pool: string, from: number, to: number) =>
       BigInt(
-        (await db.pool.query(`SELECT COALESCE(sum(protocol_fee_q32), 0)::text AS f FROM read.fee_rollup_hourly WHERE pool = $1 AND hour_start >= $2 AND hour_start < $3`, [pool, from, to])).rows[0].f,
+        (
+          await db.pool.query(
+            `SELECT COALESCE(sum(protocol_fee_q32), 0)::text AS f FROM read.fee_rollup_hourly WHERE pool = $1 AND hour_start >= $2 AND hour_start < $3`,
+            [pool, from, to],
+          )
+        ).rows[0].f,
       );
 
     it('splits each fee-bearing split swap exactly (fee × ppm) and keeps the most recent ppm by chain position', async () => {
       // R1: 10 X × 0.7 and 20 Y × 0.5; value (15 × 0.7 + 20 × 0.5) Y = 20.5 Y; R2: 15 × 0.3 + 20 × 0.5 = 14.5 Y
-      expect(await recipients(P, B, B + 3600)).toEqual([
-        { recipient: R1, x: '7000000', y: '10000000', v: (Q * 20_500_000n).toString(), ppm: 500_000 },
-        { recipient: R2, x: '3000000', y: '10000000', v: (Q * 14_500_000n).toString(), ppm: 500_000 },
-      ].sort((a, b) => (a.recipient < b.recipient ? -1 : 1)));
+      expect(await recipients(P, B, B + 3600)).toEqual(
+        [
+          { recipient: R1, x: '7000000', y: '10000000', v: (Q * 20_500_000n).toString(), ppm: 500_000 },
+          { recipient: R2, x: '3000000', y: '10000000', v: (Q * 14_500_000n).toString(), ppm: 500_000 },
+        ].sort((a, b) => (a.recipient < b.recipient ? -1 : 1)),
+      );
       const { rows } = await db.pool.query('SELECT swap_id, recipient, ppm FROM read.swap_fee_splits WHERE pool = $1 ORDER BY slot, recipient', [P]);
       expect(rows.map((r) => r.swap_id)).toEqual([t2.id, t2.id, t3.id, t3.id]); // rule 2: no rows for the zero-fee t4
     });
@@ -152,9 +275,28 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
     const R1 = addr('rm-recipient-1');
     const R2 = addr('rm-recipient-2');
     // Two minutes of one hour; the later swap (slot 510) arrives first.
-    const a = swapExecuted({ pool: P, slot: 500, blockTime: M + 10 }, { side: 'buy', amountIn: 1000n, fee: 100n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: R1, ppm: 600_000 }, { recipient: R2, ppm: 400_000 }] });
-    const b = swapExecuted({ pool: P, slot: 510, blockTime: M + 70 }, { side: 'sell', amountIn: 2000n, fee: 20n, amountOut: 2900n, mid: MID_1_5, split: [{ recipient: R1, ppm: 250_000 }] });
-    const c = swapExecuted({ pool: P, slot: 505, blockTime: M + 20 }, { side: 'buy', amountIn: 1000n, fee: 0n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: R2, ppm: 1_000_000 }] });
+    const a = swapExecuted(
+      { pool: P, slot: 500, blockTime: M + 10 },
+      {
+        side: 'buy',
+        amountIn: 1000n,
+        fee: 100n,
+        amountOut: 600n,
+        mid: MID_1_5,
+        split: [
+          { recipient: R1, ppm: 600_000 },
+          { recipient: R2, ppm: 400_000 },
+        ],
+      },
+    );
+    const b = swapExecuted(
+      { pool: P, slot: 510, blockTime: M + 70 },
+      { side: 'sell', amountIn: 2000n, fee: 20n, amountOut: 2900n, mid: MID_1_5, split: [{ recipient: R1, ppm: 250_000 }] },
+    );
+    const c = swapExecuted(
+      { pool: P, slot: 505, blockTime: M + 20 },
+      { side: 'buy', amountIn: 1000n, fee: 0n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: R2, ppm: 1_000_000 }] },
+    );
 
     beforeAll(async () => {
       await apply([b, c]);
@@ -163,8 +305,12 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
 
     it('keeps each recipient’s exact share and latest ppm per minute, and per hour', async () => {
       const cols = 'recipient, fee_x_raw_x1e6 AS x, fee_y_raw_x1e6 AS y, fee_value_q32_x1e6 AS v, swap_count AS n, last_ppm, last_slot';
-      const minute = await db.pool.query(`SELECT minute_start, ${cols} FROM read.fee_recipient_minute WHERE cluster = 'mainnet-beta' AND pool = $1 ORDER BY minute_start, recipient`, [P]);
-      const byRecipient = <T extends { recipient: string }>(rows: T[]) => rows.sort((l, r) => (l.recipient < r.recipient ? -1 : l.recipient > r.recipient ? 1 : 0));
+      const minute = await db.pool.query(
+        `SELECT minute_start, ${cols} FROM read.fee_recipient_minute WHERE cluster = 'mainnet-beta' AND pool = $1 ORDER BY minute_start, recipient`,
+        [P],
+      );
+      const byRecipient = <T extends { recipient: string }>(rows: T[]) =>
+        rows.sort((l, r) => (l.recipient < r.recipient ? -1 : l.recipient > r.recipient ? 1 : 0));
       byRecipient(minute.rows);
       minute.rows.sort((l, r) => Number(l.minute_start) - Number(r.minute_start)); // stable: recipients stay sorted within a minute
       // a: fee 100 Y atoms → R1 60, R2 40 (value = atoms, a buy); c pays no fee: no share; b: fee 20 X → R1 5 X, valued 5 × 1.5 = 7.5 Y.
@@ -188,16 +334,32 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
   it('a sell before any midprice: volume, fee value and spread 0, fee atoms and split atoms exact, counted as unpriced', async () => {
     const P = addr('swaps:unpriced-sell');
     const R1 = addr('unpriced-recipient');
-    const s = swapExecuted({ pool: P, slot: 50, blockTime: H0 + 100 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: null, split: [{ recipient: R1, ppm: 700_000 }] });
+    const s = swapExecuted(
+      { pool: P, slot: 50, blockTime: H0 + 100 },
+      { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: null, split: [{ recipient: R1, ppm: 700_000 }] },
+    );
     await apply([s]);
     const { rows } = await db.pool.query('SELECT volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw, priced FROM read.swaps WHERE pool = $1', [P]);
     expect(rows).toEqual([{ volume_q32: '0', spread_q32: '0', protocol_fee_q32: '0', fee_x_raw: '10', fee_y_raw: '0', priced: false }]);
-    for (const [table, bucket] of [['fee_rollup_hourly', 'hour_start'], ['fee_rollup_minute', 'minute_start']]) {
-      expect((await rollup(table, bucket, P)).map(({ volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw, swap_count, unpriced_count }) => ({ volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw, swap_count, unpriced_count }))).toEqual([
-        { volume_q32: '0', spread_q32: '0', protocol_fee_q32: '0', fee_x_raw: '10', fee_y_raw: '0', swap_count: '1', unpriced_count: '1' },
-      ]);
+    for (const [table, bucket] of [
+      ['fee_rollup_hourly', 'hour_start'],
+      ['fee_rollup_minute', 'minute_start'],
+    ]) {
+      expect(
+        (await rollup(table, bucket, P)).map(({ volume_q32, spread_q32, protocol_fee_q32, fee_x_raw, fee_y_raw, swap_count, unpriced_count }) => ({
+          volume_q32,
+          spread_q32,
+          protocol_fee_q32,
+          fee_x_raw,
+          fee_y_raw,
+          swap_count,
+          unpriced_count,
+        })),
+      ).toEqual([{ volume_q32: '0', spread_q32: '0', protocol_fee_q32: '0', fee_x_raw: '10', fee_y_raw: '0', swap_count: '1', unpriced_count: '1' }]);
     }
-    expect((await rollup('fee_recipient_minute', 'minute_start', P)).map((r) => [r.recipient, r.fee_x_raw_x1e6, r.fee_y_raw_x1e6, r.fee_value_q32_x1e6])).toEqual([[R1, '7000000', '0', '0']]);
+    expect(
+      (await rollup('fee_recipient_minute', 'minute_start', P)).map((r) => [r.recipient, r.fee_x_raw_x1e6, r.fee_y_raw_x1e6, r.fee_value_q32_x1e6]),
+    ).toEqual([[R1, '7000000', '0', '0']]);
     expect((await rollup('volume_daily', 'day_start', P)).map((r) => [r.volume_q32, r.fees_q32, r.swap_count])).toEqual([['0', '0', '1']]);
   });
 
@@ -208,13 +370,29 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
     const W = H0 + 8 * 3600;
     await apply([
       // split 30 % + 20 %: half of this fee (100 Y) goes to no listed recipient
-      swapExecuted({ pool: P, slot: 600, blockTime: W + 30 }, { side: 'buy', amountIn: 10_000n, fee: 100n, amountOut: 6000n, mid: MID_1_5, split: [{ recipient: R1, ppm: 300_000 }, { recipient: R2, ppm: 200_000 }] }),
+      swapExecuted(
+        { pool: P, slot: 600, blockTime: W + 30 },
+        {
+          side: 'buy',
+          amountIn: 10_000n,
+          fee: 100n,
+          amountOut: 6000n,
+          mid: MID_1_5,
+          split: [
+            { recipient: R1, ppm: 300_000 },
+            { recipient: R2, ppm: 200_000 },
+          ],
+        },
+      ),
       // the default recipient (no split) in the same minute
       swapExecuted({ pool: P, slot: 601, blockTime: W + 40 }, { side: 'buy', amountIn: 5000n, fee: 50n, amountOut: 3000n, mid: MID_1_5, split: null }),
     ]);
     const fee = BigInt((await rollup('fee_rollup_minute', 'minute_start', P))[0].protocol_fee_q32);
     expect(fee).toBe(150n * Q);
-    for (const [table, bucket] of [['fee_recipient_minute', 'minute_start'], ['fee_recipient_hourly', 'hour_start']]) {
+    for (const [table, bucket] of [
+      ['fee_recipient_minute', 'minute_start'],
+      ['fee_recipient_hourly', 'hour_start'],
+    ]) {
       const shares = (await rollup(table, bucket, P)).map((r) => [r.recipient, r.fee_y_raw_x1e6, r.fee_value_q32_x1e6, r.last_ppm]);
       expect(shares.sort()).toEqual(
         [
@@ -231,13 +409,20 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
   describe('idempotency by event id', () => {
     it('counts an event id once even when a copy comes with another block time, and refuses that copy as a poison event', async () => {
       const P = addr('swaps:dupes');
-      const s = swapExecuted({ pool: P, slot: 700, blockTime: H0 + 10 }, { side: 'buy', amountIn: 1000n, fee: 10n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: addr('dupe-r'), ppm: 1_000_000 }] });
+      const s = swapExecuted(
+        { pool: P, slot: 700, blockTime: H0 + 10 },
+        { side: 'buy', amountIn: 1000n, fee: 10n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: addr('dupe-r'), ppm: 1_000_000 }] },
+      );
       await apply([s]);
       const tables = ['swaps', 'fee_rollup_hourly', 'fee_rollup_minute', 'fee_recipient_hourly', 'fee_recipient_minute', 'volume_daily'];
       const before = await Promise.all(tables.map((t) => dump(db.pool, `read.${t}`, 't')));
       await apply([s, s]); // identical copies: nothing
       const moved = { ...s, blockTime: H0 + 86_400 + 10 }; // same id, another day: another primary key
-      await expect(apply([moved])).rejects.toThrow(new RegExp(`^event ${s.id}: duplicate event id with a different payload: already applied with \\(block_time, .*\\) = \\(${H0 + 10},.*this copy has \\(${H0 + 86_410},`));
+      await expect(apply([moved])).rejects.toThrow(
+        new RegExp(
+          `^event ${s.id}: duplicate event id with a different payload: already applied with \\(block_time, .*\\) = \\(${H0 + 10},.*this copy has \\(${H0 + 86_410},`,
+        ),
+      );
       await expect(apply([s, moved])).rejects.toThrow(`event ${s.id}: duplicate event id with a different payload in one batch`);
       expect(await Promise.all(tables.map((t) => dump(db.pool, `read.${t}`, 't')))).toEqual(before);
       expect((await db.pool.query('SELECT count(*)::int AS n FROM read.swaps WHERE id = $1', [s.id])).rows[0].n).toBe(1);
@@ -268,7 +453,16 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
     const bad = swapExecuted({ pool: P, slot: 2, blockTime: H0 }, { side: 'buy', amountIn: 10n, fee: 1n, amountOut: 1n, mid: MID_1_5 });
     const inconsistent = { ...bad, data: { ...bad.data, amountInToVault: '5' } };
     await expect(apply([good, inconsistent])).rejects.toThrow(`event ${bad.id}: amounts are inconsistent: amountInToVault 5 + feeRaw 1 != amountIn 10`);
-    const overSplit = { ...bad, data: { ...bad.data, feeSplit: [{ recipient: addr('r'), ppm: 800_000 }, { recipient: addr('s'), ppm: 300_000 }] } };
+    const overSplit = {
+      ...bad,
+      data: {
+        ...bad.data,
+        feeSplit: [
+          { recipient: addr('r'), ppm: 800_000 },
+          { recipient: addr('s'), ppm: 300_000 },
+        ],
+      },
+    };
     await expect(apply([overSplit])).rejects.toThrow(/fee split weights add up to 1100000 ppm/);
     expect((await db.pool.query('SELECT count(*)::int AS n FROM read.swaps WHERE pool = $1', [P])).rows[0].n).toBe(0);
   });

@@ -14,8 +14,22 @@ const TOTALS = ['volume_q32', 'spread_q32', 'protocol_fee_q32', 'fee_x_raw', 'fe
 
 /** What must be equal for two copies of one swap to be the same fact. */
 const SWAP_IDENTITY = [
-  'block_time', 'slot', 'tx_index', 'ix_index', 'inner_index', 'signature', 'side', 'trader', 'amount_in', 'amount_in_to_vault',
-  'amount_out', 'fee_x_raw', 'fee_y_raw', 'midprice_q32', '$.split_recipients::text[]', '$.split_ppm::int4[]',
+  'block_time',
+  'slot',
+  'tx_index',
+  'ix_index',
+  'inner_index',
+  'signature',
+  'side',
+  'trader',
+  'amount_in',
+  'amount_in_to_vault',
+  'amount_out',
+  'fee_x_raw',
+  'fee_y_raw',
+  'midprice_q32',
+  '$.split_recipients::text[]',
+  '$.split_ppm::int4[]',
 ];
 
 interface Variant {
@@ -78,11 +92,24 @@ class SwapBatch {
   private readonly seen = new Set<string>();
   private readonly ids = new BatchIds();
   private readonly s = {
-    side: [] as string[], trader: [] as string[], amountIn: [] as string[], toVault: [] as string[], amountOut: [] as string[],
-    feeX: [] as string[], feeY: [] as string[], decimalsX: [] as number[], decimalsY: [] as number[], mid: [] as (string | null)[],
-    volume: [] as string[], spread: [] as string[], fee: [] as string[], priced: [] as boolean[], tracked: [] as boolean[],
+    side: [] as string[],
+    trader: [] as string[],
+    amountIn: [] as string[],
+    toVault: [] as string[],
+    amountOut: [] as string[],
+    feeX: [] as string[],
+    feeY: [] as string[],
+    decimalsX: [] as number[],
+    decimalsY: [] as number[],
+    mid: [] as (string | null)[],
+    volume: [] as string[],
+    spread: [] as string[],
+    fee: [] as string[],
+    priced: [] as boolean[],
+    tracked: [] as boolean[],
     /** Per swap, an array literal (or null): passed as text and cast per row, unnest cannot take 2-D arrays. */
-    recipients: [] as (string | null)[], ppm: [] as (string | null)[],
+    recipients: [] as (string | null)[],
+    ppm: [] as (string | null)[],
   };
 
   private readonly facts = new FactColumns();
@@ -135,9 +162,24 @@ class SwapBatch {
     const s = this.s;
     const [t, n, b] = [textArray, numberArray, boolArray];
     return [
-      ...this.facts.params(), t(s.side), t(s.trader),
-      n(s.amountIn), n(s.toVault), n(s.amountOut), n(s.feeX), n(s.feeY), n(s.decimalsX), n(s.decimalsY), n(s.mid), n(s.volume), n(s.spread),
-      n(s.fee), b(s.priced), b(s.tracked), t(s.recipients), t(s.ppm),
+      ...this.facts.params(),
+      t(s.side),
+      t(s.trader),
+      n(s.amountIn),
+      n(s.toVault),
+      n(s.amountOut),
+      n(s.feeX),
+      n(s.feeY),
+      n(s.decimalsX),
+      n(s.decimalsY),
+      n(s.mid),
+      n(s.volume),
+      n(s.spread),
+      n(s.fee),
+      b(s.priced),
+      b(s.tracked),
+      t(s.recipients),
+      t(s.ppm),
     ];
   }
 }
@@ -206,8 +248,12 @@ function writeSql(s: string, variant: Variant): string {
       FROM ins i CROSS JOIN LATERAL unnest(i.split_recipients, i.split_ppm) AS w(recipient, ppm)
      WHERE i.split_recipients IS NOT NULL AND (i.fee_x_raw > 0 OR i.fee_y_raw > 0)
   ), recipients AS (${recipientRollup('fee_recipient_hourly', 'hour_start', 3600)}
-  )${variant.recipientMinute ? `, recipients_minute AS (${recipientRollup('fee_recipient_minute', 'minute_start', 60)}
-  )` : ''}
+  )${
+    variant.recipientMinute
+      ? `, recipients_minute AS (${recipientRollup('fee_recipient_minute', 'minute_start', 60)}
+  )`
+      : ''
+  }
   SELECT count(*)::int AS inserted FROM ins`;
 }
 

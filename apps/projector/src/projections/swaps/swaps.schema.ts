@@ -156,13 +156,6 @@ export const swapsSchemaV1: ProjectionSchemaVersion = {
 export const swapsSchemaV2: ProjectionSchemaVersion = {
   version: 2,
   tables: [...swapsSchemaV1.tables, { name: 'fee_recipient_minute', key: ['cluster', 'pool', 'minute_start', 'recipient'] }],
-  ddl: (s) => [
-    ...swapsSchemaV1.ddl(s),
-    `CREATE UNIQUE INDEX ON ${s}.swaps (cluster, id)`,
-    recipientRollupTable(s, 'fee_recipient_minute', 'minute_start'),
-  ],
-  views: [
-    ...swapsSchemaV1.views,
-    recipientRollupView('fee_recipient_minute', 'minute_start'),
-  ],
+  ddl: (s) => [...swapsSchemaV1.ddl(s), `CREATE UNIQUE INDEX ON ${s}.swaps (cluster, id)`, recipientRollupTable(s, 'fee_recipient_minute', 'minute_start')],
+  views: [...swapsSchemaV1.views, recipientRollupView('fee_recipient_minute', 'minute_start')],
 };

@@ -223,7 +223,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
     const { topic, partition } = fetched;
     const maxBatch = Math.max(1, this.opts!.maxBatchSize ?? DEFAULT_BATCH);
     // Chunks of up to maxBatch records the group reads (skipped ones ride along for free).
-    for (let i = 0; i < fetched.messages.length; ) {
+    for (let i = 0; i < fetched.messages.length;) {
       // A pending seek (a new assignment moved this partition) makes the rest of this batch stale.
       if (this.stopping || !p.isRunning() || p.isStale()) return;
       const chunk: KafkaMessage[] = [];
@@ -239,7 +239,12 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
         else {
           const epoch = headerText(m.headers?.['writer-epoch']);
           // Informational (audits, tests): a header that is not a plain number is left out, never fatal.
-          records.push({ position, payload: m.value?.toString('utf8') ?? '', type, writerEpoch: epoch !== null && /^[0-9]{1,19}$/.test(epoch) ? BigInt(epoch) : undefined });
+          records.push({
+            position,
+            payload: m.value?.toString('utf8') ?? '',
+            type,
+            writerEpoch: epoch !== null && /^[0-9]{1,19}$/.test(epoch) ? BigInt(epoch) : undefined,
+          });
           read++;
         }
       }
@@ -247,7 +252,9 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       const believed = this.committed.get(key);
       let processed: { outcome: BatchOutcome; rebalance?: unknown };
       try {
-        processed = await this.processWithHeartbeats(p, () => this.batch!.process(topic, records, believed === undefined ? undefined : new Map([[partition, believed]])));
+        processed = await this.processWithHeartbeats(p, () =>
+          this.batch!.process(topic, records, believed === undefined ? undefined : new Map([[partition, believed]])),
+        );
       } catch (e) {
         if (!(e instanceof CheckpointBehindError)) throw e;
         // Our earlier commit is gone from the database: read again from what it holds.
@@ -347,7 +354,8 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
         const dbNext = done.get(partition) ?? low.get(partition) ?? 0n;
         if (kafkaNext === undefined ? dbNext === (low.get(partition) ?? 0n) : kafkaNext === dbNext) continue;
         const fields = { group, topic, partition, kafkaCommitted: kafkaNext?.toString() ?? null, dbCheckpoint: dbNext.toString() };
-        if (kafkaNext !== undefined && dbNext < kafkaNext) this.log.warn(fields, 'database checkpoint is behind the Kafka offset; replaying from the database checkpoint');
+        if (kafkaNext !== undefined && dbNext < kafkaNext)
+          this.log.warn(fields, 'database checkpoint is behind the Kafka offset; replaying from the database checkpoint');
         else this.log.info(fields, 'seeking to the database checkpoint');
         this.consumer!.seek({ topic, partition, offset: dbNext.toString() });
       }

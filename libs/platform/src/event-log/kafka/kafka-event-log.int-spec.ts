@@ -140,7 +140,8 @@ describeWithKafka('kafka event log', (brokers) => {
         group: 'delivery',
         clusters: ['mainnet-beta', 'devnet'],
         maxBatchSize: 25,
-        handler: async (batch) => void seen.push(...batch.filter((d) => mine.has(d.event.pool)).map((d) => ({ cluster: d.event.cluster, pool: d.event.pool, id: d.event.id }))),
+        handler: async (batch) =>
+          void seen.push(...batch.filter((d) => mine.has(d.event.pool)).map((d) => ({ cluster: d.event.cluster, pool: d.event.pool, id: d.event.id }))),
       });
       await waitFor(async () => (seen.length >= events.length ? true : undefined));
       const byClusterAndPool = (xs: ReadonlyArray<{ cluster: string; pool: string; id: string }>) => {
@@ -273,7 +274,12 @@ describeWithKafka('kafka event log', (brokers) => {
 });
 
 async function readTopic(kafka: Kafka, topic: string, count: number): Promise<Array<{ partition: number; message: KafkaMessage }>> {
-  const consumer = kafka.consumer({ groupId: `inspect-${randomBytes(4).toString('hex')}`, sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 500 });
+  const consumer = kafka.consumer({
+    groupId: `inspect-${randomBytes(4).toString('hex')}`,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 1_000,
+    maxWaitTimeInMs: 500,
+  });
   const out: Array<{ partition: number; message: KafkaMessage }> = [];
   let timer: NodeJS.Timeout | undefined;
   try {

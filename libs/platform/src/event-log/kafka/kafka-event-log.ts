@@ -66,7 +66,8 @@ export function openKafkaEventLog(settings: EventLogSettings, log: Logger): Even
 
 /** What kafkajs reports at ERROR although the client heals it by itself (a rejoin, a retry): routine. */
 const ROUTINE = /rebalanc|already exists|TOPIC_ALREADY_EXISTS/i;
-const TRANSIENT = /coordinator is (loading|not available)|not the correct coordinator|COORDINATOR_(LOAD_IN_PROGRESS|NOT_AVAILABLE)|NOT_COORDINATOR|leader not available|LEADER_NOT_AVAILABLE|NOT_LEADER|retrying|Connection (timeout|error)|ECONNREFUSED|ECONNRESET/i;
+const TRANSIENT =
+  /coordinator is (loading|not available)|not the correct coordinator|COORDINATOR_(LOAD_IN_PROGRESS|NOT_AVAILABLE)|NOT_COORDINATOR|leader not available|LEADER_NOT_AVAILABLE|NOT_LEADER|retrying|Connection (timeout|error)|ECONNREFUSED|ECONNRESET/i;
 
 /**
  * The level a kafkajs entry deserves in our logs: its INFO lines (joins, starts, stops) are

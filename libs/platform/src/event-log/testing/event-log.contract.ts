@@ -64,7 +64,12 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       return c;
     };
     const deadLetters = async (group: string, ids: readonly string[]) =>
-      (await h.db.pool.query<{ event_id: string; reason: string }>('SELECT event_id, reason FROM event_dead_letter WHERE group_id = $1 AND event_id = ANY($2::text[]) ORDER BY log_offset', [group, ids])).rows;
+      (
+        await h.db.pool.query<{ event_id: string; reason: string }>(
+          'SELECT event_id, reason FROM event_dead_letter WHERE group_id = $1 AND event_id = ANY($2::text[]) ORDER BY log_offset',
+          [group, ids],
+        )
+      ).rows;
     const until = async (what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 60_000) => {
       const end = Date.now() + timeoutMs;
       while (!(await probe())) {
@@ -120,7 +125,12 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       await h.producer.append(good.slice(0, 3));
       await h.producer.appendRaw([
         { id: `${pool}:bad-json`, cluster: 'devnet', key: pool, payload: '{"type":"SwapExecuted",' },
-        { id: `${pool}:bad-amount`, cluster: 'devnet', key: pool, payload: JSON.stringify({ ...good[1], id: `${pool}:bad-amount`, data: { ...(good[1] as HadronEvent & { data: object }).data, amountIn: '-5' } }) },
+        {
+          id: `${pool}:bad-amount`,
+          cluster: 'devnet',
+          key: pool,
+          payload: JSON.stringify({ ...good[1], id: `${pool}:bad-amount`, data: { ...(good[1] as HadronEvent & { data: object }).data, amountIn: '-5' } }),
+        },
       ]);
       await h.producer.append(good.slice(3));
       await consume('dlq', recorder('dlq', [pool]));
@@ -149,10 +159,10 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       await waitForCount('poison', events.length - 2);
       expect((await applied('poison')).map((r) => r.event_id)).toEqual(events.filter((e) => !poison.includes(e.id)).map((e) => e.id));
       // (Other tests' invalid payloads are dead-lettered for this group too; look at this pool's events.)
-      const { rows } = await h.db.pool.query('SELECT event_id, reason FROM event_dead_letter WHERE group_id = $1 AND event_id = ANY($2::text[]) ORDER BY log_offset', [
-        'poison',
-        events.map((e) => e.id),
-      ]);
+      const { rows } = await h.db.pool.query(
+        'SELECT event_id, reason FROM event_dead_letter WHERE group_id = $1 AND event_id = ANY($2::text[]) ORDER BY log_offset',
+        ['poison', events.map((e) => e.id)],
+      );
       expect(rows).toEqual(poison.map((id) => ({ event_id: id, reason: 'projection failed: cannot apply this one' })));
     });
 
@@ -176,13 +186,23 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       const applied5 = (await applied('stall-bug')).map((r) => r.event_id);
       expect(applied5).not.toContain(events[5].id);
       expect(applied5).toEqual(events.slice(0, applied5.length).map((e) => e.id)); // a prefix: nothing behind it was applied
-      expect(await deadLetters('stall-bug', events.map((e) => e.id))).toEqual([]);
+      expect(
+        await deadLetters(
+          'stall-bug',
+          events.map((e) => e.id),
+        ),
+      ).toEqual([]);
       expect(failures[1]).toMatchObject({ transient: false, consecutiveFailures: 2 });
       expect(failures[1].error.message).toContain('amountIn');
       fixed = true;
       await waitForCount('stall-bug', events.length);
       expect((await applied('stall-bug')).map((r) => r.event_id)).toEqual(events.map((e) => e.id));
-      expect(await deadLetters('stall-bug', events.map((e) => e.id))).toEqual([]);
+      expect(
+        await deadLetters(
+          'stall-bug',
+          events.map((e) => e.id),
+        ),
+      ).toEqual([]);
     });
 
     it('stalls while its table is missing (42P01 after a schema drop) and resumes when it is back', async () => {
@@ -203,10 +223,20 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       await h.producer.append(events);
       await until('a failed attempt', () => failures.length >= 1);
       expect((failures[0].error as Error & { code?: string }).code).toBe('42P01');
-      expect(await deadLetters('stall-table', events.map((e) => e.id))).toEqual([]);
+      expect(
+        await deadLetters(
+          'stall-table',
+          events.map((e) => e.id),
+        ),
+      ).toEqual([]);
       await h.db.pool.query('CREATE TABLE contract_target (event_id text PRIMARY KEY)');
       await until('the events to land', async () => Number((await h.db.pool.query('SELECT count(*) AS n FROM contract_target')).rows[0].n) === events.length);
-      expect(await deadLetters('stall-table', events.map((e) => e.id))).toEqual([]);
+      expect(
+        await deadLetters(
+          'stall-table',
+          events.map((e) => e.id),
+        ),
+      ).toEqual([]);
     });
 
     it('skips the types a group does not read, unparsed, yet checkpoints past them; an invalid payload is dead-lettered by the groups that read its type', async () => {
@@ -220,11 +250,19 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
         // Stored as a MidpriceUpdated: only groups reading that type parse (and refuse) it.
         { id: badMidprice, cluster: 'mainnet-beta', key: pool, type: 'MidpriceUpdated', payload: '{"type":"MidpriceUpdated",' },
         // Without a stored type every group parses it.
-        { id: badUntyped, cluster: 'mainnet-beta', key: pool, payload: JSON.stringify({ ...swap, id: badUntyped, data: { ...(swap as HadronEvent & { data: object }).data, amountIn: '-5' } }) },
+        {
+          id: badUntyped,
+          cluster: 'mainnet-beta',
+          key: pool,
+          payload: JSON.stringify({ ...swap, id: badUntyped, data: { ...(swap as HadronEvent & { data: object }).data, amountIn: '-5' } }),
+        },
       ]);
       await h.producer.append(events.slice(5));
       const moved = { swaps: 0, all: 0 };
-      const swapsOnly = await consume('types-swaps', recorder('types-swaps', [pool]), 3, { types: ['SwapExecuted'], onCommitted: ({ count }) => void (moved.swaps += count) });
+      const swapsOnly = await consume('types-swaps', recorder('types-swaps', [pool]), 3, {
+        types: ['SwapExecuted'],
+        onCommitted: ({ count }) => void (moved.swaps += count),
+      });
       const allTypes = await consume('types-all', recorder('types-all', [pool]), 3, { onCommitted: ({ count }) => void (moved.all += count) });
       const swapIds = events.filter((e) => e.type === 'SwapExecuted').map((e) => e.id);
       await waitForCount('types-swaps', swapIds.length);
@@ -262,14 +300,23 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
         3,
       );
       const mine = async () =>
-        (await h.db.pool.query<{ stream: string; part: number; log_offset: string; event_id: string }>('SELECT * FROM contract_positions WHERE pool = $1 ORDER BY log_offset', [pool])).rows;
+        (
+          await h.db.pool.query<{ stream: string; part: number; log_offset: string; event_id: string }>(
+            'SELECT * FROM contract_positions WHERE pool = $1 ORDER BY log_offset',
+            [pool],
+          )
+        ).rows;
       await until('the first events', async () => (await mine()).length === 8);
       // The database "loses" the transactions that applied this pool's last 4 events: rows and checkpoint go back.
       const first = await mine();
       const { stream, part } = first[0];
       const cut = first[4].log_offset;
       await h.db.pool.query('DELETE FROM contract_positions WHERE stream = $1 AND part = $2 AND log_offset >= $3', [stream, part, cut]);
-      await h.db.pool.query("UPDATE event_log_checkpoint SET next_offset = $3 WHERE group_id = 'lost-commits' AND stream = $1 AND partition = $2", [stream, part, cut]);
+      await h.db.pool.query("UPDATE event_log_checkpoint SET next_offset = $3 WHERE group_id = 'lost-commits' AND stream = $1 AND partition = $2", [
+        stream,
+        part,
+        cut,
+      ]);
       await h.producer.append(events.slice(8));
       await until('every event again', async () => (await mine()).length >= events.length);
       // Nothing left to re-apply once the group is at the end of the log: every batch is committed.
@@ -312,14 +359,18 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       let inFlight: string[] = [];
       let entered!: () => void;
       const handlerEntered = new Promise<void>((r) => (entered = r));
-      const c = await consume('drain', async (batch, tx) => {
-        const mine = batch.filter((d) => d.event.pool === pool).map((d) => d.event.id);
-        inFlight = mine;
-        if (mine.length) entered();
-        await record(batch, tx);
-        if (mine.length) await tx.query('SELECT pg_sleep(0.3)');
-        inFlight = [];
-      }, 20);
+      const c = await consume(
+        'drain',
+        async (batch, tx) => {
+          const mine = batch.filter((d) => d.event.pool === pool).map((d) => d.event.id);
+          inFlight = mine;
+          if (mine.length) entered();
+          await record(batch, tx);
+          if (mine.length) await tx.query('SELECT pg_sleep(0.3)');
+          inFlight = [];
+        },
+        20,
+      );
       await handlerEntered;
       const atStop = inFlight;
       await c.stop();

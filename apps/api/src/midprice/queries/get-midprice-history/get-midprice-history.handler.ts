@@ -1,10 +1,5 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import {
-  MIDPRICE_MAX_BUCKETS,
-  type MidpriceHistoryResponse,
-  type MidpriceSample,
-  type SampledTimeframe,
-} from '@hadron/contracts/api';
+import { MIDPRICE_MAX_BUCKETS, type MidpriceHistoryResponse, type MidpriceSample, type SampledTimeframe } from '@hadron/contracts/api';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
 import { mapInSlices } from '../../../http/json';
 import { ReadDb } from '../../../database/read-db';
@@ -111,21 +106,11 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     await this.assertBucketLimit(q, timeframe, plan.size);
     const [m1, m2] = plan.minutes;
     const [r1, r2] = plan.raw;
-    const rows = await this.db.query<Pick<PointRow, 'slot' | 'signature' | 'midprice_q32' | 'spread_factor_q32'> & { bucket: string }>('api-midprice-sampled', SAMPLED_SQL, [
-      q.cluster,
-      q.address,
-      plan.size,
-      plan.hours.from,
-      plan.hours.to,
-      m1.from,
-      m1.to,
-      m2.from,
-      m2.to,
-      r1.from,
-      r1.to,
-      r2.from,
-      r2.to,
-    ]);
+    const rows = await this.db.query<Pick<PointRow, 'slot' | 'signature' | 'midprice_q32' | 'spread_factor_q32'> & { bucket: string }>(
+      'api-midprice-sampled',
+      SAMPLED_SQL,
+      [q.cluster, q.address, plan.size, plan.hours.from, plan.hours.to, m1.from, m1.to, m2.from, m2.to, r1.from, r1.to, r2.from, r2.to],
+    );
     return { start_time: q.startTime, end_time: q.endTime, timeframe, data: await mapInSlices(rows, (r) => sample(Number(r.bucket), Number(r.slot), r)) };
   }
 
@@ -158,7 +143,10 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
         more = cut.more;
       } else {
         const second = await this.db.query<PointRow & { older: boolean }>('api-midprice-second', SECOND_SQL, [q.cluster, q.address, cut.second, q.startTime]);
-        page = second.filter((r) => !r.older).map(toPoint).sort(newestFirst);
+        page = second
+          .filter((r) => !r.older)
+          .map(toPoint)
+          .sort(newestFirst);
         more = second.some((r) => r.older);
       }
     }

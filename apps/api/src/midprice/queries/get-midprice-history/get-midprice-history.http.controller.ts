@@ -1,7 +1,16 @@
 import { Controller, Get, Header, Inject, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiParam,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { DATA_RESPONSE_HEADERS, NOT_MODIFIED_RESPONSE } from '../../../freshness/as-of.dto';
 import { DataFreshness } from '../../../freshness/data-freshness';
 import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
@@ -37,7 +46,8 @@ export class GetMidpriceHistoryHttpController {
   @ApiResponse(NOT_MODIFIED_RESPONSE)
   @ApiBadRequestResponse({
     type: ApiErrorDto,
-    description: '`Invalid timeframe`; `start_time and end_time must be valid unix timestamps in seconds`; `cursor must be a valid unix timestamp in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; too many buckets; invalid `limit` or `cluster`; a repeated or unknown parameter',
+    description:
+      '`Invalid timeframe`; `start_time and end_time must be valid unix timestamps in seconds`; `cursor must be a valid unix timestamp in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; too many buckets; invalid `limit` or `cluster`; a repeated or unknown parameter',
   })
   @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)

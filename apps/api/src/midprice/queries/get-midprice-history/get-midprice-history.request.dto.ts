@@ -31,19 +31,45 @@ export class GetMidpriceHistoryRequestDto {
   @QueryParam((v) => parseChoice<MidpriceTimeframe>(v, MIDPRICE_TIMEFRAMES, SPEC_ERROR_MESSAGES.invalidTimeframe))
   timeframe: MidpriceTimeframe = MIDPRICE_DEFAULT_TIMEFRAME;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 9_999_999_999, example: 1763913600, description: `Range start, Unix seconds, inclusive. Default end_time − 86400 (not below 0). Must be <= end_time. ${TIME_RULE}` })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 9_999_999_999,
+    example: 1763913600,
+    description: `Range start, Unix seconds, inclusive. Default end_time − 86400 (not below 0). Must be <= end_time. ${TIME_RULE}`,
+  })
   @QueryParam(parseTime)
   start_time?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 9_999_999_999, example: 1764000000, description: `Range end, Unix seconds, inclusive. Default: now. ${TIME_RULE}` })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 9_999_999_999,
+    example: 1764000000,
+    description: `Range end, Unix seconds, inclusive. Default: now. ${TIME_RULE}`,
+  })
   @QueryParam(parseTime)
   end_time?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MIDPRICE_MAX_LIMIT, default: MIDPRICE_DEFAULT_LIMIT, example: 200, description: 'Records per page, `raw` only (validated always). A page ends on a whole second, so it may hold fewer records; if one second alone holds more than `limit` records, that whole second is returned.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MIDPRICE_MAX_LIMIT,
+    default: MIDPRICE_DEFAULT_LIMIT,
+    example: 200,
+    description:
+      'Records per page, `raw` only (validated always). A page ends on a whole second, so it may hold fewer records; if one second alone holds more than `limit` records, that whole second is returned.',
+  })
   @QueryParam((v) => parseInteger(v, 1, MIDPRICE_MAX_LIMIT, LIMIT_MESSAGE))
   limit: number = MIDPRICE_DEFAULT_LIMIT;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 9_999_999_999, example: 1763999000, description: `\`raw\` only (validated always): records strictly before this second, newest first. Pass the previous page's \`next_cursor\`. ${TIME_RULE}` })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 9_999_999_999,
+    example: 1763999000,
+    description: `\`raw\` only (validated always): records strictly before this second, newest first. Pass the previous page's \`next_cursor\`. ${TIME_RULE}`,
+  })
   @QueryParam((v) => parseUnixSeconds(v, SPEC_ERROR_MESSAGES.invalidCursor))
   cursor?: number;
 

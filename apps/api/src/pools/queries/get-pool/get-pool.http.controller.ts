@@ -1,6 +1,15 @@
 import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiParam,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { DATA_RESPONSE_HEADERS, NOT_MODIFIED_RESPONSE } from '../../../freshness/as-of.dto';
 import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
 import { poolNotFound } from '../../../http/api-exception.filter';
@@ -27,7 +36,10 @@ export class GetPoolHttpController {
   @ApiParam(ADDRESS_PARAM_DOC)
   @ApiOkResponse({ type: PoolDto, headers: DATA_RESPONSE_HEADERS })
   @ApiResponse(NOT_MODIFIED_RESPONSE)
-  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'An address that is not base58 of 32 bytes; invalid `cluster` or `raw_amounts`; a repeated or unknown parameter' })
+  @ApiBadRequestResponse({
+    type: ApiErrorDto,
+    description: 'An address that is not base58 of 32 bytes; invalid `cluster` or `raw_amounts`; a repeated or unknown parameter',
+  })
   @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
   async get(@Param('address', PoolAddressPipe) address: string, @Query() request: GetPoolRequestDto): Promise<JsonText> {

@@ -23,11 +23,15 @@ export class ListPoolsHttpController {
   @ApiOperation({
     operationId: 'listPools',
     summary: 'List pools',
-    description: 'Paginated, filterable, sortable list of the pools of a cluster. All filters combine with AND; `total` and `pages` describe the filtered set. Served from an in-memory snapshot refreshed when projections advance (about every second).',
+    description:
+      'Paginated, filterable, sortable list of the pools of a cluster. All filters combine with AND; `total` and `pages` describe the filtered set. Served from an in-memory snapshot refreshed when projections advance (about every second).',
   })
   @ApiOkResponse({ type: PoolListResponseDto, headers: DATA_RESPONSE_HEADERS })
   @ApiResponse(NOT_MODIFIED_RESPONSE)
-  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid `cluster`, `page`, `page_size` or `sort_by`, a repeated parameter, or an unknown parameter' })
+  @ApiBadRequestResponse({
+    type: ApiErrorDto,
+    description: 'Invalid `cluster`, `page`, `page_size` or `sort_by`, a repeated parameter, or an unknown parameter',
+  })
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
   async list(@Query() request: ListPoolsRequestDto): Promise<JsonText> {
     const asOf = this.freshness.asOf(request.cluster); // before the data: the list is at least this current

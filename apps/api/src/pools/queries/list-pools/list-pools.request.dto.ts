@@ -26,15 +26,32 @@ const AUTHORITY_EXAMPLE = DEMO_EXAMPLES.authority;
 
 /** `GET /pools` query parameters (spec §1). Empty filter values mean "no filter". */
 export class ListPoolsRequestDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: POOL_LIST_DEFAULT_PAGE, example: 1, description: '1-based page number. A page after the last returns `data: []` with the correct `total` and `pages`.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    default: POOL_LIST_DEFAULT_PAGE,
+    example: 1,
+    description: '1-based page number. A page after the last returns `data: []` with the correct `total` and `pages`.',
+  })
   @QueryParam((v) => parseInteger(v, 1, Number.MAX_SAFE_INTEGER, PAGE_MESSAGE))
   page: number = POOL_LIST_DEFAULT_PAGE;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: POOL_LIST_MAX_PAGE_SIZE, default: POOL_LIST_DEFAULT_PAGE_SIZE, example: 20, description: 'Pools per page.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: POOL_LIST_MAX_PAGE_SIZE,
+    default: POOL_LIST_DEFAULT_PAGE_SIZE,
+    example: 20,
+    description: 'Pools per page.',
+  })
   @QueryParam((v) => parseInteger(v, 1, POOL_LIST_MAX_PAGE_SIZE, PAGE_SIZE_MESSAGE))
   page_size: number = POOL_LIST_DEFAULT_PAGE_SIZE;
 
-  @ApiPropertyOptional({ example: 'sol', description: 'Search: case-insensitive substring of the pool name or a token symbol as shown (a token without metadata: the first 4 characters of its mint), or exactly a mint address or the pool address.' })
+  @ApiPropertyOptional({
+    example: 'sol',
+    description:
+      'Search: case-insensitive substring of the pool name or a token symbol as shown (a token without metadata: the first 4 characters of its mint), or exactly a mint address or the pool address.',
+  })
   @QueryParam(text('query'))
   query?: string;
 
@@ -58,11 +75,19 @@ export class ListPoolsRequestDto {
   @QueryParam(text('token_y'))
   token_y?: string;
 
-  @ApiPropertyOptional({ example: 'Initialized', description: `Case-insensitive; one of ${POOL_STATES.join(', ')}. Any other value matches no pool (not an error).` })
+  @ApiPropertyOptional({
+    example: 'Initialized',
+    description: `Case-insensitive; one of ${POOL_STATES.join(', ')}. Any other value matches no pool (not an error).`,
+  })
   @QueryParam(text('pool_state'))
   pool_state?: string;
 
-  @ApiPropertyOptional({ enum: POOL_SORTS, default: POOL_LIST_DEFAULT_SORT, example: 'tvl:desc', description: '`field:direction`. Ties are broken by pool address, ascending.' })
+  @ApiPropertyOptional({
+    enum: POOL_SORTS,
+    default: POOL_LIST_DEFAULT_SORT,
+    example: 'tvl:desc',
+    description: '`field:direction`. Ties are broken by pool address, ascending.',
+  })
   @QueryParam((v) => parseChoice<PoolSort>(v, POOL_SORTS, SORT_BY_MESSAGE))
   sort_by: PoolSort = POOL_LIST_DEFAULT_SORT;
 

@@ -116,7 +116,21 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
     const plan = planFeeWindow(q.interval, q.endTime);
     const [m1, m2] = plan.minutes;
     const [r1, r2] = plan.raw;
-    const params = [q.cluster, q.address, plan.hours.from, plan.hours.to, m1.from, m1.to, m2.from, m2.to, r1.from, r1.to, r2.from, r2.to, this.config.FEES_SWAP_CAP];
+    const params = [
+      q.cluster,
+      q.address,
+      plan.hours.from,
+      plan.hours.to,
+      m1.from,
+      m1.to,
+      m2.from,
+      m2.to,
+      r1.from,
+      r1.to,
+      r2.from,
+      r2.to,
+      this.config.FEES_SWAP_CAP,
+    ];
     const rows = await this.queryFees(params);
     const total = rows.find((r) => r.kind === 0)!;
     const dy = pool.decimalsY;

@@ -1,6 +1,15 @@
 import { Controller, Get, Header, Inject, Param, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiParam,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { DATA_RESPONSE_HEADERS, NOT_MODIFIED_RESPONSE } from '../../../freshness/as-of.dto';
 import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
 import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
@@ -26,12 +35,16 @@ export class GetPoolFeesHttpController {
   @ApiOperation({
     operationId: 'getPoolFees',
     summary: 'Pool fees',
-    description: 'Spread, protocol fee and per-recipient split of one pool over a lookback window ending at the request time. Exact for every window: whole hours and whole minutes from rollups, only the partial minutes at both edges from raw swaps (capped by FEES_SWAP_CAP, see `truncated`).',
+    description:
+      'Spread, protocol fee and per-recipient split of one pool over a lookback window ending at the request time. Exact for every window: whole hours and whole minutes from rollups, only the partial minutes at both edges from raw swaps (capped by FEES_SWAP_CAP, see `truncated`).',
   })
   @ApiParam(ADDRESS_PARAM_DOC)
   @ApiOkResponse({ type: PoolFeesReportDto, headers: DATA_RESPONSE_HEADERS })
   @ApiResponse(NOT_MODIFIED_RESPONSE)
-  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'An address that is not base58 of 32 bytes; invalid `interval` or `cluster`; a repeated or unknown parameter' })
+  @ApiBadRequestResponse({
+    type: ApiErrorDto,
+    description: 'An address that is not base58 of 32 bytes; invalid `interval` or `cluster`; a repeated or unknown parameter',
+  })
   @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
   async fees(@Param('address', PoolAddressPipe) address: string, @Query() request: GetPoolFeesRequestDto): Promise<JsonText> {

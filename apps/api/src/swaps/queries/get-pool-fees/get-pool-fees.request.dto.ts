@@ -7,7 +7,12 @@ export const INTERVAL_MESSAGE = `interval must be one of: ${FEE_INTERVALS.join('
 
 /** `GET /pools/{address}/fees` query parameters (spec §2). */
 export class GetPoolFeesRequestDto {
-  @ApiPropertyOptional({ enum: FEE_INTERVALS, default: FEE_DEFAULT_INTERVAL, example: '24h', description: 'Lookback window ending now: [now − length, now]; `all` aggregates the full history (start_time 0).' })
+  @ApiPropertyOptional({
+    enum: FEE_INTERVALS,
+    default: FEE_DEFAULT_INTERVAL,
+    example: '24h',
+    description: 'Lookback window ending now: [now − length, now]; `all` aggregates the full history (start_time 0).',
+  })
   @QueryParam((v) => parseChoice<FeeInterval>(v, FEE_INTERVALS, INTERVAL_MESSAGE))
   interval: FeeInterval = FEE_DEFAULT_INTERVAL;
 

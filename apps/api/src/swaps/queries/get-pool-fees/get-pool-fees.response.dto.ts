@@ -6,13 +6,27 @@ import { DEMO_EXAMPLES } from '../../../openapi/demo-examples';
 export class FeeTotalsDto {
   @ApiProperty({ example: 1463535.054547096, description: 'Swap volume (value of the gross input), quote-token units' })
   volume_usd: number;
-  @ApiProperty({ example: 1125.5773931678177, description: 'Pool-captured spread, quote-token units; excludes the protocol fee; negative on net price improvement' })
+  @ApiProperty({
+    example: 1125.5773931678177,
+    description: 'Pool-captured spread, quote-token units; excludes the protocol fee; negative on net price improvement',
+  })
   spread_usd: number;
   @ApiProperty({ example: 59.01820309533589, description: 'Protocol fee, quote-token units' })
   protocol_fee_usd: number;
-  @ApiProperty({ type: 'integer', format: 'int64', example: 210421931, description: 'Protocol fee in raw token-X atoms (from sells). Exact digits, may exceed 2^53 (JavaScript rounds those): `raw_amounts=string` writes a decimal string instead' })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    example: 210421931,
+    description:
+      'Protocol fee in raw token-X atoms (from sells). Exact digits, may exceed 2^53 (JavaScript rounds those): `raw_amounts=string` writes a decimal string instead',
+  })
   protocol_fee_x_raw: number;
-  @ApiProperty({ type: 'integer', format: 'int64', example: 27259925, description: 'Protocol fee in raw token-Y atoms (from buys). Exact digits, may exceed 2^53: `raw_amounts=string` writes a decimal string instead' })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    example: 27259925,
+    description: 'Protocol fee in raw token-Y atoms (from buys). Exact digits, may exceed 2^53: `raw_amounts=string` writes a decimal string instead',
+  })
   protocol_fee_y_raw: number;
   @ApiProperty({ type: 'integer', example: 632, description: 'Swaps aggregated (all of the window unless `truncated`)' })
   swap_count: number;
@@ -25,9 +39,15 @@ export class RecipientSplitDto {
   ppm: number;
   @ApiProperty({ example: 0.772305685078044, description: 'Share of the protocol fee, quote-token units' })
   fee_usd: number;
-  @ApiProperty({ example: 1539098.415026, description: 'Share in raw token-X atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string' })
+  @ApiProperty({
+    example: 1539098.415026,
+    description: 'Share in raw token-X atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string',
+  })
   fee_x_raw: number;
-  @ApiProperty({ example: 538763.315344, description: 'Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string' })
+  @ApiProperty({
+    example: 538763.315344,
+    description: 'Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string',
+  })
   fee_y_raw: number;
 }
 
@@ -44,9 +64,16 @@ export class PoolFeesReportDto {
   mint_y: string | null;
   @ApiProperty({ type: FeeTotalsDto })
   totals: FeeTotalsDto;
-  @ApiProperty({ type: [RecipientSplitDto], description: 'Per-recipient split, largest fee_usd first; empty for default-recipient pools, windows without fee-bearing split swaps, or before split tracking' })
+  @ApiProperty({
+    type: [RecipientSplitDto],
+    description:
+      'Per-recipient split, largest fee_usd first; empty for default-recipient pools, windows without fee-bearing split swaps, or before split tracking',
+  })
   protocol_fee_split: RecipientSplitDto[];
-  @ApiProperty({ example: false, description: 'true when the partial minutes at the window edges held more swaps than FEES_SWAP_CAP: of those, only the newest capped swaps were aggregated' })
+  @ApiProperty({
+    example: false,
+    description: 'true when the partial minutes at the window edges held more swaps than FEES_SWAP_CAP: of those, only the newest capped swaps were aggregated',
+  })
   truncated: boolean;
   @ApiProperty({ type: AsOfDto, description: 'How current the report is (an addition to the spec; `end_time` stays the request time)' })
   as_of: AsOfDto;

@@ -1,7 +1,16 @@
 import { Controller, Get, Header, Inject, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiParam, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiParam,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { DATA_RESPONSE_HEADERS, NOT_MODIFIED_RESPONSE } from '../../../freshness/as-of.dto';
 import { DataFreshness } from '../../../freshness/data-freshness';
 import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
@@ -29,14 +38,16 @@ export class GetVolumeHistoryHttpController {
   @ApiOperation({
     operationId: 'getVolumeHistory',
     summary: 'Volume history',
-    description: 'Daily volume and fees of one pool: one bucket per UTC day touched by the range, ascending, zero-filled, whole-day totals in quote-token units.',
+    description:
+      'Daily volume and fees of one pool: one bucket per UTC day touched by the range, ascending, zero-filled, whole-day totals in quote-token units.',
   })
   @ApiParam(ADDRESS_PARAM_DOC)
   @ApiOkResponse({ type: VolumeHistoryResponseDto, headers: DATA_RESPONSE_HEADERS })
   @ApiResponse(NOT_MODIFIED_RESPONSE)
   @ApiBadRequestResponse({
     type: ApiErrorDto,
-    description: '`Only 24h timeframe is supported for volume history in v1`; `start_time and end_time must be valid unix timestamps in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; more than 36600 days; invalid `cluster`; a repeated or unknown parameter',
+    description:
+      '`Only 24h timeframe is supported for volume history in v1`; `start_time and end_time must be valid unix timestamps in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; more than 36600 days; invalid `cluster`; a repeated or unknown parameter',
   })
   @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
   @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)

@@ -19,11 +19,22 @@ const parseTime = (v: unknown) => parseUnixSeconds(v, SPEC_ERROR_MESSAGES.invali
 
 /** `GET /pools/{address}/volume/history` query parameters (spec §4). */
 export class GetVolumeHistoryRequestDto {
-  @ApiPropertyOptional({ enum: VOLUME_TIMEFRAMES, default: '24h', example: '24h', description: 'Bucket size; only `24h` in v1 (sub-day sizes are planned). Anything else: 400 `Only 24h timeframe is supported for volume history in v1`.' })
+  @ApiPropertyOptional({
+    enum: VOLUME_TIMEFRAMES,
+    default: '24h',
+    example: '24h',
+    description: 'Bucket size; only `24h` in v1 (sub-day sizes are planned). Anything else: 400 `Only 24h timeframe is supported for volume history in v1`.',
+  })
   @QueryParam((v) => parseChoice<VolumeTimeframe>(v, VOLUME_TIMEFRAMES, SPEC_ERROR_MESSAGES.volumeTimeframe))
   timeframe: VolumeTimeframe = '24h';
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 9_999_999_999, example: 1763395200, description: 'Range start, Unix seconds (digits only, 0..9999999999). Default: 7 days before now. Must be <= end_time.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 9_999_999_999,
+    example: 1763395200,
+    description: 'Range start, Unix seconds (digits only, 0..9999999999). Default: 7 days before now. Must be <= end_time.',
+  })
   @QueryParam(parseTime)
   start_time?: number;
 
@@ -41,7 +52,10 @@ export class GetVolumeHistoryRequestDto {
     assertOrdered(start, end, this.start_time === undefined ? ' (start_time defaults to 7 days before now)' : '');
     const days = (bucketStart(end, DAY) - bucketStart(start, DAY)) / DAY + 1;
     if (days > VOLUME_MAX_DAYS) {
-      throw invalidParameter('start_time', `The range spans ${days} days; volume history returns at most ${VOLUME_MAX_DAYS} daily buckets per request: narrow start_time/end_time`);
+      throw invalidParameter(
+        'start_time',
+        `The range spans ${days} days; volume history returns at most ${VOLUME_MAX_DAYS} daily buckets per request: narrow start_time/end_time`,
+      );
     }
     return new GetVolumeHistoryQuery(this.cluster, address, start, end);
   }
