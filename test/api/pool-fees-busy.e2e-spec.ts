@@ -102,8 +102,13 @@ describe('GET /pools/:address/fees while the served swaps build is still v1 (in-
   });
   afterAll(async () => h?.close());
 
-  it('answers exactly from the v1 views (no read.fee_recipient_minute yet): splits from raw rows for the minute runs', async () => {
-    expect((await h.db.pool.query("SELECT to_regclass('read.fee_recipient_minute') AS v")).rows[0].v).toBeNull();
+  it('answers exactly from the v1 build (no fee_recipient_minute table: the projector serves that view derived from its swaps)', async () => {
+    const served = await h.db.pool.query("SELECT version, schema_name FROM projector.projection_builds WHERE projection = 'swaps' AND status = 'active'");
+    expect(served.rows).toHaveLength(1);
+    expect(served.rows[0].version).toBe(1);
+    expect((await h.db.pool.query('SELECT to_regclass($1) AS t', [`"${served.rows[0].schema_name}".fee_recipient_minute`])).rows[0].t).toBeNull();
+    // The API's one query reads the same view names as with v2 (no fallback of its own).
+    expect((await h.db.pool.query("SELECT relkind FROM pg_class WHERE oid = to_regclass('read.fee_recipient_minute')")).rows[0].relkind).toBe('v');
     for (const [interval, split] of [
       ['1h', SPLIT_A_1H],
       ['24h', SPLIT_A_24H],

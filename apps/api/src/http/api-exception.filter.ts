@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { POOL_NOT_FOUND_MESSAGE, type ApiErrorBody, type ApiErrorCode } from '@hadron/contracts/api';
+import { isMissingRelation } from '@hadron/platform/database/pg-errors';
 import { isTransientDbError } from '@hadron/platform/database/pool';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -51,7 +52,7 @@ export function sendErrorBody(reply: FastifyReply, body: ApiErrorBody): FastifyR
  * is unavailable (503, as readiness says), not broken.
  */
 export function isDatabaseUnavailable(e: unknown): boolean {
-  return isTransientDbError(e) || (e as { code?: string })?.code === '42P01' || (e as { code?: string })?.code === '3F000';
+  return isTransientDbError(e) || isMissingRelation(e);
 }
 
 /**

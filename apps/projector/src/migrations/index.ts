@@ -1,9 +1,10 @@
 import type { MigrationSet } from '@hadron/platform/database/migrate';
 import { Projector1763900000000 } from './1763900000000-projector';
+import { ReadContract1764100000000 } from './1764100000000-read-contract';
 
-/** The projector's tables: build registry, `read` views, initial builds. Apply after eventLogMigrations. */
+/** The projector's tables: build registry, `read` views, initial builds, the published read contract. Apply after eventLogMigrations. */
 export const projectorMigrations: MigrationSet = {
   name: 'projector',
   tableName: 'projector_migrations',
-  migrations: [Projector1763900000000],
+  migrations: [Projector1763900000000, ReadContract1764100000000],
 };

@@ -29,7 +29,8 @@ describe('projector migrations', () => {
     });
     await ds.initialize();
     try {
-      await ds.undoLastMigration({ transaction: 'each' });
+      // Every projector migration, newest first.
+      for (let i = 0; i < projectorMigrations.migrations.length; i++) await ds.undoLastMigration({ transaction: 'each' });
     } finally {
       await ds.destroy();
     }

@@ -18,12 +18,13 @@ const LOAD_SQL = `SELECT ${POOL_COLUMNS} FROM read.pools`;
 
 /**
  * "Did anything the pool list shows change?" in one cheap statement: the view's identity (a build
- * switch recreates it), the last committed projection batch (checkpoints advance in the same
- * transaction as the rows), and the 24 h stats window the projector refreshes every few seconds.
+ * switch recreates it), how far the served builds have applied the log and when they last
+ * committed (read.projection_status, which the projector publishes: its position advances in the
+ * same transaction as the rows), and the 24 h stats window the projector refreshes every few seconds.
  */
 const FINGERPRINT_SQL = `SELECT concat_ws('|',
     to_regclass('read.pools')::oid,
-    (SELECT max(updated_at) FROM event_log_checkpoint),
+    (SELECT sum(position) || ':' || coalesce(max(applied_at)::text, '-') FROM read.projection_status),
     (SELECT count(*) || ':' || coalesce(max(stats_24h_window_end)::text, '-') FROM read.pools)) AS fp`;
 
 /** Reload at least this often even when the fingerprint did not move (writes by other tools). */

@@ -7,7 +7,7 @@ import { sqlBucket } from '../../sql/identifiers';
 import { boolArray, numberArray, textArray } from '../../sql/pg-array';
 import { FactColumns } from '../../sql/fact-columns';
 import { assertApplicable } from '../event-checks';
-import { swapsSchemaV1, swapsSchemaV2 } from './swaps.schema';
+import { swapsSchemaV1Served, swapsSchemaV2 } from './swaps.schema';
 
 /** Pool-level totals shared by the hourly, minute and daily rollups. */
 const TOTALS = ['volume_q32', 'spread_q32', 'protocol_fee_q32', 'fee_x_raw', 'fee_y_raw', 'swap_count', 'unpriced_count'] as const;
@@ -260,7 +260,7 @@ function writeSql(s: string, variant: Variant): string {
 /** Released v1, still able to consume its build while v2 replays. */
 export const swapsProjectionV1: ProjectionDefinition = {
   name: 'swaps',
-  schema: swapsSchemaV1,
+  schema: swapsSchemaV1Served,
   eventTypes: ['SwapExecuted'],
   createHandler: createSwapsHandlerV1,
 };

@@ -159,3 +159,27 @@ export const swapsSchemaV2: ProjectionSchemaVersion = {
   ddl: (s) => [...swapsSchemaV1.ddl(s), `CREATE UNIQUE INDEX ON ${s}.swaps (cluster, id)`, recipientRollupTable(s, 'fee_recipient_minute', 'minute_start')],
   views: [...swapsSchemaV1.views, recipientRollupView('fee_recipient_minute', 'minute_start')],
 };
+
+/**
+ * `read.fee_recipient_minute` while a v1 build is served (an in-place upgrade replaying v2 beside
+ * it): v1 has no such table, so the view derives the same columns from v1's swaps — exact, the
+ * same grouping and `last_*` by chain position as v2's table, but O(split rows of the pool). So the
+ * API reads one set of views whichever swaps version is served (the API never asks which).
+ */
+export const feeRecipientMinuteFromSwaps = {
+  name: 'fee_recipient_minute',
+  select: (s: string) => `SELECT cluster, pool, minute_start, recipient, sum(fee_x_raw_x1e6) AS fee_x_raw_x1e6, sum(fee_y_raw_x1e6) AS fee_y_raw_x1e6,
+        sum(fee_value_q32_x1e6) AS fee_value_q32_x1e6, count(*)::bigint AS swap_count, (max(pos))[5]::integer AS last_ppm, (max(pos))[1] AS last_slot,
+        (max(pos))[2]::integer AS last_tx_index, (max(pos))[3]::integer AS last_ix_index, (max(pos))[4]::integer AS last_inner_index
+      FROM (SELECT s.cluster, s.pool, s.ts - s.ts % 60 AS minute_start, r.recipient, s.fee_x_raw * r.ppm AS fee_x_raw_x1e6, s.fee_y_raw * r.ppm AS fee_y_raw_x1e6,
+                   s.protocol_fee_q32 * r.ppm AS fee_value_q32_x1e6, ARRAY[s.slot, s.tx_index, s.ix_index, s.inner_index, r.ppm]::int8[] AS pos
+              FROM ${s}.swaps s CROSS JOIN LATERAL unnest(s.split_recipients, s.split_ppm) AS r(recipient, ppm)
+             WHERE s.split_recipients IS NOT NULL AND (s.fee_x_raw > 0 OR s.fee_y_raw > 0)) x
+     GROUP BY cluster, pool, minute_start, recipient`,
+};
+
+/**
+ * How a v1 build is served by this release: v1's tables (frozen: `swapsSchemaV1`, which the initial
+ * migration built) with v2's set of views, `fee_recipient_minute` derived (above).
+ */
+export const swapsSchemaV1Served: ProjectionSchemaVersion = { ...swapsSchemaV1, views: [...swapsSchemaV1.views, feeRecipientMinuteFromSwaps] };

@@ -20,17 +20,13 @@ const RECIPIENT_ROLLUP = `recipient, fee_x_raw_x1e6 AS x, fee_y_raw_x1e6 AS y, f
            ARRAY[last_slot, last_tx_index, last_ix_index, last_inner_index, last_ppm]::int8[] AS last`;
 
 /**
- * Per-recipient rows of the two minute runs ($5..$8): from read.fee_recipient_minute (swaps v2);
- * while the served swaps build is still v1 (an in-place upgrade replaying beside it), from the raw
- * split rows of those minutes instead — exact, uncapped like the minute totals, but O(rows).
+ * Per-recipient rows of the two minute runs ($5..$8), from read.fee_recipient_minute (whichever
+ * swaps version is served: the projector publishes that view for each, see its README).
  */
 const RECIPIENT_MINUTES = `
     SELECT ${RECIPIENT_ROLLUP} FROM read.fee_recipient_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $5 AND minute_start < $6
     UNION ALL
     SELECT ${RECIPIENT_ROLLUP} FROM read.fee_recipient_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $7 AND minute_start < $8`;
-const RECIPIENT_MINUTES_V1 = `
-    SELECT recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6, ARRAY[slot, tx_index, ix_index, inner_index, ppm]::int8[]
-      FROM read.swap_fee_splits WHERE cluster = $1 AND pool = $2 AND ((ts >= $5 AND ts < $6) OR (ts >= $7 AND ts < $8))`;
 
 /**
  * One round trip, O(buckets). $3/$4 whole hours, $5..$8 the two runs of whole minutes (rollups,
@@ -40,7 +36,7 @@ const RECIPIENT_MINUTES_V1 = `
  * Fee-split rows of the kept edge swaps are joined by their primary key.
  * Row 1 = totals, further rows = recipients (amounts × 10^6, exact).
  */
-const feesSql = (recipientMinutes: string) => `WITH edge_raw AS (
+const FEES_SQL = `WITH edge_raw AS (
     (SELECT ${EDGE_COLUMNS} FROM read.swaps
       WHERE cluster = $1 AND pool = $2 AND ts >= $9 AND ts < $10 ORDER BY ${EDGE_ORDER} LIMIT $13::int + 1)
     UNION ALL
@@ -63,7 +59,7 @@ const feesSql = (recipientMinutes: string) => `WITH edge_raw AS (
     SELECT ${TOTALS}, count(*) AS n FROM kept
   ), shares AS (
     SELECT ${RECIPIENT_ROLLUP} FROM read.fee_recipient_hourly WHERE cluster = $1 AND pool = $2 AND hour_start >= $3 AND hour_start < $4
-    UNION ALL ${recipientMinutes}
+    UNION ALL ${RECIPIENT_MINUTES}
     UNION ALL
     SELECT s.recipient, s.fee_x_raw_x1e6, s.fee_y_raw_x1e6, s.fee_value_q32_x1e6,
            ARRAY[s.slot, s.tx_index, s.ix_index, s.inner_index, s.ppm]::int8[]
@@ -78,10 +74,6 @@ const feesSql = (recipientMinutes: string) => `WITH edge_raw AS (
   UNION ALL
   SELECT 1, recipient, (max(last))[5]::int, NULL, NULL, sum(v)::text, sum(x)::text, sum(y)::text, NULL, NULL
     FROM shares GROUP BY recipient`;
-const FEES_SQL = feesSql(RECIPIENT_MINUTES);
-const FEES_SQL_V1 = feesSql(RECIPIENT_MINUTES_V1);
-/** How long to keep using the v1 query once read.fee_recipient_minute was found missing. */
-const V1_RECHECK_MS = 5000;
 
 interface FeesRow {
   kind: number;
@@ -104,9 +96,6 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     private readonly freshness: DataFreshness,
   ) {}
-
-  /** Until when the served swaps build is taken to be v1 (no read.fee_recipient_minute yet). */
-  private v1Until = 0;
 
   async execute(q: GetPoolFeesQuery): Promise<PoolFeesReport> {
     const pool = await this.pools.find(q.cluster, q.address);
@@ -168,15 +157,7 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
     };
   }
 
-  private async queryFees(params: readonly unknown[]): Promise<FeesRow[]> {
-    if (Date.now() < this.v1Until) return this.db.query<FeesRow>('api-pool-fees-v1', FEES_SQL_V1, params);
-    try {
-      return await this.db.query<FeesRow>('api-pool-fees', FEES_SQL, params);
-    } catch (e) {
-      // 42P01 undefined_table: the served swaps build predates fee_recipient_minute (upgrade under way).
-      if ((e as { code?: string }).code !== '42P01' || !/fee_recipient_minute/.test((e as Error).message)) throw e;
-      this.v1Until = Date.now() + V1_RECHECK_MS;
-      return this.db.query<FeesRow>('api-pool-fees-v1', FEES_SQL_V1, params);
-    }
+  private queryFees(params: readonly unknown[]): Promise<FeesRow[]> {
+    return this.db.query<FeesRow>('api-pool-fees', FEES_SQL, params);
   }
 }
