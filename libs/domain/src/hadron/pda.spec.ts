@@ -118,6 +118,16 @@ describe('program-derived addresses — the curve rule', () => {
     for (const p of pdaVectors.pools) expect(isOnEd25519Curve(decodePubkey(p.config.address))).toBe(false);
   });
 
+  it('follows the runtime (curve25519-dalek decompress) on encodings RFC 8032 rejects: y ≥ p, and x = 0 with the sign bit', () => {
+    const point = (hex: string): boolean => isOnEd25519Curve(Buffer.from(hex, 'hex'));
+    expect(point('01'.padEnd(62, '0') + '80')).toBe(true); // y = 1 (x = 0), sign bit set
+    expect(point('ed'.padEnd(62, 'f') + '7f')).toBe(true); // y = p ≡ 0
+    expect(point('ee'.padEnd(62, 'f') + '7f')).toBe(true); // y = p + 1 ≡ 1
+    expect(point('ff'.padEnd(62, 'f') + '7f')).toBe(true); // y = 2^255 − 1 ≡ 18
+    expect(point('02'.padEnd(62, '0') + '00')).toBe(false); // y = 2: no x
+    expect(point('ef'.padEnd(62, 'f') + '7f')).toBe(false); // y = p + 2 ≡ 2
+  });
+
   it('rejects seeds the runtime rejects', () => {
     expect(() => findProgramAddress([new Uint8Array(33)], HADRON_PROGRAM_V1)).toThrow(RangeError);
     expect(() =>
