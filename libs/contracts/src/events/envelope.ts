@@ -1,8 +1,14 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 /** Clusters we index. The API's `cluster` parameter takes exactly these. */
 export const CLUSTERS = ['mainnet-beta', 'devnet'] as const;
 export type Cluster = (typeof CLUSTERS)[number];
+
+/**
+ * Any JS integer (zod 3's `.int()`, which these contracts were written with): zod 4's `.int()`
+ * also refuses |n| > 2^53 − 1, and a slot or block time there is odd but was never refused.
+ */
+export const int = () => z.number().refine(Number.isInteger, 'expected an integer');
 
 const U64_MAX = (1n << 64n) - 1n;
 export const U64_MAX_TEXT = U64_MAX.toString();
@@ -28,15 +34,15 @@ export const envelopeShape = {
   cluster: z.enum(CLUSTERS),
   /** Pool config address; the log key, so all facts of one pool stay in order. */
   pool: base58,
-  slot: z.number().int().nonnegative(),
+  slot: int().nonnegative(),
   /** Unix seconds; null only when the RPC had no block time. */
-  blockTime: z.number().int().nullable(),
+  blockTime: int().nullable(),
   signature: signature.nullable(),
   /** Position of the transaction in its block, when known. */
-  txIndex: z.number().int().nonnegative().nullable(),
+  txIndex: int().nonnegative().nullable(),
   /** Top-level instruction index and inner index inside the tx (null for account-state facts). */
-  ixIndex: z.number().int().nonnegative().nullable(),
-  innerIndex: z.number().int().nonnegative().nullable(),
+  ixIndex: int().nonnegative().nullable(),
+  innerIndex: int().nonnegative().nullable(),
   decoderVersion: z.string().min(1).max(32),
 };
 
@@ -44,7 +50,7 @@ export const tokenSchema = z.object({
   mint: base58,
   symbol: z.string().max(64),
   name: z.string().max(128),
-  decimals: z.number().int().min(0).max(30),
+  decimals: int().min(0).max(30),
   icon: z.string().max(2048),
 });
 export type TokenMetadata = z.infer<typeof tokenSchema>;
@@ -52,5 +58,5 @@ export type TokenMetadata = z.infer<typeof tokenSchema>;
 export const POOL_STATES = ['Uninitialized', 'Initialized', 'Paused', 'RejectSwaps', 'Closed'] as const;
 export type PoolStateName = (typeof POOL_STATES)[number];
 
-export const feeSplitRecipientSchema = z.object({ recipient: base58, ppm: z.number().int().min(0).max(1_000_000) });
+export const feeSplitRecipientSchema = z.object({ recipient: base58, ppm: int().min(0).max(1_000_000) });
 export type FeeSplitRecipient = z.infer<typeof feeSplitRecipientSchema>;

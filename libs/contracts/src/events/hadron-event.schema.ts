@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import { feeSplitChangedV1 } from './fee-split-changed.v1';
 import { midpriceUpdatedV1 } from './midprice-updated.v1';
 import { poolConfigChangedV1, poolDiscoveredV1 } from './pool-discovered.v1';

@@ -1,4 +1,3 @@
-import { fastValidateHadronEvent } from './fast-validate';
 import { hadronEventSchema, type HadronEvent } from './hadron-event.schema';
 
 export * from './hadron-event.schema';
@@ -15,9 +14,8 @@ export function parseHadronEvent(payload: unknown): ParseResult {
       return { ok: false, reason: `not JSON: ${(e as Error).message}` };
     }
   }
-  const event = fastValidateHadronEvent(value);
-  if (event !== undefined) return { ok: true, event };
-  // Refused: zod, the definition, says why (and would accept anything the fast checks missed).
+  // The hot path of every consumer. zod 4 compiles each object schema to straight-line checks: a
+  // valid event costs about what JSON.parse of it does (apps/projector/bench/validate.bench.ts).
   const result = hadronEventSchema.safeParse(value);
   if (result.success) return { ok: true, event: result.data };
   const reason = result.error.issues

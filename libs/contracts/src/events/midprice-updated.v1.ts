@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import { base58, envelopeShape, u64String } from './envelope';
 
 export const MIDPRICE_INSTRUCTIONS = ['UpdateMidprice', 'UpdateBaseSpread', 'UpdateMidpriceAndBaseSpread'] as const;

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { base58, envelopeShape, POOL_STATES, tokenSchema, u64String } from './envelope';
+import { z } from 'zod/v4';
+import { base58, envelopeShape, int, POOL_STATES, tokenSchema, u64String } from './envelope';
 
 /** Snapshot of a pool's config + oracle + fee config accounts, as read at `slot`. */
 export const poolSnapshotSchema = z.object({
@@ -15,12 +15,12 @@ export const poolSnapshotSchema = z.object({
   vaultY: base58,
   poolState: z.enum(POOL_STATES),
   /** The raw state byte, kept because only state 1 is confirmed on chain. */
-  poolStateRaw: z.number().int().min(0).max(255),
-  oracleMode: z.number().int().min(0).max(255),
+  poolStateRaw: int().min(0).max(255),
+  oracleMode: int().min(0).max(255),
   spreadConfigInitialized: z.boolean(),
   hasPoolFee: z.boolean(),
   feeConfig: base58.nullable(),
-  feePpm: z.number().int().min(0).max(1_000_000).nullable(),
+  feePpm: int().min(0).max(1_000_000).nullable(),
   feeRecipient: base58.nullable(),
   midpriceQ32: u64String.nullable(),
   spreadFactorQ32: u64String.nullable(),

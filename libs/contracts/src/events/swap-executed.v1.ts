@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { base58, envelopeShape, feeSplitRecipientSchema, u64String } from './envelope';
+import { z } from 'zod/v4';
+import { base58, envelopeShape, int, feeSplitRecipientSchema, u64String } from './envelope';
 
 /**
  * One successful Hadron swap instruction (direct or via CPI). Amounts are exact atoms taken from
@@ -23,8 +23,8 @@ export const swapExecutedV1 = z.object({
     feeRaw: u64String,
     feeMint: base58,
     feeRecipientAta: base58,
-    decimalsX: z.number().int().min(0).max(30),
-    decimalsY: z.number().int().min(0).max(30),
+    decimalsX: int().min(0).max(30),
+    decimalsY: int().min(0).max(30),
     /** Oracle midprice (Q32, quote atoms per base atom) in effect when the swap executed. */
     midpriceQ32: u64String.nullable(),
     spreadFactorQ32: u64String.nullable(),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import { base58, envelopeShape, u64String } from './envelope';
 
 /** Vault balances after a Hadron transaction (any tag) changed them, from postTokenBalances. */
