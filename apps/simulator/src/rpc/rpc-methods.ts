@@ -1,25 +1,36 @@
-import { ACCOUNT_SIZE, ExtensionType, getExtensionData, getExtensionTypes, getMetadataPointerState, unpackMint } from '@solana/spl-token';
-import { unpack as unpackTokenMetadata } from '@solana/spl-token-metadata';
-import { PublicKey } from '@solana/web3.js';
-import { encodeBase58, tryDecodeBase58 } from '@hadron/domain';
+import { encodeBase58 } from '@hadron/domain';
 import type { AccountState, BlockRecord, Commitment, Ledger, StoredTx } from '../ledger/ledger';
 import { uiTokenAmount } from '../ledger/transaction-executor';
 import type { SimulatedMarket } from '../market/market-generator';
-import { isMintAccount, isTokenAccount, rentExempt, tokenAccountAmount, tokenAccountMint, tokenAccountOwner } from '../spl/spl-accounts';
-import { NATIVE_MINT, SPL_TOKEN_PROGRAM, TOKEN_2022_PROGRAM } from '../spl/well-known';
+import { isTokenAccount, rentExempt, tokenAccountAmount, tokenAccountMint } from '../spl/spl-accounts';
 import type { FaultInjector } from './faults';
 import { toJsonParsed } from './json-parsed';
+import { parsedAccount } from './json-parsed-account';
 import {
   blockNotAvailable,
   invalidParam,
   invalidParams,
   longTermStorageSlotSkipped,
   METHOD_NOT_FOUND,
-  minContextSlotNotReached,
   RpcError,
   slotSkipped,
   unsupportedTransactionVersion,
 } from './rpc-errors';
+import {
+  atLeastConfirmed,
+  checkMinContextSlot,
+  commitmentParam,
+  configParam,
+  contextSlot,
+  encodingParam,
+  filtersParam,
+  maxVersionParam,
+  optionalSignature,
+  pubkeyParam,
+  signatureParam,
+  slotParam,
+  type Config,
+} from './rpc-params';
 import { serializeTransaction, type JsonTransaction } from './wire-format';
 
 /**
@@ -47,7 +58,6 @@ const MAX_SIGNATURES_LIMIT = 1000;
 const MAX_BLOCKS_RANGE = 500_000;
 const SLOTS_PER_EPOCH = 432_000;
 const MAX_BASE58_ACCOUNT_BYTES = 128;
-const MAX_FILTERS = 4;
 
 export const METHODS: Readonly<Record<string, Handler>> = {
   getAccountInfo(params, ctx) {
@@ -319,203 +329,6 @@ function encodeAccount(state: AccountState, config: Config, ledger: Ledger, slot
   return new RawJson(
     `{"data":${dataJson},"executable":${state.executable},"lamports":${state.lamports},"owner":"${state.owner}","rentEpoch":${rentEpoch},"space":${state.data.length}}`,
   );
-}
-
-/** jsonParsed of SPL token accounts and mints (others fall back to base64, as the RPC does). */
-function parsedAccount(state: AccountState, ledger: Ledger, slot: number): unknown {
-  if (state.owner !== SPL_TOKEN_PROGRAM && state.owner !== TOKEN_2022_PROGRAM) return null;
-  const program = state.owner === SPL_TOKEN_PROGRAM ? 'spl-token' : 'spl-token-2022';
-  const d = state.data;
-  if (isMintAccount(state.owner, d)) {
-    const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
-    const option = (at: number) => (view.getUint32(at, true) === 1 ? encodeBase58(d.subarray(at + 4, at + 36)) : null);
-    const extensions = parsedMintExtensions(state.owner, d);
-    const info = {
-      decimals: d[44],
-      ...(extensions ? { extensions } : {}),
-      freezeAuthority: option(46),
-      isInitialized: d[45] === 1,
-      mintAuthority: option(0),
-      supply: view.getBigUint64(36, true).toString(),
-    };
-    return { parsed: { info, type: 'mint' }, program, space: d.length };
-  }
-  if (isTokenAccount(state.owner, d)) {
-    const mint = tokenAccountMint(d);
-    const mintState = ledger.getAccount(mint, slot);
-    if (!mintState) return null;
-    const native = mint === NATIVE_MINT;
-    const info: Record<string, unknown> = {
-      isNative: native,
-      mint,
-      owner: tokenAccountOwner(d),
-      ...(native ? { rentExemptReserve: uiTokenAmount(BigInt(state.lamports) - tokenAccountAmount(d), 9) } : {}),
-      state: 'initialized',
-      tokenAmount: uiTokenAmount(tokenAccountAmount(d), mintState.data[44]),
-    };
-    if (program === 'spl-token-2022') info.extensions = [{ extension: 'immutableOwner' }];
-    return { parsed: { info, type: 'account' }, program, space: d.length };
-  }
-  return null;
-}
-
-/**
- * `extensions` of a Token-2022 mint's jsonParsed info, read with spl-token and spl-token-metadata
- * and named as the RPC's account decoder names them (`{extension, state}`, keys in its order).
- * Null for a mint without extensions (the RPC then prints none).
- */
-function parsedMintExtensions(owner: string, data: Uint8Array): unknown[] | null {
-  if (owner !== TOKEN_2022_PROGRAM || data.length <= ACCOUNT_SIZE) return null;
-  const program = new PublicKey(TOKEN_2022_PROGRAM);
-  const mint = unpackMint(
-    PublicKey.default,
-    { data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), owner: program, lamports: 0, executable: false },
-    program,
-  );
-  const key = (k: PublicKey | null | undefined) => (k ? k.toBase58() : null);
-  return getExtensionTypes(mint.tlvData).map((type) => {
-    if (type === ExtensionType.MetadataPointer) {
-      const pointer = getMetadataPointerState(mint);
-      return { extension: 'metadataPointer', state: { authority: key(pointer?.authority), metadataAddress: key(pointer?.metadataAddress) } };
-    }
-    const value = type === ExtensionType.TokenMetadata ? getExtensionData(type, mint.tlvData) : null;
-    if (value === null) return { extension: 'unparseableExtension' };
-    const meta = unpackTokenMetadata(value);
-    return {
-      extension: 'tokenMetadata',
-      state: {
-        additionalMetadata: meta.additionalMetadata,
-        mint: meta.mint.toBase58(),
-        name: meta.name,
-        symbol: meta.symbol,
-        updateAuthority: key(meta.updateAuthority),
-        uri: meta.uri,
-      },
-    };
-  });
-}
-
-// ---- params -----------------------------------------------------------------------------------
-
-type Config = Record<string, unknown>;
-
-function configParam(value: unknown): Config {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalidParams('expected a configuration object');
-  return value as Config;
-}
-
-function pubkeyParam(value: unknown): string {
-  if (typeof value !== 'string') throw invalidParams('expected a base58 public key string');
-  const bytes = tryDecodeBase58(value);
-  if (bytes === null) throw invalidParam('Invalid');
-  if (bytes.length !== 32) throw invalidParam('WrongSize');
-  return value;
-}
-
-function signatureParam(value: unknown): string {
-  if (typeof value !== 'string') throw invalidParams('expected a base58 signature string');
-  const bytes = tryDecodeBase58(value);
-  if (bytes === null || bytes.length !== 64) throw invalidParam('Invalid');
-  return value;
-}
-
-function optionalSignature(value: unknown): string | undefined {
-  return value === undefined || value === null ? undefined : signatureParam(value);
-}
-
-function slotParam(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalidParams('expected a slot (u64)');
-  return value;
-}
-
-function commitmentParam(value: unknown): Commitment {
-  if (value === undefined || value === null) return 'finalized';
-  // Deprecated aliases still accepted by the RPC.
-  const aliases: Record<string, Commitment> = {
-    processed: 'processed',
-    confirmed: 'confirmed',
-    finalized: 'finalized',
-    recent: 'processed',
-    single: 'confirmed',
-    singleGossip: 'confirmed',
-    root: 'finalized',
-    max: 'finalized',
-  };
-  if (typeof value !== 'string' || !(value in aliases)) throw invalidParams(`unknown commitment: ${String(value)}`);
-  return aliases[value];
-}
-
-function atLeastConfirmed(config: Config): Commitment {
-  const commitment = commitmentParam(config.commitment);
-  if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
-  return commitment;
-}
-
-function contextSlot(ledger: Ledger, config: Config): number {
-  const slot = ledger.visibleSlot(commitmentParam(config.commitment));
-  checkMinContextSlot(slot, config);
-  return slot;
-}
-
-function checkMinContextSlot(slot: number, config: Config): void {
-  const min = config.minContextSlot;
-  if (min === undefined || min === null) return;
-  if (typeof min !== 'number' || !Number.isInteger(min)) throw invalidParams('minContextSlot must be a slot');
-  if (min > slot) throw minContextSlotNotReached(slot);
-}
-
-function encodingParam(value: unknown, allowed: readonly string[], fallback: string): string {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'string' || !allowed.includes(value))
-    throw invalidParams(`unsupported encoding: ${String(value)}; expected one of ${allowed.join(', ')}`);
-  return value;
-}
-
-function maxVersionParam(value: unknown): number | null {
-  if (value === undefined || value === null) return null;
-  if (value !== 0) throw invalidParams(`unsupported maxSupportedTransactionVersion: ${String(value)}`);
-  return 0;
-}
-
-type Filter = (data: Uint8Array) => boolean;
-
-function filtersParam(value: unknown): Filter[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalidParams('filters must be an array');
-  if (value.length > MAX_FILTERS) throw invalidParams(`Too many filters provided; max ${MAX_FILTERS}`);
-  return value.map((f: unknown): Filter => {
-    if (typeof f !== 'object' || f === null) throw invalidParams('invalid filter');
-    const filter = f as { dataSize?: unknown; memcmp?: { offset?: unknown; bytes?: unknown; encoding?: unknown } };
-    if ('dataSize' in filter) {
-      const size = filter.dataSize;
-      if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) throw invalidParams('dataSize must be a non-negative integer');
-      return (data) => data.length === size;
-    }
-    if ('memcmp' in filter && typeof filter.memcmp === 'object' && filter.memcmp !== null) {
-      const { offset, bytes, encoding } = filter.memcmp;
-      if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) throw invalidParams('memcmp.offset must be a non-negative integer');
-      if (typeof bytes !== 'string') throw invalidParams('memcmp.bytes must be a string');
-      let wanted: Uint8Array | null;
-      if (encoding === undefined || encoding === null || encoding === 'base58') {
-        if (bytes.length > 175) throw invalidParams('memcmp.bytes: base58 data too large');
-        wanted = tryDecodeBase58(bytes);
-      } else if (encoding === 'base64') {
-        wanted = /^[A-Za-z0-9+/]*={0,2}$/.test(bytes) ? new Uint8Array(Buffer.from(bytes, 'base64')) : null;
-      } else {
-        throw invalidParams(`unsupported memcmp encoding: ${String(encoding)}`);
-      }
-      if (wanted === null) throw invalidParams('memcmp.bytes is not valid for its encoding');
-      if (wanted.length > 128) throw invalidParams('memcmp.bytes: data too large; max 128 bytes');
-      const w = wanted;
-      return (data) => {
-        if (offset + w.length > data.length) return false;
-        for (let i = 0; i < w.length; i++) if (data[offset + i] !== w[i]) return false;
-        return true;
-      };
-    }
-    throw invalidParams('filter must be {dataSize} or {memcmp: {offset, bytes}}');
-  });
 }
 
 function blockAt(ledger: Ledger, slot: number, commitment: Commitment): BlockRecord {
