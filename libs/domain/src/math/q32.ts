@@ -1,11 +1,34 @@
 /**
- * Exact Q32 conversions (DESIGN §2: stored = real × 2^32). Every quantity here is
- * `num / (2^32 × 10^k)`, and 1/2^32 = 5^32/10^32, so each has a finite decimal expansion: we print
- * it exactly, and round to a double only on request (correctly, not via a lossy float chain).
+ * Q32 fixed point (DESIGN §2: stored = real × 2^32), the one place it becomes decimal text.
+ * Every quantity here is `num / (2^32 × 10^k)`, and 1/2^32 = 5^32/10^32, so each has a finite
+ * decimal expansion: we print it exactly, and round to a double only on request (correctly, not
+ * via a lossy float chain).
+ *
+ * Money is counted in "Q32 quote atoms": quote-token atoms × 2^32. A midprice is Q32 quote atoms
+ * per base atom, so `base_atoms × midprice_q32` and `quote_atoms << 32` share one unit and sum
+ * exactly. Human quote units appear only at the JSON edge: value / 2^32 / 10^decimals_y.
  */
 
 const Q32_BITS = 32;
 const BPS_PER_UNIT = 10_000n;
+
+export const Q32_SHIFT = 32n;
+export const Q32_ONE = 1n << Q32_SHIFT;
+
+/** Quote atoms → Q32 quote atoms. */
+export function quoteAtomsToQ32(atoms: bigint): bigint {
+  return atoms << Q32_SHIFT;
+}
+
+/** A Q32 quote-atom value in human quote units (exact decimal string). */
+export function q32ToQuoteDecimal(valueQ32: bigint, decimalsY: number): string {
+  return ratioToDecimal(valueQ32, decimalsY);
+}
+
+/** A Q32 quote-atom value in human quote units as a JSON number (the only lossy step, at the edge). */
+export function q32ToQuoteNumber(valueQ32: bigint, decimalsY: number): number {
+  return Number(q32ToQuoteDecimal(valueQ32, decimalsY));
+}
 
 /** q / 2^32, exact. */
 export function q32ToDecimal(q: bigint): string {
@@ -43,15 +66,26 @@ function decimalShift(q: bigint, shift: number): [bigint, number] {
 
 /** num / (2^32 × 10^pow10) as a decimal string, trailing zeros trimmed. */
 function ratioToDecimal(num: bigint, pow10: number): string {
-  const negative = num < 0n;
-  // num / (2^32 · 10^k) = num · 5^32 / 10^(32 + k)
-  const digits = (negative ? -num : num) * 5n ** BigInt(Q32_BITS);
-  const scale = Q32_BITS + pow10;
-  const text = digits.toString().padStart(scale + 1, '0');
-  const int = text.slice(0, text.length - scale);
-  const frac = text.slice(text.length - scale).replace(/0+$/, '');
-  const abs = frac ? `${int}.${frac}` : int;
-  return negative && abs !== '0' ? `-${abs}` : abs;
+  return exactDecimal(num, Q32_BITS, pow10);
+}
+
+/**
+ * `numerator / (2^pow2 × 10^pow10)` as an exact decimal string. Exact because
+ * 1/2^k = 5^k/10^k: every such ratio has a finite decimal expansion. Trailing zeros trimmed.
+ */
+export function exactDecimal(numerator: bigint, pow2: number, pow10: number): string {
+  if (pow2 < 0 || pow10 < 0) throw new Error('exactDecimal: negative powers are not supported');
+  const negative = numerator < 0n;
+  const scaled = (negative ? -numerator : numerator) * 5n ** BigInt(pow2);
+  const digits = pow2 + pow10;
+  let s = scaled.toString();
+  if (digits > 0) {
+    s = s.padStart(digits + 1, '0');
+    const int = s.slice(0, s.length - digits);
+    const frac = s.slice(s.length - digits).replace(/0+$/, '');
+    s = frac ? `${int}.${frac}` : int;
+  }
+  return negative && s !== '0' ? `-${s}` : s;
 }
 
 /** num / (2^32 × 10^pow10) rounded to the nearest double (ties to even). */
@@ -83,3 +117,8 @@ function ratioToDouble(num: bigint, pow10: number): number {
 function bitLength(n: bigint): number {
   return n.toString(2).length;
 }
+
+/** @deprecated Old names still read by apps/api/src/pools/pool-list/pool-list.ts: use humanPriceDecimal / spreadBpsDecimal. */
+export const humanPrice = humanPriceDecimal;
+/** @deprecated See humanPrice. */
+export const baseSpreadBps = spreadBpsDecimal;

@@ -1,4 +1,4 @@
-export * from './q32';
+export * from './tvl';
 export * from './swap-valuation';
 export * from './fee-split';
 export * from './swap-checks';

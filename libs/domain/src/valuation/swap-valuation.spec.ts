@@ -1,5 +1,6 @@
 import { feeShares, normaliseSplit, splitProblem } from './fee-split';
-import { exactDecimal, q32ToQuoteDecimal, q32ToQuoteNumber, tvlQ32 } from './q32';
+import { exactDecimal, q32ToQuoteDecimal, q32ToQuoteNumber } from '../math/q32';
+import { tvlQ32 } from './tvl';
 import { swapProblem, type SwapFacts } from './swap-checks';
 import { valueSwap } from './swap-valuation';
 

@@ -1,4 +1,4 @@
-import { quoteAtomsToQ32 } from './q32';
+import { quoteAtomsToQ32 } from '../math/q32';
 
 export type SwapSide = 'buy' | 'sell';
 
