@@ -1,8 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { AsOf } from '@hadron/contracts/api';
 
-/** `as_of` of the pool list and the fees report (an addition to the spec's shapes). */
-export class AsOfDto implements AsOf {
+/**
+ * `as_of` of the pool list and the fees report (an addition to the spec's shapes): how current the
+ * data of a response is, for its cluster — what the cluster's active indexer last published. null
+ * when no indexer has published yet. Projection (a few events, see /health/ready) comes on top.
+ */
+export class AsOfDto {
   @ApiProperty({
     type: 'integer',
     nullable: true,

@@ -1,14 +1,15 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { AsOf, Cluster } from '@hadron/contracts/api';
+import type { Cluster } from '@hadron/contracts/api';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { ApiConfig } from '../api.config';
 import { ReadDb } from '../database/read-db';
 import { API_CONFIG, API_LOGGER } from '../http/tokens';
+import type { AsOfDto } from './as-of.dto';
 
 /** What each cluster's active indexer publishes about its progress (component_status `indexer:<cluster>`). */
 const FRESHNESS_SQL = `SELECT component, detail FROM component_status WHERE component LIKE 'indexer:%'`;
 
-export interface ClusterAsOf extends AsOf {
+export interface ClusterAsOf extends AsOfDto {
   /** Backfill finished: windows that ended before `time` are complete (no older history still to come). */
   backfillDone: boolean;
 }
@@ -51,7 +52,7 @@ export class DataFreshness implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The `as_of` object of a response body. */
-  asOf(cluster: Cluster): AsOf {
+  asOf(cluster: Cluster): AsOfDto {
     const f = this.of(cluster);
     return { slot: f.slot, time: f.time, lag_seconds: f.lag_seconds };
   }

@@ -5,7 +5,7 @@ export class LivenessDto {
   status: 'ok';
 }
 
-class ProjectionStatusDto {
+export class ProjectionStatusDto {
   @ApiProperty({ example: 'projector:swaps' })
   component: string;
   @ApiProperty({ type: 'integer', example: 12, description: 'Events in the log not yet applied' })
@@ -16,7 +16,7 @@ class ProjectionStatusDto {
   ok: boolean;
 }
 
-class ClusterFreshnessDto {
+export class ClusterFreshnessDto {
   @ApiProperty({ example: 'mainnet-beta' })
   cluster: string;
   @ApiProperty({ example: true, description: "The cluster's active indexer says it is ready (backfilled, near the head, RPC answering, no gap)" })
@@ -39,7 +39,7 @@ class ClusterFreshnessDto {
   age_s: number;
 }
 
-class PoolListStatusDto {
+export class PoolListStatusDto {
   @ApiProperty({ example: true })
   loaded: boolean;
   @ApiProperty({ type: 'integer', example: 1200 })
@@ -48,7 +48,7 @@ class PoolListStatusDto {
   age_s: number | null;
 }
 
-class ReplicaStatusDto {
+export class ReplicaStatusDto {
   @ApiProperty({ type: String, nullable: true, example: '0/3A2B1C8', description: 'WAL replayed up to here: what the API reads' })
   replay_lsn: string | null;
   @ApiProperty({ type: String, nullable: true, example: '0/3A2B1C8', description: 'WAL received from the primary up to here' })
@@ -59,7 +59,7 @@ class ReplicaStatusDto {
   paused: boolean;
 }
 
-class ReadinessDetailDto {
+export class ReadinessDetailDto {
   @ApiProperty({ enum: ['ok', 'unreachable'], example: 'ok' })
   database: 'ok' | 'unreachable';
   @ApiProperty({

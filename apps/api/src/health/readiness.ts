@@ -5,56 +5,19 @@ import { ReadDb } from '../database/read-db';
 import { API_CONFIG, API_LOGGER } from '../http/tokens';
 import { ApiMetrics } from '../metrics/api-metrics';
 import { PoolListSnapshot } from '../pools/pool-list/pool-list.snapshot';
+import type { ClusterFreshnessDto, ReadinessDetailDto, ReplicaStatusDto } from './health.response.dto';
 import { SHUTTING_DOWN, ShutdownState } from './shutdown-state';
 
-export interface ProjectionStatus {
-  component: string;
-  lag: number;
-  age_s: number;
-  ok: boolean;
+/** What /health/ready says (the HTTP body maps `ready` to `status`); the shapes are the response DTOs'. */
+export interface Readiness {
+  ready: boolean;
+  detail: ReadinessDetailDto;
 }
 
 /** How fresh a cluster's data is, from what its active indexer publishes (`indexer:<cluster>`). */
-export interface ClusterFreshness {
-  cluster: string;
-  ready: boolean;
-  backfill_done: boolean;
-  /** Every transaction up to this slot is indexed. */
-  indexed_slot: number | null;
-  /** Block time (unix s) of the newest indexed transaction. */
-  indexed_time: number | null;
-  head_slot: number | null;
-  lag_slots: number | null;
-  /** How old the newest indexed data is while behind the head; 0 at the head. */
-  lag_seconds: number | null;
-  rpc_failing_seconds: number;
-  /** Seconds since the indexer published this. */
-  age_s: number;
-}
-
+export type ClusterFreshness = ClusterFreshnessDto;
 /** Where a read replica (DATABASE_READ_URL) is in replaying its primary's WAL. */
-export interface ReplicaStatus {
-  /** WAL replayed up to here: what the API reads. */
-  replay_lsn: string | null;
-  /** WAL received from the primary up to here. */
-  receive_lsn: string | null;
-  /** Seconds the replayed data is behind the primary; 0 when nothing received is left to replay. */
-  replay_lag_s: number;
-  paused: boolean;
-}
-
-export interface Readiness {
-  ready: boolean;
-  detail: {
-    database: 'ok' | 'unreachable';
-    /** null when the database read is not a replica (in recovery). */
-    replica: ReplicaStatus | null;
-    clusters: ClusterFreshness[];
-    projections: ProjectionStatus[];
-    pool_list: { loaded: boolean; pools: number; age_s: number | null };
-    reasons: string[];
-  };
-}
+export type ReplicaStatus = ReplicaStatusDto;
 
 /** What the indexer and the projector publish (component_status); ages by the database's own clock. */
 const STATUS_SQL = `SELECT component, lag::text AS lag, detail, extract(epoch FROM now() - updated_at)::float8 AS age_s

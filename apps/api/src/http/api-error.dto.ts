@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { API_ERROR_CODES, type ApiErrorBody, type ApiErrorCode } from '@hadron/contracts/api';
+import { API_ERROR_CODES, type ApiErrorCode } from '@hadron/contracts/api';
 
 const CODE_DOC = {
   enum: API_ERROR_CODES,
@@ -8,43 +8,59 @@ const CODE_DOC = {
 } as const;
 const PARAMETER_DOC = { description: 'The query or path parameter at fault, when there is one' } as const;
 
-/** The one error shape (DESIGN §5): Nest's, with `message` always a single string, plus `code` and `parameter`. */
-export class ApiErrorDto implements ApiErrorBody {
-  @ApiProperty({ type: 'integer', example: 400 })
+const NOT_DOCUMENTED: PropertyDecorator = () => undefined;
+
+interface ErrorExamples {
   statusCode: number;
-  @ApiProperty({ example: 'cluster must be one of: mainnet-beta, devnet' })
   message: string;
-  @ApiProperty({ example: 'Bad Request' })
   error: string;
-  @ApiProperty({ ...CODE_DOC, example: 'invalid_parameter' })
   code: ApiErrorCode;
-  @ApiPropertyOptional({ ...PARAMETER_DOC, example: 'cluster' })
   parameter?: string;
 }
 
-export class NotFoundErrorDto implements ApiErrorBody {
-  @ApiProperty({ type: 'integer', example: 404 })
-  statusCode: number;
-  @ApiProperty({ example: 'Pool not found' })
-  message: string;
-  @ApiProperty({ example: 'Not Found' })
-  error: string;
-  @ApiProperty({ ...CODE_DOC, example: 'pool_not_found' })
-  code: ApiErrorCode;
-  @ApiPropertyOptional({ ...PARAMETER_DOC, example: 'address' })
-  parameter?: string;
+/**
+ * The one error shape (DESIGN §5): Nest's, with `message` always a single string, plus `code` and
+ * `parameter`. Declared once here; each documented status gets its own schema name and examples.
+ */
+function errorShape(examples: ErrorExamples) {
+  class ErrorShape {
+    @ApiProperty({ type: 'integer', example: examples.statusCode })
+    statusCode: number;
+    @ApiProperty({ example: examples.message })
+    message: string;
+    @ApiProperty({ example: examples.error })
+    error: string;
+    @ApiProperty({ ...CODE_DOC, example: examples.code })
+    code: ApiErrorCode;
+    // Documented where the status can name a parameter (not on a 503).
+    @(examples.parameter === undefined ? NOT_DOCUMENTED : ApiPropertyOptional({ ...PARAMETER_DOC, example: examples.parameter }))
+    parameter?: string;
+  }
+  return ErrorShape;
 }
 
-export class ServiceUnavailableErrorDto implements ApiErrorBody {
-  @ApiProperty({ type: 'integer', example: 503 })
-  statusCode: number;
-  @ApiProperty({ example: 'Service Unavailable' })
-  message: string;
-  @ApiProperty({ example: 'Service Unavailable' })
-  error: string;
-  @ApiProperty({ ...CODE_DOC, example: 'unavailable' })
-  code: ApiErrorCode;
-}
+export class ApiErrorDto extends errorShape({
+  statusCode: 400,
+  message: 'cluster must be one of: mainnet-beta, devnet',
+  error: 'Bad Request',
+  code: 'invalid_parameter',
+  parameter: 'cluster',
+}) {}
+
+export class NotFoundErrorDto extends errorShape({
+  statusCode: 404,
+  message: 'Pool not found',
+  error: 'Not Found',
+  code: 'pool_not_found',
+  parameter: 'address',
+}) {}
+
+export class ServiceUnavailableErrorDto extends errorShape({
+  statusCode: 503,
+  message: 'Service Unavailable',
+  error: 'Service Unavailable',
+  code: 'unavailable',
+}) {}
 
 /** Documented on every data endpoint: the read database is down or not migrated yet (see /health/ready). */
 export const UNAVAILABLE_RESPONSE = {

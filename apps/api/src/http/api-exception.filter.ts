@@ -1,10 +1,11 @@
 import { STATUS_CODES } from 'node:http';
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { POOL_NOT_FOUND_MESSAGE, type ApiErrorBody, type ApiErrorCode } from '@hadron/contracts/api';
+import { POOL_NOT_FOUND_MESSAGE, type ApiErrorCode } from '@hadron/contracts/api';
 import { isMissingRelation } from '@hadron/platform/database/pg-errors';
 import { isTransientDbError } from '@hadron/platform/database/pool';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiErrorDto } from './api-error.dto';
 import { RetryLaterException } from './heavy-query-gate';
 import { JSON_CONTENT_TYPE } from './json';
 
@@ -43,7 +44,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
 }
 
 /** Writes an error body with its status (also for errors raised before routing, at the edge, by plugins). */
-export function sendErrorBody(reply: FastifyReply, body: ApiErrorBody): FastifyReply {
+export function sendErrorBody(reply: FastifyReply, body: ApiErrorDto): FastifyReply {
   return reply.code(body.statusCode).header('content-type', JSON_CONTENT_TYPE).send(JSON.stringify(body));
 }
 
@@ -90,7 +91,7 @@ const CODE_OF_STATUS: Record<number, ApiErrorCode> = {
   503: 'unavailable',
 };
 
-export function toErrorBody(exception: unknown): ApiErrorBody {
+export function toErrorBody(exception: unknown): ApiErrorDto {
   if (exception instanceof HttpException) {
     const statusCode = exception.getStatus();
     const error = STATUS_CODES[statusCode] ?? 'Error';
@@ -105,7 +106,7 @@ export function toErrorBody(exception: unknown): ApiErrorBody {
         : exception instanceof RetryLaterException
           ? 'overloaded'
           : (CODE_OF_STATUS[statusCode] ?? (statusCode >= 500 ? 'internal_error' : 'invalid_request'));
-    const body: ApiErrorBody = { statusCode, message: message as string, error, code };
+    const body: ApiErrorDto = { statusCode, message: message as string, error, code };
     if (exception instanceof ApiException && exception.parameter !== undefined) body.parameter = exception.parameter;
     return body;
   }

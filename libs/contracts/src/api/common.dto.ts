@@ -36,31 +36,6 @@ export const API_ERROR_CODES = [
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
-/**
- * Every error response: Nest's shape (`message` always one string), plus a machine-readable `code`
- * and, when one query or path parameter is at fault, its name in `parameter`.
- */
-export interface ApiErrorBody {
-  statusCode: number;
-  message: string;
-  error: string;
-  code: ApiErrorCode;
-  parameter?: string;
-}
-
-/**
- * How current the data of a response is, for its cluster: what the cluster's active indexer last
- * published. Every transaction up to `slot` is indexed; `time` is the block time (Unix seconds) of
- * the newest indexed transaction; `lag_seconds` is how far that is behind the chain's head (0 at
- * the head). null when no indexer has published yet. Projection (a few events, see
- * /health/ready) comes on top.
- */
-export interface AsOf {
-  slot: number | null;
-  time: number | null;
-  lag_seconds: number | null;
-}
-
 /** `raw_amounts`: raw atom amounts as JSON integers (default; exact digits, may exceed 2^53) or as decimal strings. */
 export const RAW_AMOUNT_FORMATS = ['number', 'string'] as const;
 export type RawAmountFormat = (typeof RAW_AMOUNT_FORMATS)[number];

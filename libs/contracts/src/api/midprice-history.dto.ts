@@ -21,21 +21,3 @@ export const MIDPRICE_MAX_LIMIT = 1_000;
  * timeframe. 100,000 one-minute buckets are 69 days; one-hour buckets, 11 years.
  */
 export const MIDPRICE_MAX_BUCKETS = 100_000;
-
-export interface MidpriceSample {
-  timestamp: number;
-  slot: number;
-  /** null only for a point recorded before the pool's first midprice was known. */
-  midprice: number | null;
-  base_spread_factor: number | null;
-  signature: string | null;
-}
-
-export interface MidpriceHistoryResponse {
-  start_time: number;
-  end_time: number;
-  timeframe: MidpriceTimeframe;
-  /** Only in `raw` mode. */
-  next_cursor?: number | null;
-  data: MidpriceSample[];
-}

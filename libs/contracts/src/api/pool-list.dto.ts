@@ -1,5 +1,5 @@
 import { POOL_STATES, type PoolStateName } from '../events/envelope';
-import type { AsOf, Cluster, RawAmount } from './common.dto';
+import type { Cluster } from './common.dto';
 
 export { POOL_STATES, type PoolStateName };
 
@@ -30,47 +30,4 @@ export interface PoolListFilter {
   tokenY?: string;
   /** Compared case-insensitively; an unknown state matches nothing. */
   poolState?: string;
-}
-
-export interface TokenView {
-  address: string;
-  symbol: string;
-  name: string;
-  decimals: number;
-  icon: string;
-}
-
-export interface PoolConfigView {
-  authority: string;
-  /** null until the pool's oracle account has been read. */
-  quoting_authority: string | null;
-  oracle_mode: number;
-  pool_state: string;
-  /** null until a spread factor is known. */
-  base_spread_bps: number | null;
-}
-
-export interface PoolView {
-  address: string;
-  name: string;
-  token_x: TokenView;
-  token_y: TokenView;
-  token_x_amount: RawAmount;
-  token_y_amount: RawAmount;
-  pool_config: PoolConfigView;
-  tvl: number;
-  /** null until the pool's first midprice is known. */
-  current_price: number | null;
-  volume: { '24h': number };
-  fees: { '24h': number };
-}
-
-export interface PoolListResponse {
-  total: number;
-  pages: number;
-  current_page: number;
-  page_size: number;
-  data: PoolView[];
-  /** Added to the spec's shape: how current the list is (see AsOf). */
-  as_of: AsOf;
 }

@@ -1,7 +1,9 @@
-import { CLUSTERS, POOL_SORTS, type Cluster, type PoolListFilter, type PoolSort, type PoolView, type AsOf, type RawAmountFormat } from '@hadron/contracts/api';
+import { CLUSTERS, POOL_SORTS, type Cluster, type PoolListFilter, type PoolSort, type RawAmountFormat } from '@hadron/contracts/api';
 import { baseSpreadBps, displayName, displaySymbol, humanPrice, poolName, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../database/numeric';
+import type { AsOfDto } from '../../freshness/as-of.dto';
 import { toJson } from '../../http/json';
+import type { PoolDto } from '../queries/list-pools/list-pools.response.dto';
 
 /**
  * The pool list is answered from memory (DESIGN §6): every pool of both clusters, each rendered
@@ -57,7 +59,7 @@ export interface PoolEntry {
   tvlApprox: number;
   volumeApprox: number;
   feesApprox: number;
-  view: PoolView;
+  view: PoolDto;
   json: string;
   /** `json` with the raw amounts as strings (`raw_amounts=string`), written on first use. */
   jsonStrings?: string;
@@ -89,7 +91,7 @@ export function poolKey(cluster: string, address: string): string {
  * A token without metadata shows the one fallback (@hadron/domain: the short mint) as its symbol
  * and name, the same the pool name uses, so `query` finds the pool by what the user sees.
  */
-export function toPoolView(r: PoolRow): PoolView {
+export function toPoolView(r: PoolRow): PoolDto {
   const dy = r.token_y_decimals;
   const x = { mint: r.token_x_mint, symbol: r.token_x_symbol };
   const y = { mint: r.token_y_mint, symbol: r.token_y_symbol };
@@ -283,7 +285,7 @@ export function renderPool(e: PoolEntry, rawAmounts: RawAmountFormat = 'number')
 }
 
 /** The response body: the page's pre-rendered pools joined into the envelope, then `as_of`. */
-export function renderPoolListPage(p: PoolListPage, asOf: AsOf, rawAmounts: RawAmountFormat = 'number'): string {
+export function renderPoolListPage(p: PoolListPage, asOf: AsOfDto, rawAmounts: RawAmountFormat = 'number'): string {
   let data = '';
   for (let i = 0; i < p.data.length; i++) data += (i ? ',' : '') + renderPool(p.data[i], rawAmounts);
   return `{"total":${p.total},"pages":${p.pages},"current_page":${p.current_page},"page_size":${p.page_size},"data":[${data}],"as_of":${toJson(asOf)}}`;

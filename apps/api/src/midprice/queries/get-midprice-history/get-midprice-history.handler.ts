@@ -1,10 +1,11 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { MIDPRICE_MAX_BUCKETS, type MidpriceHistoryResponse, type MidpriceSample, type SampledTimeframe } from '@hadron/contracts/api';
+import { MIDPRICE_MAX_BUCKETS, type SampledTimeframe } from '@hadron/contracts/api';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
 import { mapInSlices } from '../../../http/json';
 import { ReadDb } from '../../../database/read-db';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
+import type { MidpriceHistoryResponseDto, MidpriceSampleDto } from './get-midprice-history.response.dto';
 import { bucketCount, planSampled } from './midprice-plan';
 import { cutRawPage } from './raw-page';
 
@@ -81,7 +82,7 @@ const Q32 = 4_294_967_296;
 /** Q32-decoded as a JSON number: Number(u64 text) rounds once, dividing by 2^32 is exact. */
 const decodeQ32 = (v: string | null): number | null => (v === null ? null : Number(v) / Q32);
 
-function sample(timestamp: number, slot: number, r: Pick<Point, 'signature' | 'midprice_q32' | 'spread_factor_q32'>): MidpriceSample {
+function sample(timestamp: number, slot: number, r: Pick<Point, 'signature' | 'midprice_q32' | 'spread_factor_q32'>): MidpriceSampleDto {
   return { timestamp, slot, midprice: decodeQ32(r.midprice_q32), base_spread_factor: decodeQ32(r.spread_factor_q32), signature: r.signature };
 }
 
@@ -96,12 +97,12 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     private readonly pools: PoolDirectory,
   ) {}
 
-  async execute(q: GetMidpriceHistoryQuery): Promise<MidpriceHistoryResponse> {
+  async execute(q: GetMidpriceHistoryQuery): Promise<MidpriceHistoryResponseDto> {
     if (!(await this.pools.find(q.cluster, q.address))) throw poolNotFound();
     return q.timeframe === 'raw' ? this.raw(q) : this.sampled(q, q.timeframe);
   }
 
-  private async sampled(q: GetMidpriceHistoryQuery, timeframe: SampledTimeframe): Promise<MidpriceHistoryResponse> {
+  private async sampled(q: GetMidpriceHistoryQuery, timeframe: SampledTimeframe): Promise<MidpriceHistoryResponseDto> {
     const plan = planSampled(timeframe, q.startTime, q.endTime);
     await this.assertBucketLimit(q, timeframe, plan.size);
     const [m1, m2] = plan.minutes;
@@ -131,7 +132,7 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     }
   }
 
-  private async raw(q: GetMidpriceHistoryQuery): Promise<MidpriceHistoryResponse> {
+  private async raw(q: GetMidpriceHistoryQuery): Promise<MidpriceHistoryResponseDto> {
     const upper = Math.min(q.endTime + 1, q.cursor ?? Number.MAX_SAFE_INTEGER);
     let page: Point[] = [];
     let more = false;

@@ -1,7 +1,8 @@
 import { Query } from '@nestjs/cqrs';
-import type { Cluster, MidpriceHistoryResponse, MidpriceTimeframe } from '@hadron/contracts/api';
+import type { Cluster, MidpriceTimeframe } from '@hadron/contracts/api';
+import type { MidpriceHistoryResponseDto } from './get-midprice-history.response.dto';
 
-export class GetMidpriceHistoryQuery extends Query<MidpriceHistoryResponse> {
+export class GetMidpriceHistoryQuery extends Query<MidpriceHistoryResponseDto> {
   constructor(
     readonly cluster: Cluster,
     readonly address: string,

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MIDPRICE_TIMEFRAMES } from '@hadron/contracts/api';
+import { MIDPRICE_TIMEFRAMES, type MidpriceTimeframe } from '@hadron/contracts/api';
 
 export class MidpriceSampleDto {
   @ApiProperty({ type: 'integer', example: 1763996400, description: "Sampled: bucket start (epoch-aligned). Raw: the update's block time. Unix seconds" })
@@ -30,7 +30,7 @@ export class MidpriceHistoryResponseDto {
   @ApiProperty({ type: 'integer', example: 1764000000, description: 'End of the requested range, Unix seconds' })
   end_time: number;
   @ApiProperty({ enum: MIDPRICE_TIMEFRAMES, example: '1h' })
-  timeframe: string;
+  timeframe: MidpriceTimeframe;
   @ApiPropertyOptional({
     type: 'integer',
     nullable: true,

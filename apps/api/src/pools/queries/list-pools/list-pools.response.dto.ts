@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { RawAmount } from '@hadron/contracts/api';
 import { AsOfDto } from '../../../freshness/as-of.dto';
 import { DEMO_EXAMPLES } from '../../../openapi/demo-examples';
 
@@ -63,7 +64,7 @@ export class PoolDto {
     description:
       'Raw vault X balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead',
   })
-  token_x_amount: number;
+  token_x_amount: RawAmount;
   @ApiProperty({
     type: 'integer',
     format: 'int64',
@@ -71,7 +72,7 @@ export class PoolDto {
     description:
       'Raw vault Y balance (atoms). Written with exact digits: may exceed 2^53, which JavaScript rounds; `raw_amounts=string` writes a decimal string instead',
   })
-  token_y_amount: number;
+  token_y_amount: RawAmount;
   @ApiProperty({ type: PoolConfigDto })
   pool_config: PoolConfigDto;
   @ApiProperty({ example: 4153973.07679005, description: 'x_amount × price + y_amount, quote-token units (USD for a USD quote)' })

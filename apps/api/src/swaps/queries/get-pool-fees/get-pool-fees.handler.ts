@@ -1,6 +1,5 @@
 import { Inject } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { type PoolFeesReport, type RecipientSplit } from '@hadron/contracts/api';
 import { exactDecimal, q32ToQuoteNumber } from '@hadron/domain';
 import type { ApiConfig } from '../../../api.config';
 import { intOf } from '../../../database/numeric';
@@ -10,6 +9,7 @@ import { poolNotFound } from '../../../http/api-exception.filter';
 import { API_CONFIG } from '../../../http/tokens';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { planFeeWindow } from './fee-window';
+import type { PoolFeesReportDto, RecipientSplitDto } from './get-pool-fees.response.dto';
 import { GetPoolFeesQuery } from './get-pool-fees.query';
 
 /** The primary key's order (cluster, pool, ts, id), read backwards: "newest" needs no sort. */
@@ -97,7 +97,7 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
     private readonly freshness: DataFreshness,
   ) {}
 
-  async execute(q: GetPoolFeesQuery): Promise<PoolFeesReport> {
+  async execute(q: GetPoolFeesQuery): Promise<PoolFeesReportDto> {
     const pool = await this.pools.find(q.cluster, q.address);
     if (!pool) throw poolNotFound();
     // Read before the data: what the query sees is at least this current.
@@ -125,7 +125,7 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
     const dy = pool.decimalsY;
     const strings = q.rawAmounts === 'string';
     const raw = (exact: string) => (strings ? exact : Number(exact));
-    const split: Array<RecipientSplit & { key: bigint }> = rows
+    const split: Array<RecipientSplitDto & { key: bigint }> = rows
       .filter((r) => r.kind === 1)
       .map((r) => ({
         key: intOf(r.fee),

@@ -1,7 +1,8 @@
 import { Query } from '@nestjs/cqrs';
-import type { Cluster, FeeInterval, PoolFeesReport, RawAmountFormat } from '@hadron/contracts/api';
+import type { Cluster, FeeInterval, RawAmountFormat } from '@hadron/contracts/api';
+import type { PoolFeesReportDto } from './get-pool-fees.response.dto';
 
-export class GetPoolFeesQuery extends Query<PoolFeesReport> {
+export class GetPoolFeesQuery extends Query<PoolFeesReportDto> {
   constructor(
     readonly cluster: Cluster,
     readonly address: string,

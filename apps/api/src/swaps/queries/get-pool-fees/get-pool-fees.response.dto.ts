@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { FEE_INTERVALS } from '@hadron/contracts/api';
+import { FEE_INTERVALS, type FeeInterval, type RawAmount } from '@hadron/contracts/api';
 import { AsOfDto } from '../../../freshness/as-of.dto';
 import { DEMO_EXAMPLES } from '../../../openapi/demo-examples';
 
@@ -20,14 +20,14 @@ export class FeeTotalsDto {
     description:
       'Protocol fee in raw token-X atoms (from sells). Exact digits, may exceed 2^53 (JavaScript rounds those): `raw_amounts=string` writes a decimal string instead',
   })
-  protocol_fee_x_raw: number;
+  protocol_fee_x_raw: RawAmount;
   @ApiProperty({
     type: 'integer',
     format: 'int64',
     example: 27259925,
     description: 'Protocol fee in raw token-Y atoms (from buys). Exact digits, may exceed 2^53: `raw_amounts=string` writes a decimal string instead',
   })
-  protocol_fee_y_raw: number;
+  protocol_fee_y_raw: RawAmount;
   @ApiProperty({ type: 'integer', example: 632, description: 'Swaps aggregated (all of the window unless `truncated`)' })
   swap_count: number;
 }
@@ -40,20 +40,22 @@ export class RecipientSplitDto {
   @ApiProperty({ example: 0.772305685078044, description: 'Share of the protocol fee, quote-token units' })
   fee_usd: number;
   @ApiProperty({
+    type: 'number',
     example: 1539098.415026,
     description: 'Share in raw token-X atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string',
   })
-  fee_x_raw: number;
+  fee_x_raw: number | string;
   @ApiProperty({
+    type: 'number',
     example: 538763.315344,
     description: 'Share in raw token-Y atoms (fee × ppm / 10^6: may be fractional); `raw_amounts=string` writes the exact decimal as a string',
   })
-  fee_y_raw: number;
+  fee_y_raw: number | string;
 }
 
 export class PoolFeesReportDto {
   @ApiProperty({ enum: FEE_INTERVALS, example: '24h', description: 'Echoes the request' })
-  interval: string;
+  interval: FeeInterval;
   @ApiProperty({ type: 'integer', example: 1763913600, description: 'Window start (inclusive), Unix seconds; 0 for `all`' })
   start_time: number;
   @ApiProperty({ type: 'integer', example: 1764000000, description: 'Window end (inclusive) = request time, Unix seconds' })

@@ -1,5 +1,4 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { type VolumeBucket, type VolumeHistoryResponse } from '@hadron/contracts/api';
 import { bucketStart, DAY, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../../database/numeric';
 import { ReadDb } from '../../../database/read-db';
@@ -7,6 +6,7 @@ import { poolNotFound } from '../../../http/api-exception.filter';
 import { mapInSlices } from '../../../http/json';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetVolumeHistoryQuery } from './get-volume-history.query';
+import type { VolumeBucketDto, VolumeHistoryResponseDto } from './get-volume-history.response.dto';
 
 const VOLUME_SQL = `SELECT day_start, volume_q32, fees_q32 FROM read.volume_daily
   WHERE cluster = $1 AND pool = $2 AND day_start >= $3 AND day_start <= $4 ORDER BY day_start`;
@@ -22,7 +22,7 @@ export class GetVolumeHistoryHandler implements IQueryHandler<GetVolumeHistoryQu
     private readonly pools: PoolDirectory,
   ) {}
 
-  async execute(q: GetVolumeHistoryQuery): Promise<VolumeHistoryResponse> {
+  async execute(q: GetVolumeHistoryQuery): Promise<VolumeHistoryResponseDto> {
     const pool = await this.pools.find(q.cluster, q.address);
     if (!pool) throw poolNotFound();
     const firstDay = bucketStart(q.startTime, DAY);
@@ -36,7 +36,7 @@ export class GetVolumeHistoryHandler implements IQueryHandler<GetVolumeHistoryQu
     const byDay = new Map(rows.map((r) => [Number(r.day_start), r]));
     const days = Array.from({ length: (lastDay - firstDay) / DAY + 1 }, (_, i) => firstDay + i * DAY);
     // Up to VOLUME_MAX_DAYS buckets: built a slice per turn of the event loop (see mapInSlices).
-    const data: VolumeBucket[] = await mapInSlices(days, (day) => {
+    const data: VolumeBucketDto[] = await mapInSlices(days, (day) => {
       const r = byDay.get(day);
       return {
         timestamp: day,

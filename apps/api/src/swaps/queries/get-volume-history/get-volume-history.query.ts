@@ -1,7 +1,8 @@
 import { Query } from '@nestjs/cqrs';
-import type { Cluster, VolumeHistoryResponse } from '@hadron/contracts/api';
+import type { Cluster } from '@hadron/contracts/api';
+import type { VolumeHistoryResponseDto } from './get-volume-history.response.dto';
 
-export class GetVolumeHistoryQuery extends Query<VolumeHistoryResponse> {
+export class GetVolumeHistoryQuery extends Query<VolumeHistoryResponseDto> {
   constructor(
     readonly cluster: Cluster,
     readonly address: string,

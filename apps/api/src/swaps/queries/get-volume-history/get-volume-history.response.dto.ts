@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { VolumeTimeframe } from '@hadron/contracts/api';
 
 export class VolumeBucketDto {
   @ApiProperty({ type: 'integer', example: 1763942400, description: 'UTC midnight starting the day, Unix seconds' })
@@ -15,7 +16,7 @@ export class VolumeHistoryResponseDto {
   @ApiProperty({ type: 'integer', example: 1764000000, description: 'End of the requested range, Unix seconds' })
   end_time: number;
   @ApiProperty({ enum: ['24h'], example: '24h' })
-  timeframe: string;
+  timeframe: VolumeTimeframe;
   @ApiProperty({ type: [VolumeBucketDto], description: 'One bucket per UTC day touched by [start_time, end_time], ascending, zero-filled' })
   data: VolumeBucketDto[];
 }
