@@ -12,6 +12,7 @@ export * from './event-log/event-log.entities';
 export * from './event-log/postgres/postgres-event-log';
 export * from './logging/logger';
 export * from './logging/redact';
+export * from './runtime/backoff';
 export * from './runtime/storage';
 export * from './runtime/run-process';
 export * from './runtime/ops-server';
