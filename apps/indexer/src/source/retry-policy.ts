@@ -1,3 +1,5 @@
+import { backoffDelay } from '@hadron/platform/runtime/backoff';
+
 /**
  * Our own retry policy for RPC calls (we never let a client library retry behind our back):
  * exponential backoff with jitter, honouring a server's Retry-After, on failures that can pass
@@ -65,8 +67,8 @@ export class RetryPolicy {
 
   /** Delay before attempt `attempt + 1` after `attempt` failed (1-based): base·2^(n−1), capped, with equal jitter. */
   delayMs(attempt: number, failure?: RpcFailure): number {
-    const exp = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-    const jittered = exp / 2 + this.random() * (exp / 2);
+    const backoff = { baseMs: this.options.baseDelayMs, maxMs: this.options.maxDelayMs, jitter: 'equal' } as const;
+    const jittered = backoffDelay(attempt, backoff, this.random);
     const hinted = failure?.details.retryAfterMs;
     return Math.round(hinted !== undefined ? Math.min(this.options.maxDelayMs, Math.max(jittered, hinted)) : jittered);
   }

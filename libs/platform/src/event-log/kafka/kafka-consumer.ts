@@ -2,6 +2,7 @@ import { Partitioners, type Admin, type Consumer, type ConsumerRunConfig, type E
 import type { Pool } from 'pg';
 import type { Logger } from '../../logging/logger';
 import { isTransientDbError } from '../../database/pool';
+import { backoffDelay } from '../../runtime/backoff';
 import { CheckpointBehindError, CheckpointedBatch, needsRecord, skippedRecord, type BatchOutcome, type PendingRecord } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, OwnedPartitions } from '../event-log.port';
 import { clusterOfTopic, deadLetterTopic, eventsTopic, type KafkaTopics } from './kafka-topics';
@@ -29,8 +30,8 @@ export const DEFAULT_CONSUMER_TUNING: KafkaConsumerTuning = {
 };
 
 const DEFAULT_BATCH = 2000;
-const RESTART_MIN_MS = 1_000;
-const RESTART_MAX_MS = 30_000;
+/** Our restarts after a crash kafkajs does not restart from: 1 s, 2 s, 4 s … 30 s, from 1 s again once the group is joined. */
+const RESTART_BACKOFF = { baseMs: 1_000, maxMs: 30_000 };
 
 /**
  * Kafka group ids are global to the cluster while topics carry the prefix: two deployments (or two
@@ -65,7 +66,8 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
   /** What this member owns now (metrics, readiness): the assignment, emptied while it rebalances, crashed or stopped. */
   private owning: Record<string, number[]> = {};
   private restartTimer?: NodeJS.Timeout;
-  private restartDelayMs = RESTART_MIN_MS;
+  /** Our restarts since the group was last joined. */
+  private restarts = 0;
   private types?: ReadonlySet<string>;
   /** `topic/partition` → the checkpoint our last DB commit wrote (the database must not be behind it). */
   private committed = new Map<string, bigint>();
@@ -109,7 +111,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
     });
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       // Runs synchronously inside kafkajs's join, before the first fetch of the new generation.
-      this.restartDelayMs = RESTART_MIN_MS;
+      this.restarts = 0;
       this.assignment = payload.memberAssignment;
       this.owning = payload.memberAssignment;
       this.committed.clear();
@@ -369,8 +371,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       this.log.warn({ err: error.message, group: this.opts?.group }, 'kafka consumer crashed; kafkajs restarts it');
       return;
     }
-    const delay = this.restartDelayMs;
-    this.restartDelayMs = Math.min(RESTART_MAX_MS, delay * 2);
+    const delay = backoffDelay(++this.restarts, RESTART_BACKOFF);
     this.log.error({ err: error.message, group: this.opts?.group, restartInMs: delay }, 'kafka consumer crashed with a non-retriable error; restarting it');
     this.restartTimer = setTimeout(() => {
       const consumer = this.consumer;

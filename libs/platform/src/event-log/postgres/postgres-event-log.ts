@@ -1,6 +1,7 @@
 import { CLUSTERS, parseHadronEvent, type Cluster, type HadronEvent } from '@hadron/contracts';
 import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
+import { backoffDelay } from '../../runtime/backoff';
 import type { Logger } from '../../logging/logger';
 import { CheckpointedBatch, needsRecord, skippedRecord, validatedRecord, type PendingRecord } from '../checkpointed-batch';
 import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, OwnedPartitions, RawLogRecord } from '../event-log.port';
@@ -12,6 +13,8 @@ const APPEND_CHUNK = 5000;
 const VALIDATE_SLICE = 250;
 /** lag() counts exactly up to this many records (see lag()). */
 const LAG_EXACT_UP_TO = 100_000;
+/** A failed batch is retried after 0.5 s, 1 s, 2 s … 30 s (a new append does not cut that wait short). */
+const BATCH_RETRY_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 
 /** A group of every cluster reads the log without a cluster filter (see fetch and lag). */
 function readsEveryCluster(clusters: readonly Cluster[]): boolean {
@@ -175,7 +178,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         discardAhead();
         failures++;
         const transient = isTransientDbError(e);
-        const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
+        const delay = backoffDelay(failures, BATCH_RETRY_BACKOFF);
         this.log.error({ err: (e as Error).message, group: opts.group, transient, failures, retryInMs: delay }, 'postgres consumer batch failed; will retry');
         try {
           opts.onError?.({ error: e as Error, transient, consecutiveFailures: failures, stream: PG_STREAM, partition: 0 });
