@@ -1,7 +1,11 @@
+import pLimit from 'p-limit';
+
 /**
  * Token bucket per RPC endpoint (`RPC_RPS`). Every JSON-RPC call costs one token, so a batch of 50
  * calls costs 50 — RPC providers meter calls, not HTTP requests. A request bigger than the bucket
  * is let through by going into debt, which later callers wait off. Waiters are served in order.
+ * Ours rather than npm `limiter`: that one rejects a cost above the bucket size (our batches), lets
+ * waiters race instead of queueing them, and has no clock to inject in tests.
  */
 export class TokenBucket {
   private tokens: number;
@@ -42,21 +46,18 @@ export class TokenBucket {
   }
 }
 
-/** At most `limit` tasks at once (HTTP requests in flight per endpoint). */
+/**
+ * At most `limit` tasks at once (HTTP requests in flight per endpoint), started in arrival order:
+ * p-limit. Kept under this name so the transport reads as before.
+ */
 export class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly limit: pLimit.Limit;
 
-  constructor(private readonly limit: number) {}
+  constructor(limit: number) {
+    this.limit = pLimit(limit);
+  }
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    try {
-      return await task();
-    } finally {
-      this.active--;
-      this.waiting.shift()?.();
-    }
+  run<T>(task: () => Promise<T>): Promise<T> {
+    return this.limit(task);
   }
 }
