@@ -1,4 +1,3 @@
-import { encodeBase58 } from '@hadron/domain';
 import {
   encodeTokenAccount,
   isTokenAccount,
@@ -11,7 +10,11 @@ import {
 } from '../spl/spl-accounts';
 import { decodeSystemCreateAccount, decodeTokenInstruction } from '../spl/spl-instructions';
 import { COMPUTE_BUDGET_PROGRAM, NATIVE_MINT, SYSTEM_PROGRAM } from '../spl/well-known';
-import { RENT_EXEMPT_EPOCH, type AccountState, type Ledger, type StoredTx, type TxVersion } from './ledger';
+import { RENT_EXEMPT_EPOCH, type AccountState, type Ledger, type StoredTx } from './ledger';
+import { compiledInstruction, compileMessage } from './message-compiler';
+import type { InnerInstruction, Instruction, TxFailure, TxSpec } from './transaction-spec';
+
+export type { AccountMeta, InnerInstruction, Instruction, LookupTable, TopLevelInstruction, TxFailure, TxSpec } from './transaction-spec';
 
 /**
  * Executes a described transaction against the ledger and records it exactly as the RPC's
@@ -19,62 +22,6 @@ import { RENT_EXEMPT_EPOCH, type AccountState, type Ledger, type StoredTx, type 
  * executor interprets every SPL Token `Transfer` / System `CreateAccount` / `InitializeAccount3`
  * (top-level or inner) itself, so pre/post balances always agree with the inner instructions.
  */
-
-export interface AccountMeta {
-  pubkey: string;
-  isSigner: boolean;
-  isWritable: boolean;
-}
-
-export interface Instruction {
-  programId: string;
-  accounts: AccountMeta[];
-  data: Uint8Array;
-  /** Compute units this program uses itself (children add theirs); a default per program otherwise. */
-  units?: number;
-  /** `Program log:` lines this program prints before its children. */
-  logs?: string[];
-}
-
-export interface InnerInstruction extends Instruction {
-  stackHeight: number;
-}
-
-export interface TopLevelInstruction extends Instruction {
-  inner?: InnerInstruction[];
-}
-
-export interface LookupTable {
-  address: string;
-  addresses: readonly string[];
-}
-
-export interface TxFailure {
-  /** Top-level instruction that failed. */
-  instructionIndex: number;
-  /** Custom program error code. */
-  custom: number;
-  /** When set, the failing program is this CPI (inner index) under the top-level instruction. */
-  innerIndex?: number;
-}
-
-export interface TxSpec {
-  version: TxVersion;
-  feePayer: string;
-  instructions: TopLevelInstruction[];
-  lookupTables?: LookupTable[];
-  computeUnitLimit: number;
-  /** Lamports on top of 5000 per signature. */
-  priorityFeeLamports: number;
-  failure?: TxFailure;
-  /** Account states the Hadron program writes (oracle, config, fee config), applied on success. */
-  writes?: { address: string; state: AccountState | null }[];
-  /**
-   * Serve inner instructions without `stackHeight` (null), as the RPC does for transactions from
-   * before the field was recorded. Execution still follows the stack heights given.
-   */
-  omitStackHeight?: boolean;
-}
 
 export interface TokenBalance {
   accountIndex: number;
@@ -313,101 +260,5 @@ export function uiTokenAmount(amount: bigint, decimals: number): TokenBalance['u
     decimals,
     uiAmount: amount === 0n ? null : Number(amount) / 10 ** decimals,
     uiAmountString: frac ? `${int}.${frac}` : int,
-  };
-}
-
-function compiledInstruction(ix: Instruction, indexOf: ReadonlyMap<string, number>, stackHeight: number | null) {
-  const index = (key: string) => {
-    const i = indexOf.get(key);
-    if (i === undefined) throw new Error(`${key} is not an account of this transaction`);
-    return i;
-  };
-  return { programIdIndex: index(ix.programId), accounts: ix.accounts.map((a) => index(a.pubkey)), data: encodeBase58(ix.data), stackHeight };
-}
-
-interface KeyMeta {
-  isSigner: boolean;
-  isWritable: boolean;
-  isInvoked: boolean;
-}
-
-interface CompiledMessage {
-  signers: string[];
-  staticKeys: string[];
-  header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number };
-  loadedWritable: string[];
-  loadedReadonly: string[];
-  lookups: { accountKey: string; writableIndexes: number[]; readonlyIndexes: number[] }[];
-  accountKeys: string[];
-}
-
-/**
- * Orders account keys as web3.js' MessageV0.compile / Transaction.compileMessage do: fee payer
- * first, then writable signers, readonly signers, writable non-signers, readonly non-signers, each
- * in first-appearance order; a v0 message moves non-signer, non-invoked keys found in its lookup
- * tables to the loaded addresses. Inner instructions may only use keys already present.
- */
-function compileMessage(spec: TxSpec): CompiledMessage {
-  const metas = new Map<string, KeyMeta>();
-  const meta = (key: string) => {
-    let m = metas.get(key);
-    if (!m) {
-      m = { isSigner: false, isWritable: false, isInvoked: false };
-      metas.set(key, m);
-    }
-    return m;
-  };
-  Object.assign(meta(spec.feePayer), { isSigner: true, isWritable: true });
-  for (const ix of spec.instructions) {
-    meta(ix.programId).isInvoked = true;
-    for (const a of ix.accounts) {
-      const m = meta(a.pubkey);
-      m.isSigner ||= a.isSigner;
-      m.isWritable ||= a.isWritable;
-    }
-  }
-  const lookups: CompiledMessage['lookups'] = [];
-  const loadedWritable: string[] = [];
-  const loadedReadonly: string[] = [];
-  if (spec.version === 0) {
-    for (const table of spec.lookupTables ?? []) {
-      const drain = (writable: boolean, into: string[]) => {
-        const indexes: number[] = [];
-        for (const [key, m] of metas) {
-          if (m.isSigner || m.isInvoked || m.isWritable !== writable) continue;
-          const at = table.addresses.indexOf(key);
-          if (at < 0) continue;
-          indexes.push(at);
-          into.push(key);
-          metas.delete(key);
-        }
-        return indexes;
-      };
-      const writableIndexes = drain(true, loadedWritable);
-      const readonlyIndexes = drain(false, loadedReadonly);
-      if (writableIndexes.length + readonlyIndexes.length > 0) lookups.push({ accountKey: table.address, writableIndexes, readonlyIndexes });
-    }
-  } else if (spec.lookupTables?.length) {
-    throw new Error('a legacy message cannot use lookup tables');
-  }
-  const entries = [...metas];
-  const group = (signer: boolean, writable: boolean) => entries.filter(([, m]) => m.isSigner === signer && m.isWritable === writable).map(([k]) => k);
-  const writableSigners = group(true, true);
-  const readonlySigners = group(true, false);
-  const writableNonSigners = group(false, true);
-  const readonlyNonSigners = group(false, false);
-  const staticKeys = [...writableSigners, ...readonlySigners, ...writableNonSigners, ...readonlyNonSigners];
-  return {
-    signers: [...writableSigners, ...readonlySigners],
-    staticKeys,
-    header: {
-      numRequiredSignatures: writableSigners.length + readonlySigners.length,
-      numReadonlySignedAccounts: readonlySigners.length,
-      numReadonlyUnsignedAccounts: readonlyNonSigners.length,
-    },
-    loadedWritable,
-    loadedReadonly,
-    lookups,
-    accountKeys: [...staticKeys, ...loadedWritable, ...loadedReadonly],
   };
 }
