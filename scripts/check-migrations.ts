@@ -1,16 +1,24 @@
 /**
- * Fails when entities and migrations drift, or a migration does not reverse cleanly:
+ * Fails when the migrations and the committed schema drift, or a migration does not reverse cleanly:
  * 1. apply every migration set to a fresh database;
- * 2. ask TypeORM what it would change to match the entities — anything at all is drift;
- * 3. revert every migration (down), check nothing is left, and apply them all again.
+ * 2. dump its schema (scripts/schema-dump.ts) and compare it with scripts/schema.snapshot.txt —
+ *    a migration change without a regenerated snapshot fails (`npm run migrations:snapshot`
+ *    rewrites it: review its diff as the schema change);
+ * 3. ask TypeORM what it would change to match the entities — anything at all is drift;
+ * 4. revert every migration (down), check nothing is left, and apply them all again.
  * Uses DATABASE_URL, or starts the embedded test Postgres.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createLogger, runMigrations, startEmbeddedPostgres } from '@hadron/platform';
+import { dumpSchema } from './schema-dump';
 import { entities, migrationSets } from './schema-registry';
+
+const SNAPSHOT = resolve(__dirname, 'schema.snapshot.txt');
+const write = process.argv.includes('--write');
 
 async function main(): Promise<number> {
   const log = createLogger('migrations:check', 'warn');
@@ -32,7 +40,13 @@ async function main(): Promise<number> {
   let problems: string[] = [];
   try {
     await runMigrations(url, migrationSets);
-    problems = await drift(url);
+    if (write) {
+      writeFileSync(SNAPSHOT, await dumpSchema(url));
+      process.stdout.write(`migrations:snapshot wrote ${SNAPSHOT}\n`);
+      return 0;
+    }
+    problems = await snapshotDrift(url);
+    if (problems.length === 0) problems = await drift(url);
     if (problems.length === 0) problems = await reversibility(url);
   } finally {
     await sql(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -43,9 +57,23 @@ async function main(): Promise<number> {
     return 1;
   }
   process.stdout.write(
-    `migrations:check ok: ${migrationSets.map((s) => `${s.name} (${s.migrations.length})`).join(', ')} match ${entities.length} entities and reverse cleanly\n`,
+    `migrations:check ok: ${migrationSets.map((s) => `${s.name} (${s.migrations.length})`).join(', ')} match scripts/schema.snapshot.txt and ${entities.length} entities and reverse cleanly\n`,
   );
   return 0;
+}
+
+async function snapshotDrift(url: string): Promise<string[]> {
+  const actual = (await dumpSchema(url)).split('\n');
+  const expected = readFileSync(SNAPSHOT, 'utf8').split('\n');
+  const first = actual.findIndex((line, i) => line !== expected[i]);
+  if (first < 0 && actual.length === expected.length) return [];
+  const at = first < 0 ? Math.min(actual.length, expected.length) : first;
+  return [
+    `the migrations no longer produce scripts/schema.snapshot.txt (first difference at line ${at + 1}):`,
+    `  snapshot:   ${expected[at] ?? '(end)'}`,
+    `  migrations: ${actual[at] ?? '(end)'}`,
+    'If the migration change is intended, run `npm run migrations:snapshot` and commit the snapshot with it.',
+  ];
 }
 
 async function drift(url: string): Promise<string[]> {
