@@ -733,7 +733,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid `cluster`, `page`, `page_size` or `sort_by`, a repeated parameter, or an unknown parameter */
+            /** @description Invalid `cluster`, `page`, `page_size`, `sort_by` or `raw_amounts`; a repeated or unknown parameter */
             400: {
                 headers: {
                     [name: string]: unknown;

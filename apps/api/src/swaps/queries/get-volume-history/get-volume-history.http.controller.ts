@@ -1,24 +1,13 @@
-import { Controller, Get, Header, Inject, Param, Query, Res } from '@nestjs/common';
+import { Controller, Inject, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
-import {
-  ApiBadRequestResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiParam,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
-import { DATA_RESPONSE_HEADERS, NOT_MODIFIED_RESPONSE } from '../../../freshness/as-of.dto';
+import { ApiTags } from '@nestjs/swagger';
 import { DataFreshness } from '../../../freshness/data-freshness';
-import { ApiErrorDto, NotFoundErrorDto, UNAVAILABLE_RESPONSE } from '../../../http/api-error.dto';
 import { cacheHistoryWindow } from '../../../http/client-http';
-import { ADDRESS_PARAM_DOC } from '../../../http/common-params';
 import { HeavyQueryGate } from '../../../http/heavy-query-gate';
-import { JSON_CONTENT_TYPE, jsonTextInSlices, type JsonText } from '../../../http/json';
+import { jsonTextInSlices, type JsonText } from '../../../http/json';
 import { PoolAddressPipe } from '../../../http/pool-address.pipe';
+import { DataEndpoint } from '../../../http/data-endpoint.decorator';
 import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
 import { GetVolumeHistoryRequestDto } from './get-volume-history.request.dto';
 import { VolumeHistoryResponseDto } from './get-volume-history.response.dto';
@@ -33,24 +22,16 @@ export class GetVolumeHistoryHttpController {
     private readonly freshness: DataFreshness,
   ) {}
 
-  @Get(':address/volume/history')
-  @Header('Content-Type', JSON_CONTENT_TYPE)
-  @ApiOperation({
+  @DataEndpoint({
+    path: ':address/volume/history',
     operationId: 'getVolumeHistory',
     summary: 'Volume history',
     description:
       'Daily volume and fees of one pool: one bucket per UTC day touched by the range, ascending, zero-filled, whole-day totals in quote-token units.',
+    ok: VolumeHistoryResponseDto,
+    badRequest:
+      '`Only 24h timeframe is supported for volume history in v1`; `start_time and end_time must be valid unix timestamps in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; more than 36600 days; invalid `cluster`',
   })
-  @ApiParam(ADDRESS_PARAM_DOC)
-  @ApiOkResponse({ type: VolumeHistoryResponseDto, headers: DATA_RESPONSE_HEADERS })
-  @ApiResponse(NOT_MODIFIED_RESPONSE)
-  @ApiBadRequestResponse({
-    type: ApiErrorDto,
-    description:
-      '`Only 24h timeframe is supported for volume history in v1`; `start_time and end_time must be valid unix timestamps in seconds`; an address that is not base58 of 32 bytes; start_time after end_time; more than 36600 days; invalid `cluster`; a repeated or unknown parameter',
-  })
-  @ApiNotFoundResponse({ type: NotFoundErrorDto, description: 'Not a pool of this cluster' })
-  @ApiServiceUnavailableResponse(UNAVAILABLE_RESPONSE)
   async history(
     @Param('address', PoolAddressPipe) address: string,
     @Query() request: GetVolumeHistoryRequestDto,
