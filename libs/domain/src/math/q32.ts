@@ -117,8 +117,3 @@ function ratioToDouble(num: bigint, pow10: number): number {
 function bitLength(n: bigint): number {
   return n.toString(2).length;
 }
-
-/** @deprecated Old names still read by apps/api/src/pools/pool-list/pool-list.ts: use humanPriceDecimal / spreadBpsDecimal. */
-export const humanPrice = humanPriceDecimal;
-/** @deprecated See humanPrice. */
-export const baseSpreadBps = spreadBpsDecimal;

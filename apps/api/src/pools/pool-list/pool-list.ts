@@ -1,5 +1,5 @@
 import { CLUSTERS, POOL_SORTS, type Cluster, type PoolListFilter, type PoolSort, type RawAmountFormat } from '@hadron/contracts/api';
-import { baseSpreadBps, displayName, displaySymbol, humanPrice, poolName, q32ToQuoteNumber } from '@hadron/domain';
+import { displayName, displaySymbol, humanPriceDecimal, poolName, q32ToQuoteNumber, spreadBpsDecimal } from '@hadron/domain';
 import { intOf } from '../../database/numeric';
 import type { AsOfDto } from '../../freshness/as-of.dto';
 import { toJson } from '../../http/json';
@@ -119,10 +119,10 @@ export function toPoolView(r: PoolRow): PoolDto {
       quoting_authority: r.quoting_authority,
       oracle_mode: r.oracle_mode ?? 0,
       pool_state: r.pool_state ?? 'Uninitialized',
-      base_spread_bps: r.spread_factor_q32 === null ? null : Number(baseSpreadBps(intOf(r.spread_factor_q32))),
+      base_spread_bps: r.spread_factor_q32 === null ? null : Number(spreadBpsDecimal(intOf(r.spread_factor_q32))),
     },
     tvl: q32ToQuoteNumber(intOf(r.tvl_q32), dy),
-    current_price: r.midprice_q32 === null ? null : Number(humanPrice(intOf(r.midprice_q32), r.token_x_decimals, dy)),
+    current_price: r.midprice_q32 === null ? null : Number(humanPriceDecimal(intOf(r.midprice_q32), r.token_x_decimals, dy)),
     volume: { '24h': q32ToQuoteNumber(intOf(r.volume_24h_q32), dy) },
     fees: { '24h': q32ToQuoteNumber(intOf(r.fees_24h_q32), dy) },
   };
