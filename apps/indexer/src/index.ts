@@ -2,14 +2,6 @@
 export { startIndexer, type RunningIndexer } from './indexer.app';
 export { indexerEnvShape, indexerEnvSchema, clusterSettings, type IndexerConfig, type ClusterSettings } from './config/indexer.config';
 export { indexerMigrations } from './store/migrations';
-export {
-  indexerEntities,
-  IndexerClusterCursorEntity,
-  IndexerProgramCursorEntity,
-  IndexerPoolEntity,
-  IndexerGapEntity,
-  IndexerProblemEntity,
-} from './store/indexer.entities';
 export { IndexerMetrics } from './metrics/indexer-metrics';
 export type { ClusterStatus } from './pipeline/cluster-indexer';
 export { DECODER_VERSION } from './pipeline/event-builder';

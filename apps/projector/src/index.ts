@@ -9,7 +9,5 @@ export { swapsProjectionV1 } from './projections/swaps/swaps.projection';
 export { midpriceProjectionV1 } from './projections/midprice/midprice-v1.projection';
 export { rebuildProjection, formatProgress, type RebuildOptions, type RebuildResult, type RebuildProgress } from './replay/rebuild';
 export { BuildRegistry, type BuildRecord } from './builds/build-registry';
-export { ProjectionBuildEntity } from './builds/projection-build.entity';
 export type { ProjectionDefinition } from './projection';
 export { startProjector, projectorEnvShape, projectorEnvSchema, type ProjectorConfig, type RunningProjector } from './projector.app';
-export * from './read-model/read-model.entities';

@@ -1,8 +1,6 @@
-import { DataSource } from 'typeorm';
 import { eventLogMigrations } from '@hadron/platform';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import type { PoolRecord } from '../pipeline/pool-state';
-import { indexerEntities } from './indexer.entities';
 import { IndexerStore, LeaseLostError, type CycleRecord } from './indexer-store';
 import { indexerMigrations } from './migrations';
 
@@ -14,17 +12,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db.drop();
-});
-
-it('the entities match the migrations (what scripts/check-migrations.ts checks once registered)', async () => {
-  const ds = new DataSource({ type: 'postgres', url: db.url, entities: indexerEntities, logging: false });
-  await ds.initialize();
-  try {
-    const { upQueries } = await ds.driver.createSchemaBuilder().log();
-    expect(upQueries.map((q) => q.query).filter((q) => q.includes('"indexer"'))).toEqual([]);
-  } finally {
-    await ds.destroy();
-  }
 });
 
 const record = (config: string): PoolRecord =>
