@@ -1,6 +1,8 @@
 import { CLUSTERS, DEFAULT_CLUSTER, RAW_AMOUNT_FORMATS, type Cluster, type RawAmountFormat } from '@hadron/contracts/api';
 import { DEMO_EXAMPLES } from '../openapi/demo-examples';
-import { parseChoice } from './query-params';
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { parseChoice, QueryParam } from './query-params';
 
 export const CLUSTER_MESSAGE = `cluster must be one of: ${CLUSTERS.join(', ')}`;
 
@@ -31,3 +33,9 @@ export const RAW_AMOUNTS_PARAM_DOC = {
   description:
     'How raw atom amounts (`*_amount`, `*_raw`) are written: `number` (default) as JSON numbers with exact digits — they may exceed 2^53, which a JavaScript `JSON.parse` rounds —, or `string` as decimal strings that every client parses exactly.',
 } as const;
+
+/** The `cluster` query parameter: documented and parsed the same on every endpoint. */
+export const ClusterParam = (): PropertyDecorator => applyDecorators(ApiPropertyOptional(CLUSTER_PARAM_DOC), QueryParam(parseCluster));
+
+/** The `raw_amounts` query parameter (pools, a pool, fees). */
+export const RawAmountsParam = (): PropertyDecorator => applyDecorators(ApiPropertyOptional(RAW_AMOUNTS_PARAM_DOC), QueryParam(parseRawAmounts));

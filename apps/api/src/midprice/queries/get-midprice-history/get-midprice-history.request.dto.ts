@@ -11,7 +11,7 @@ import {
   type Cluster,
   type MidpriceTimeframe,
 } from '@hadron/contracts/api';
-import { CLUSTER_PARAM_DOC, parseCluster } from '../../../http/common-params';
+import { ClusterParam } from '../../../http/common-params';
 import { parseChoice, parseInteger, parseUnixSeconds, QueryParam } from '../../../http/query-params';
 import { assertOrdered } from '../../../http/time-range';
 import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
@@ -73,8 +73,7 @@ export class GetMidpriceHistoryRequestDto {
   @QueryParam((v) => parseUnixSeconds(v, SPEC_ERROR_MESSAGES.invalidCursor))
   cursor?: number;
 
-  @ApiPropertyOptional(CLUSTER_PARAM_DOC)
-  @QueryParam(parseCluster)
+  @ClusterParam()
   cluster: Cluster = DEFAULT_CLUSTER;
 
   toQuery(address: string, now: number): GetMidpriceHistoryQuery {

@@ -1,15 +1,11 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { DEFAULT_CLUSTER, type Cluster, type RawAmountFormat } from '@hadron/contracts/api';
-import { CLUSTER_PARAM_DOC, parseCluster, parseRawAmounts, RAW_AMOUNTS_PARAM_DOC } from '../../../http/common-params';
-import { QueryParam } from '../../../http/query-params';
+import { ClusterParam, RawAmountsParam } from '../../../http/common-params';
 
 /** `GET /pools/{address}` query parameters (an addition to the spec: one item of the pool list). */
 export class GetPoolRequestDto {
-  @ApiPropertyOptional(CLUSTER_PARAM_DOC)
-  @QueryParam(parseCluster)
+  @ClusterParam()
   cluster: Cluster = DEFAULT_CLUSTER;
 
-  @ApiPropertyOptional(RAW_AMOUNTS_PARAM_DOC)
-  @QueryParam(parseRawAmounts)
+  @RawAmountsParam()
   raw_amounts: RawAmountFormat = 'number';
 }

@@ -12,7 +12,7 @@ import {
   type PoolSort,
   type RawAmountFormat,
 } from '@hadron/contracts/api';
-import { CLUSTER_PARAM_DOC, parseCluster, parseRawAmounts, RAW_AMOUNTS_PARAM_DOC } from '../../../http/common-params';
+import { ClusterParam, RawAmountsParam } from '../../../http/common-params';
 import { parseChoice, parseInteger, parseText, QueryParam } from '../../../http/query-params';
 import { DEMO_EXAMPLES } from '../../../openapi/demo-examples';
 
@@ -91,12 +91,10 @@ export class ListPoolsRequestDto {
   @QueryParam((v) => parseChoice<PoolSort>(v, POOL_SORTS, SORT_BY_MESSAGE))
   sort_by: PoolSort = POOL_LIST_DEFAULT_SORT;
 
-  @ApiPropertyOptional(CLUSTER_PARAM_DOC)
-  @QueryParam(parseCluster)
+  @ClusterParam()
   cluster: Cluster = DEFAULT_CLUSTER;
 
-  @ApiPropertyOptional(RAW_AMOUNTS_PARAM_DOC)
-  @QueryParam(parseRawAmounts)
+  @RawAmountsParam()
   raw_amounts: RawAmountFormat = 'number';
 
   toFilter(): PoolListFilter {

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { DEFAULT_CLUSTER, FEE_DEFAULT_INTERVAL, FEE_INTERVALS, type Cluster, type FeeInterval, type RawAmountFormat } from '@hadron/contracts/api';
-import { CLUSTER_PARAM_DOC, parseCluster, parseRawAmounts, RAW_AMOUNTS_PARAM_DOC } from '../../../http/common-params';
+import { ClusterParam, RawAmountsParam } from '../../../http/common-params';
 import { parseChoice, QueryParam } from '../../../http/query-params';
 
 export const INTERVAL_MESSAGE = `interval must be one of: ${FEE_INTERVALS.join(', ')} (default ${FEE_DEFAULT_INTERVAL})`;
@@ -16,11 +16,9 @@ export class GetPoolFeesRequestDto {
   @QueryParam((v) => parseChoice<FeeInterval>(v, FEE_INTERVALS, INTERVAL_MESSAGE))
   interval: FeeInterval = FEE_DEFAULT_INTERVAL;
 
-  @ApiPropertyOptional(CLUSTER_PARAM_DOC)
-  @QueryParam(parseCluster)
+  @ClusterParam()
   cluster: Cluster = DEFAULT_CLUSTER;
 
-  @ApiPropertyOptional(RAW_AMOUNTS_PARAM_DOC)
-  @QueryParam(parseRawAmounts)
+  @RawAmountsParam()
   raw_amounts: RawAmountFormat = 'number';
 }

@@ -9,7 +9,7 @@ import {
   type VolumeTimeframe,
 } from '@hadron/contracts/api';
 import { bucketStart, DAY } from '@hadron/domain';
-import { CLUSTER_PARAM_DOC, parseCluster } from '../../../http/common-params';
+import { ClusterParam } from '../../../http/common-params';
 import { parseChoice, parseUnixSeconds, QueryParam } from '../../../http/query-params';
 import { invalidParameter } from '../../../http/api-exception.filter';
 import { assertOrdered } from '../../../http/time-range';
@@ -42,8 +42,7 @@ export class GetVolumeHistoryRequestDto {
   @QueryParam(parseTime)
   end_time?: number;
 
-  @ApiPropertyOptional(CLUSTER_PARAM_DOC)
-  @QueryParam(parseCluster)
+  @ClusterParam()
   cluster: Cluster = DEFAULT_CLUSTER;
 
   toQuery(address: string, now: number): GetVolumeHistoryQuery {
