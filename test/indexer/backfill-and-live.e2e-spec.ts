@@ -52,13 +52,8 @@ it('backfills the history, tails new slots, and the log equals the ground truth 
 
 /** Test-only reach into the simulator: schedule a pool-state change or a fee-split rewrite at a future slot (live mode has none of its own). */
 function scheduleAdmin(cluster: 'mainnet-beta' | 'devnet', config: string, inSlots: number, action: 'pause' | 'resume' | 'split', generation = 0): void {
-  const market = fx.sim.market(cluster) as any;
-  const pool = market.pools.find((p: any) => p.fact.config === config);
-  const slot = market.ledger.head + inSlots;
-  const run =
-    action === 'split' ? (s: number) => market.changeFeeSplit(pool, generation, s) : (s: number) => market.setPoolState(pool, action === 'pause' ? 2 : 1, s);
-  market.schedule.push({ slot, run });
-  market.schedule.sort((a: any, b: any) => a.slot - b.slot);
+  const market = fx.sim.market(cluster);
+  market.scheduleAdmin(config, market.ledger.head + inSlots, action === 'split' ? { splitGeneration: generation } : { state: action === 'pause' ? 2 : 1 });
 }
 
 it('places live account changes (pause, resume, fee split) at the transactions that made them', async () => {

@@ -10,7 +10,7 @@ import type { MarketOptions } from './market-options';
 import { swap, swapWithOracleUpdate } from './order-flow';
 import type { PoolRuntime } from './pool-runtime';
 import { oracleUpdate } from './price-path';
-import { planLifecycle } from './scenario';
+import { changeFeeSplit, planLifecycle, setPoolState } from './scenario';
 
 export { DEFAULT_MARKET_OPTIONS, type MarketOptions } from './market-options';
 export { readonly, signer, writable } from './market-context';
@@ -102,6 +102,20 @@ export class SimulatedMarket {
   generateHistory(): void {
     while (this.ledger.head < this.market.historyEndSlot) this.produceSlot();
     this.ledger.settle();
+  }
+
+  /**
+   * Schedules an administrator's change of one pool at `slot` (tests of live indexing): a state
+   * change (2 pause, 1 resume) or a rewrite of its fee split (`splitGeneration`), executed as the
+   * scenario's own changes are when that slot is produced.
+   */
+  scheduleAdmin(config: string, slot: number, change: { state: number } | { splitGeneration: number }): void {
+    const m = this.market;
+    const pool = this.pools.find((p) => p.fact.config === config);
+    if (!pool) throw new Error(`no pool ${config} in this market`);
+    const run = 'state' in change ? (s: number) => setPoolState(m, pool, change.state, s) : (s: number) => changeFeeSplit(m, pool, change.splitGeneration, s);
+    m.schedule.push({ slot, run });
+    m.schedule.sort((a, b) => a.slot - b.slot);
   }
 
   get lastHistorySlot(): number {

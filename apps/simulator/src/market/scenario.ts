@@ -177,7 +177,7 @@ export function initializePool(m: MarketContext, pool: PoolRuntime, slot: number
   liquidity(m, pool, slot, 'deposit', { x: pool.initialVaults.x, y: pool.initialVaults.y });
 }
 
-function setPoolState(m: MarketContext, pool: PoolRuntime, state: number, slot: number): void {
+export function setPoolState(m: MarketContext, pool: PoolRuntime, state: number, slot: number): void {
   pool.config = { ...pool.config, state };
   const executed = run(
     m,
@@ -206,7 +206,7 @@ function setPoolState(m: MarketContext, pool: PoolRuntime, state: number, slot: 
   });
 }
 
-function changeFeeSplit(m: MarketContext, pool: PoolRuntime, generation: number, slot: number): void {
+export function changeFeeSplit(m: MarketContext, pool: PoolRuntime, generation: number, slot: number): void {
   pool.fee.split = randomSplit(m, pool.index, generation);
   if (m.rng.chance(0.5)) pool.fee.ppm = m.rng.pick([5, 25, 100, 250]);
   const executed = run(
