@@ -1,6 +1,6 @@
 import type { HadronEvent } from '@hadron/contracts';
 import { decodeTransaction, type DecodeContext } from '../decode';
-import type { AccountState } from '../discovery/pool-accounts';
+import { configFingerprint, type AccountState } from '../discovery/pool-accounts';
 import type { AccountsSnapshot } from '../discovery/pool-reader';
 import type { ItemResult, WireTransaction } from '../source/solana-rpc';
 import type { GapRow, HeldTx, ProgramCursor, RecordedProblem } from '../store/indexer-store';
@@ -211,21 +211,7 @@ export function oracleOf(o: { midpriceQ32: string | null; spreadFactorQ32: strin
 }
 
 function configChangedAtEnd(observed: AccountState, published: AccountState): boolean {
-  return JSON.stringify(configPart(observed)) !== JSON.stringify(configPart(published));
-}
-
-function configPart(a: AccountState): unknown[] {
-  return [
-    a.state,
-    a.authority,
-    a.oracleMode,
-    a.spreadConfigInitialized,
-    a.hasPoolFee,
-    a.feeConfig,
-    a.fee?.feePpm ?? null,
-    a.fee?.feeRecipient ?? null,
-    a.oracle?.quotingAuthority ?? null,
-  ];
+  return configFingerprint(observed) !== configFingerprint(published);
 }
 
 export function trackedStates(pools: ReadonlyMap<string, PoolRecord>): Record<string, TrackedState> {
