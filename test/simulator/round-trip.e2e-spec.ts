@@ -15,14 +15,24 @@ import {
   decodeContextOf,
   decodeTransaction,
   type DecodeContext,
+  type InstructionLocation,
   type KnownPool,
   type RpcTransactionResult,
   type TransactionFacts,
 } from '../../apps/indexer/src/decode';
+import { camelCased, type CamelCased } from '../../apps/indexer/src/decode/testing/camel-cased';
 import { PoolReader } from '../../apps/indexer/src/discovery/pool-reader';
 import { SolanaRpc } from '../../apps/indexer/src/source/solana-rpc';
 import { TokenList } from '../../apps/indexer/src/tokens/token-list';
-import { SIM_ONLY_SWAP_FIELDS, startSimulator, type GroundTruth, type RunningSimulator, type SimCluster, type SwapFact } from '../../apps/simulator/src';
+import {
+  SIM_ONLY_SWAP_FIELDS,
+  startSimulator,
+  type GroundTruth,
+  type RunningSimulator,
+  type SimCluster,
+  type SwapFact,
+  type OracleUpdateFact,
+} from '../../apps/simulator/src';
 
 /**
  * ROUND TRIP (simulator → indexer decoder). It lives in test/ because apps may not import each
@@ -197,19 +207,25 @@ function writes(r: RpcTransactionResult, address: string): boolean {
 }
 
 /** Chain position of an event inside its transaction. */
-const inTxOrder = (a: { instruction_location: { top_level_index: number; inner_index: number | null } }, b: typeof a) =>
-  a.instruction_location.top_level_index - b.instruction_location.top_level_index ||
-  (a.instruction_location.inner_index ?? -1) - (b.instruction_location.inner_index ?? -1);
+const inTxOrder = (a: { instructionLocation: InstructionLocation }, b: typeof a) =>
+  a.instructionLocation.topLevelIndex - b.instructionLocation.topLevelIndex ||
+  (a.instructionLocation.innerIndex ?? -1) - (b.instructionLocation.innerIndex ?? -1);
 
 // ---- expectations derived from the ground truth ------------------------------------------------
+// The ground truth names fields in snake_case (the golden vectors' names); the decoder's facts are
+// camelCase: an expected fact is the ground truth record without its simulator-only fields, keys converted.
 
-function expectedSwap(s: SwapFact): Record<string, unknown> {
+function expectedSwap(s: SwapFact): CamelCased<Omit<SwapFact, (typeof SIM_ONLY_SWAP_FIELDS)[number]>> {
   const copy: Record<string, unknown> = { ...s };
   for (const f of SIM_ONLY_SWAP_FIELDS) delete copy[f];
-  return copy;
+  return camelCased(copy as Omit<SwapFact, (typeof SIM_ONLY_SWAP_FIELDS)[number]>);
 }
 
-const byId = <T extends { event_id: string }>(xs: T[]) => [...xs].sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
+function expectedOracleUpdate({ tx_index: _t, ...rest }: OracleUpdateFact): CamelCased<Omit<OracleUpdateFact, 'tx_index'>> {
+  return camelCased(rest);
+}
+
+const byId = <T extends { eventId: string }>(xs: T[]) => [...xs].sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
 
 async function roundTrip(cluster: SimCluster, retry: boolean, on: RunningSimulator = sim) {
   const url = on.urls[cluster];
@@ -295,25 +311,25 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
   it('recovers every swap exactly (ids, accounts, amounts to the atom, vault balances after)', () => {
     const decoded = run.facts.flatMap((f) => f.events.filter((e) => e.kind === 'swap'));
     expect(decoded.length).toBe(run.gt.swaps.length);
-    expect(byId(decoded)).toEqual(byId(run.gt.swaps).map(expectedSwap));
+    expect(byId(decoded)).toEqual(byId(run.gt.swaps.map(expectedSwap)));
   });
 
   it('recovers every oracle update exactly (null where the instruction left a field)', () => {
     const decoded = run.facts.flatMap((f) => f.events.filter((e) => e.kind === 'oracle_update'));
-    expect(byId(decoded)).toEqual(byId(run.gt.oracle_updates).map(({ tx_index: _t, ...rest }) => rest));
+    expect(byId(decoded)).toEqual(byId(run.gt.oracle_updates.map(expectedOracleUpdate)));
   });
 
   it('recovers every vault balance change (swaps, deposits, withdrawals)', () => {
     const decoded = run.facts
-      .flatMap((f) => f.vault_balances)
-      .map((v) => ({ signature: v.signature, pool: v.pool_config, x: v.vault_x_after, y: v.vault_y_after, slot: v.slot, block_time: v.block_time }));
+      .flatMap((f) => f.vaultBalances)
+      .map((v) => ({ signature: v.signature, pool: v.poolConfig, x: v.vaultXAfter, y: v.vaultYAfter, slot: v.slot, blockTime: v.blockTime }));
     const expected = run.gt.vault_balance_changes.map((v) => ({
       signature: v.signature,
       pool: v.pool_config,
       x: v.vault_x_after,
       y: v.vault_y_after,
       slot: v.slot,
-      block_time: v.block_time,
+      blockTime: v.block_time,
     }));
     const key = (v: { signature: string; pool: string }) => `${v.signature}/${v.pool}`;
     const sort = <T extends { signature: string; pool: string }>(xs: T[]) => [...xs].sort((a, b) => (key(a) < key(b) ? -1 : 1));
@@ -325,18 +341,18 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
     const order = new Map([...signatures].reverse().map((s, i) => [s.signature, i]));
     const last = new Map<string, { x: string | null; y: string | null }>();
     let chained = 0;
-    for (const v of facts.flatMap((f) => f.vault_balances).sort((a, b) => order.get(a.signature)! - order.get(b.signature)!)) {
+    for (const v of facts.flatMap((f) => f.vaultBalances).sort((a, b) => order.get(a.signature)! - order.get(b.signature)!)) {
       const r = results.get(v.signature)!;
-      const before = last.get(v.pool_config);
+      const before = last.get(v.poolConfig);
       if (before) {
-        expect({ tx: v.signature, x: preAmount(r, v.vault_x).toString(), y: preAmount(r, v.vault_y).toString() }).toEqual({
+        expect({ tx: v.signature, x: preAmount(r, v.vaultX).toString(), y: preAmount(r, v.vaultY).toString() }).toEqual({
           tx: v.signature,
           x: before.x,
           y: before.y,
         });
         chained++;
       }
-      last.set(v.pool_config, { x: v.vault_x_after, y: v.vault_y_after });
+      last.set(v.poolConfig, { x: v.vaultXAfter, y: v.vaultYAfter });
     }
     expect(chained).toBeGreaterThan(run.gt.swaps.length / 2);
   });
@@ -373,15 +389,15 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
     for (const l of gt.liquidity) {
       const r = results.get(l.signature)!;
       const pool = discovered.pools.get(l.pool_config)!;
-      const v = facts.find((f) => f.signature === l.signature)!.vault_balances.find((f) => f.pool_config === l.pool_config)!;
+      const v = facts.find((f) => f.signature === l.signature)!.vaultBalances.find((f) => f.poolConfig === l.pool_config)!;
       const sign = l.kind === 'deposit' ? 1n : -1n;
       const delta = (after: string | null, vault: string) => (after === null ? 0n : BigInt(after) - preAmount(r, vault));
-      expect({ id: l.event_id, x: delta(v.vault_x_after, pool.vaultX), y: delta(v.vault_y_after, pool.vaultY) }).toEqual({
+      expect({ id: l.event_id, x: delta(v.vaultXAfter, pool.vaultX), y: delta(v.vaultYAfter, pool.vaultY) }).toEqual({
         id: l.event_id,
         x: sign * BigInt(l.amount_x),
         y: sign * BigInt(l.amount_y),
       });
-      expect([v.vault_x_after, v.vault_y_after]).toEqual([l.vault_x_after, l.vault_y_after]);
+      expect([v.vaultXAfter, v.vaultYAfter]).toEqual([l.vault_x_after, l.vault_y_after]);
     }
   });
 
@@ -394,23 +410,23 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
       const r = results.get(f.signature)!;
       const vaults = new Map<string, { x: bigint; y: bigint }>();
       for (const s of swaps) {
-        const v = vaults.get(s.pool_config) ?? { x: preAmount(r, s.vault_x), y: preAmount(r, s.vault_y) };
-        const [toVault, out] = [BigInt(s.amount_in_to_vault), BigInt(s.amount_out)];
+        const v = vaults.get(s.poolConfig) ?? { x: preAmount(r, s.vaultX), y: preAmount(r, s.vaultY) };
+        const [toVault, out] = [BigInt(s.amountInToVault), BigInt(s.amountOut)];
         const after = s.side === 'sell' ? { x: v.x + toVault, y: v.y - out } : { x: v.x - out, y: v.y + toVault };
-        vaults.set(s.pool_config, after);
-        const t = truth.get(s.event_id)!;
-        expect({ id: s.event_id, x: after.x.toString(), y: after.y.toString() }).toEqual({
-          id: s.event_id,
+        vaults.set(s.poolConfig, after);
+        const t = truth.get(s.eventId)!;
+        expect({ id: s.eventId, x: after.x.toString(), y: after.y.toString() }).toEqual({
+          id: s.eventId,
           x: t.vault_x_after_instruction,
           y: t.vault_y_after_instruction,
         });
         // [C] the user pays amount_in: the fee, in the input mint, plus what reaches the vault.
-        expect(BigInt(s.protocol_fee_raw) + toVault).toBe(BigInt(s.amount_in));
+        expect(BigInt(s.protocolFeeRaw) + toVault).toBe(BigInt(s.amountIn));
       }
       if (swaps.length > 1) multi++;
       for (const [pool, v] of vaults) {
-        const last = swaps.filter((s) => s.pool_config === pool).pop()!;
-        expect([v.x.toString(), v.y.toString()]).toEqual([last.vault_x_after, last.vault_y_after]);
+        const last = swaps.filter((s) => s.poolConfig === pool).pop()!;
+        expect([v.x.toString(), v.y.toString()]).toEqual([last.vaultXAfter, last.vaultYAfter]);
       }
     }
     expect(multi).toBeGreaterThan(0);
@@ -436,14 +452,14 @@ describe.each(['mainnet-beta', 'devnet'] as const)('round trip on %s', (cluster)
     let checked = 0;
     for (const e of events) {
       if (e.kind === 'oracle_update') {
-        const s = state.get(e.pool_config_via_registry!) ?? { mid: null, spread: null };
-        state.set(e.pool_config_via_registry!, { mid: e.midprice_q32 ?? s.mid, spread: e.spread_factor_q32 ?? s.spread });
+        const s = state.get(e.poolConfigViaRegistry!) ?? { mid: null, spread: null };
+        state.set(e.poolConfigViaRegistry!, { mid: e.midpriceQ32 ?? s.mid, spread: e.spreadFactorQ32 ?? s.spread });
         continue;
       }
-      const s = state.get(e.pool_config);
+      const s = state.get(e.poolConfig);
       if (!s?.mid || !s.spread) continue; // before the first update of each: the account read at discovery tells
-      const truth = expected.get(e.event_id)!;
-      expect({ id: e.event_id, mid: s.mid, spread: s.spread }).toEqual({ id: e.event_id, mid: truth.midprice_q32, spread: truth.spread_factor_q32 });
+      const truth = expected.get(e.eventId)!;
+      expect({ id: e.eventId, mid: s.mid, spread: s.spread }).toEqual({ id: e.eventId, mid: truth.midprice_q32, spread: truth.spread_factor_q32 });
       checked++;
     }
     expect(checked).toBeGreaterThan(gt.swaps.length / 2);
@@ -625,34 +641,32 @@ describe('round trip, observed slot by slot: every pool state and fee split, and
     let withSplit = 0;
     for (const s of swaps) {
       const position = await positionOf(s.slot, s.signature);
-      expect({ id: s.event_id, state: (await inEffect(states.get(s.pool_config)!, s.pool_config, s.slot, position)).state }).toEqual({
-        id: s.event_id,
+      expect({ id: s.eventId, state: (await inEffect(states.get(s.poolConfig)!, s.poolConfig, s.slot, position)).state }).toEqual({
+        id: s.eventId,
         state: 1,
       });
-      const feeConfig = discovered.pools.get(s.pool_config)!.feeConfig;
+      const feeConfig = discovered.pools.get(s.poolConfig)!.feeConfig;
       const fee = await inEffect(feeConfigs.get(feeConfig)!, feeConfig, s.slot, position);
-      const t = truth.get(s.event_id)!;
-      expect({ id: s.event_id, split: fee.split.length > 0 ? fee.split : null, ppm: fee.feePpm }).toEqual({
-        id: s.event_id,
+      const t = truth.get(s.eventId)!;
+      expect({ id: s.eventId, split: fee.split.length > 0 ? fee.split : null, ppm: fee.feePpm }).toEqual({
+        id: s.eventId,
         split: t.fee_split,
         ppm: t.fee_ppm,
       });
       // [C] fee = floor(amount_in × fee_ppm / 1e6), in the input mint.
-      expect(s.protocol_fee_raw).toBe(((BigInt(s.amount_in) * BigInt(fee.feePpm)) / 1_000_000n).toString());
+      expect(s.protocolFeeRaw).toBe(((BigInt(s.amountIn) * BigInt(fee.feePpm)) / 1_000_000n).toString());
       if (t.fee_split !== null) withSplit++;
     }
     // Swaps under more than one split generation of a pool were seen.
-    expect(new Set(swaps.map((s) => JSON.stringify(truth.get(s.event_id)!.fee_split))).size).toBeGreaterThan(3);
+    expect(new Set(swaps.map((s) => JSON.stringify(truth.get(s.eventId)!.fee_split))).size).toBeGreaterThan(3);
     expect(withSplit).toBeGreaterThan(0);
   });
 
   it('decodes the stepped history as exactly as the generated one (swaps, oracle updates, vault changes)', () => {
     const { facts, gt } = run;
     expect(facts.flatMap((f) => f.problems)).toEqual([]);
-    expect(byId(facts.flatMap((f) => f.events.filter((e) => e.kind === 'swap')))).toEqual(byId(gt.swaps).map(expectedSwap));
-    expect(byId(facts.flatMap((f) => f.events.filter((e) => e.kind === 'oracle_update')))).toEqual(
-      byId(gt.oracle_updates).map(({ tx_index: _t, ...rest }) => rest),
-    );
-    expect(facts.flatMap((f) => f.vault_balances).length).toBe(gt.vault_balance_changes.length);
+    expect(byId(facts.flatMap((f) => f.events.filter((e) => e.kind === 'swap')))).toEqual(byId(gt.swaps.map(expectedSwap)));
+    expect(byId(facts.flatMap((f) => f.events.filter((e) => e.kind === 'oracle_update')))).toEqual(byId(gt.oracle_updates.map(expectedOracleUpdate)));
+    expect(facts.flatMap((f) => f.vaultBalances).length).toBe(gt.vault_balance_changes.length);
   });
 });

@@ -16,7 +16,7 @@ import { pdaVectors } from '@hadron/domain/hadron/testing/golden-vectors';
 import { decodeContextOf } from './decode-context';
 import { decodeTransaction } from './decode-transaction';
 import type { RpcCompiledInstruction, RpcTokenBalance, RpcTransactionResult } from './rpc-transaction';
-import { fixtureContext, swapTransactionVectors, vectorCase, withoutProse } from './testing/swap-transaction-vectors';
+import { factFromVector, fixtureContext, swapTransactionVectors, vectorCase } from './testing/swap-transaction-vectors';
 
 const ctx = fixtureContext();
 const NO_POOLS = decodeContextOf(new Map());
@@ -26,59 +26,59 @@ const DECIMALS: Record<string, number> = { So11111111111111111111111111111111111
 describe('decodeTransaction — golden transactions', () => {
   it.each(swapTransactionVectors.cases.map((c) => [c.name, c] as const))('%s gives exactly the expected events', (_name, c) => {
     const facts = decodeTransaction(c.result, ctx);
-    expect(facts.events).toEqual(c.expected.events.map(withoutProse));
+    expect(facts.events).toEqual(c.expected.events.map(factFromVector));
     expect(facts.problems).toEqual([]);
   });
 
   it('yields nothing at all for a failed transaction, though its swap decodes', () => {
     const facts = decodeTransaction(vectorCase('c_v1_failed_swap_slippage').result, ctx);
-    expect(facts).toMatchObject({ events: [], vault_balances: [], problems: [] });
+    expect(facts).toMatchObject({ events: [], vaultBalances: [], problems: [] });
   });
 
   it('reports the end-of-transaction vault balances of the pool a transaction touched', () => {
-    expect(decodeTransaction(vectorCase('b_v2_buy_x_v0_lookup_table').result, ctx).vault_balances).toEqual([
+    expect(decodeTransaction(vectorCase('b_v2_buy_x_v0_lookup_table').result, ctx).vaultBalances).toEqual([
       {
         kind: 'vault_balances',
-        pool_config: 'CXV68yz327Pv1Wo7wNubYSGkoHSsh45TjNnSm3NfQ1v8',
+        poolConfig: 'CXV68yz327Pv1Wo7wNubYSGkoHSsh45TjNnSm3NfQ1v8',
         signature: '4c9ow6r63X5Lxu3fUcgxdmAqy6xQdi6kzxkGmwwgEajmbs8eJxsg1KMomeM53WfrzAH6ZfQJj8QkP2Ua3pKFU5sA',
         slot: 312000400,
-        block_time: 1736000100,
-        vault_x: '7yzBoiS9ypgV8tkC61fFgtE1ocGNYgDnc1pND3m8BHkR',
-        vault_y: '6VKGYaHn2WzpWhehLHdLFuDDjDxjwthVY2xT9sNvkhH7',
-        vault_x_after: '498346043031',
-        vault_y_after: '80249997500',
+        blockTime: 1736000100,
+        vaultX: '7yzBoiS9ypgV8tkC61fFgtE1ocGNYgDnc1pND3m8BHkR',
+        vaultY: '6VKGYaHn2WzpWhehLHdLFuDDjDxjwthVY2xT9sNvkhH7',
+        vaultXAfter: '498346043031',
+        vaultYAfter: '80249997500',
       },
     ]);
-    expect(decodeTransaction(vectorCase('d_v2_update_midprice_and_base_spread').result, ctx).vault_balances).toEqual([]);
+    expect(decodeTransaction(vectorCase('d_v2_update_midprice_and_base_spread').result, ctx).vaultBalances).toEqual([]);
   });
 
   it('falls back to balance deltas when a lone swap has no usable inner transfers', () => {
     const direct = vectorCase('a_v1_sell_x_legacy_with_spread_config');
     direct.result.meta!.innerInstructions = [];
-    expect(decodeTransaction(direct.result, ctx).events).toEqual(direct.expected.events.map(withoutProse));
+    expect(decodeTransaction(direct.result, ctx).events).toEqual(direct.expected.events.map(factFromVector));
 
     // A CPI swap without stackHeight (older transactions): its transfers cannot be delimited.
     const viaCpi = vectorCase('f_v2_sell_x_via_cpi');
     for (const ix of viaCpi.result.meta!.innerInstructions![0].instructions) ix.stackHeight = null;
-    expect(decodeTransaction(viaCpi.result, ctx).events).toEqual(viaCpi.expected.events.map(withoutProse));
+    expect(decodeTransaction(viaCpi.result, ctx).events).toEqual(viaCpi.expected.events.map(factFromVector));
   });
 
   it('asks for discovery when a swap names a pool the context does not know', () => {
     const facts = decodeTransaction(vectorCase('a_v1_sell_x_legacy_with_spread_config').result, NO_POOLS);
     expect(facts.events).toEqual([]);
-    expect(facts.problems).toEqual([expect.objectContaining({ code: 'unknown_pool', pool_config: 'BjFSvjFnSKy2Le9Zio52VgXrkmtgK5X7VsCcXJUH769k' })]);
+    expect(facts.problems).toEqual([expect.objectContaining({ code: 'unknown_pool', poolConfig: 'BjFSvjFnSKy2Le9Zio52VgXrkmtgK5X7VsCcXJUH769k' })]);
   });
 
   it('still reports an oracle update whose oracle is unknown, with no pool', () => {
     const facts = decodeTransaction(vectorCase('e_v1_update_midprice_only').result, NO_POOLS);
-    expect(facts.events).toEqual([expect.objectContaining({ kind: 'oracle_update', pool_config_via_registry: null })]);
+    expect(facts.events).toEqual([expect.objectContaining({ kind: 'oracle_update', poolConfigViaRegistry: null })]);
   });
 
   it('records a problem when the RPC has no metadata', () => {
     const c = vectorCase('a_v1_sell_x_legacy_with_spread_config');
     const facts = decodeTransaction({ ...c.result, meta: null }, ctx);
     expect(facts.events).toEqual([]);
-    expect(facts.problems).toEqual([expect.objectContaining({ code: 'missing_meta', event_id: facts.signature })]);
+    expect(facts.problems).toEqual([expect.objectContaining({ code: 'missing_meta', eventId: facts.signature })]);
   });
 });
 
@@ -96,9 +96,9 @@ describe('decodeTransaction — what the golden transactions derive from the dec
       if (event.kind !== 'oracle_update') throw new Error('expected an oracle update');
       const derived = c.expected.events[0].derived as Record<string, unknown>;
       // The decimals are inputs: the pool found through the oracle registry is WSOL/USDC.
-      const pool = pdaVectors.pools.find((p) => p.config.address === event.pool_config_via_registry)!;
+      const pool = pdaVectors.pools.find((p) => p.config.address === event.poolConfigViaRegistry)!;
       const [dx, dy] = [DECIMALS[pool.mint_x], DECIMALS[pool.mint_y]];
-      const mid = BigInt(event.midprice_q32!);
+      const mid = BigInt(event.midpriceQ32!);
       const actual: Record<string, unknown> = {
         decimals_x: dx,
         decimals_y: dy,
@@ -106,8 +106,8 @@ describe('decodeTransaction — what the golden transactions derive from the dec
         midprice_human: humanPriceDecimal(mid, dx, dy),
         midprice_human_f64: humanPriceDouble(mid, dx, dy),
       };
-      if (event.spread_factor_q32 !== null) {
-        const factor = BigInt(event.spread_factor_q32);
+      if (event.spreadFactorQ32 !== null) {
+        const factor = BigInt(event.spreadFactorQ32);
         Object.assign(actual, { spread_factor: q32ToDecimal(factor), spread_bps: spreadBpsDecimal(factor), spread_bps_f64: spreadBpsDouble(factor) });
       }
       expect(actual).toEqual(derived);
@@ -122,9 +122,9 @@ describe('decodeTransaction — what the golden transactions derive from the dec
     const ix = c.result.transaction.message.instructions[ref.top_level_index];
     const keys = c.result.transaction.message.accountKeys;
     expect(keys[ix.programIdIndex]).toBe(HADRON_PROGRAM_V1);
-    const { top_level_index: _t, pool_config, trader, error, ...args } = ref;
+    const { top_level_index: _t, pool_config: poolConfig, trader, error, ...args } = ref;
     expect(decodeInstructionBase58(ix.data)).toEqual(args);
-    expect([keys[ix.accounts[2]], keys[ix.accounts[7]]]).toEqual([pool_config, trader]);
+    expect([keys[ix.accounts[2]], keys[ix.accounts[7]]]).toEqual([poolConfig, trader]);
     expect(c.result.meta!.err).toEqual({ InstructionError: [ref.top_level_index, { Custom: error.custom }] });
   });
 
@@ -209,18 +209,18 @@ describe('decodeTransaction — malformed results become typed problems, never e
   it.each(broken)('%s', (_name, make) => {
     const facts = decodeTransaction(make() as RpcTransactionResult, ctx);
     expect(facts.events).toEqual([]);
-    expect(facts.vault_balances).toEqual([]);
-    expect(facts.problems).toEqual([expect.objectContaining({ code: 'malformed_transaction', instruction_location: null, pool_config: null })]);
+    expect(facts.vaultBalances).toEqual([]);
+    expect(facts.problems).toEqual([expect.objectContaining({ code: 'malformed_transaction', instructionLocation: null, poolConfig: null })]);
   });
 
   it('keeps the signature and slot of a malformed result when they are readable', () => {
     const r = base();
     r.meta.postTokenBalances[0].uiTokenAmount.amount = 'abc';
     const facts = decodeTransaction(r as RpcTransactionResult, ctx);
-    expect({ signature: facts.signature, slot: facts.slot, event_id: facts.problems[0].event_id }).toEqual({
+    expect({ signature: facts.signature, slot: facts.slot, eventId: facts.problems[0].eventId }).toEqual({
       signature: r.transaction.signatures[0],
       slot: r.slot,
-      event_id: r.transaction.signatures[0],
+      eventId: r.transaction.signatures[0],
     });
     expect(facts.problems[0].message).toContain('postTokenBalances[0].uiTokenAmount.amount');
   });
@@ -399,41 +399,41 @@ describe('decodeTransaction — constructed transactions', () => {
     expect(facts.problems).toEqual([]);
     expect(facts.events).toEqual([
       expect.objectContaining({
-        event_id: `${SIG}:0`,
+        eventId: `${SIG}:0`,
         side: 'sell',
-        amount_in: SELL.in.toString(),
-        amount_in_to_vault: (SELL.in - SELL.fee).toString(),
-        amount_out: SELL.out.toString(),
-        protocol_fee_raw: SELL.fee.toString(),
-        protocol_fee_mint: KEYS[WSOL],
+        amountIn: SELL.in.toString(),
+        amountInToVault: (SELL.in - SELL.fee).toString(),
+        amountOut: SELL.out.toString(),
+        protocolFeeRaw: SELL.fee.toString(),
+        protocolFeeMint: KEYS[WSOL],
       }),
       expect.objectContaining({
-        event_id: `${SIG}:1:0`,
-        instruction_location: { top_level_index: 1, inner_index: 0 },
+        eventId: `${SIG}:1:0`,
+        instructionLocation: { topLevelIndex: 1, innerIndex: 0 },
         side: 'buy',
-        input_mint: KEYS[USDC],
-        amount_in: BUY.in.toString(),
-        amount_in_to_vault: (BUY.in - BUY.fee).toString(),
-        amount_out: BUY.out.toString(),
-        protocol_fee_raw: BUY.fee.toString(),
-        protocol_fee_mint: KEYS[USDC],
-        fee_recipient_ata: KEYS[FEE_USDC],
+        inputMint: KEYS[USDC],
+        amountIn: BUY.in.toString(),
+        amountInToVault: (BUY.in - BUY.fee).toString(),
+        amountOut: BUY.out.toString(),
+        protocolFeeRaw: BUY.fee.toString(),
+        protocolFeeMint: KEYS[USDC],
+        feeRecipientAta: KEYS[FEE_USDC],
       }),
     ]);
     const vaultsAfter = {
-      vault_x_after: (PRE[VAULT_X] + SELL.in - SELL.fee - BUY.out).toString(),
-      vault_y_after: (PRE[VAULT_Y] - SELL.out + BUY.in - BUY.fee).toString(),
+      vaultXAfter: (PRE[VAULT_X] + SELL.in - SELL.fee - BUY.out).toString(),
+      vaultYAfter: (PRE[VAULT_Y] - SELL.out + BUY.in - BUY.fee).toString(),
     };
     for (const event of facts.events) expect(event).toMatchObject(vaultsAfter);
-    expect(facts.vault_balances).toEqual([expect.objectContaining({ pool_config: POOL, vault_x: KEYS[VAULT_X], vault_y: KEYS[VAULT_Y], ...vaultsAfter })]);
+    expect(facts.vaultBalances).toEqual([expect.objectContaining({ poolConfig: POOL, vaultX: KEYS[VAULT_X], vaultY: KEYS[VAULT_Y], ...vaultsAfter })]);
   });
 
   it('does not guess from balance deltas when a pool is touched twice and one swap has no transfers', () => {
     const tx = twoSwapsOnOnePool();
     for (const ix of tx.meta!.innerInstructions![1].instructions) ix.stackHeight = null;
     const facts = decodeTransaction(tx, ctx);
-    expect(facts.events.map((e) => e.event_id)).toEqual([`${SIG}:0`]);
-    expect(facts.problems).toEqual([expect.objectContaining({ code: 'unresolved_amounts', event_id: `${SIG}:1:0`, pool_config: POOL })]);
+    expect(facts.events.map((e) => e.eventId)).toEqual([`${SIG}:0`]);
+    expect(facts.problems).toEqual([expect.objectContaining({ code: 'unresolved_amounts', eventId: `${SIG}:1:0`, poolConfig: POOL })]);
   });
 
   it('reads a zero fee when there is no fee transfer', () => {
@@ -447,7 +447,7 @@ describe('decodeTransaction — constructed transactions', () => {
       ],
     );
     expect(decodeTransaction(tx, ctx).events).toEqual([
-      expect.objectContaining({ amount_in: '1000', amount_in_to_vault: '1000', amount_out: '150', protocol_fee_raw: '0', protocol_fee_mint: KEYS[WSOL] }),
+      expect.objectContaining({ amountIn: '1000', amountInToVault: '1000', amountOut: '150', protocolFeeRaw: '0', protocolFeeMint: KEYS[WSOL] }),
     ]);
   });
 
@@ -471,7 +471,7 @@ describe('decodeTransaction — constructed transactions', () => {
       [],
     );
     const facts = decodeTransaction(tx, ctx);
-    expect(facts.problems.map((p) => [p.event_id, p.code])).toEqual([
+    expect(facts.problems.map((p) => [p.eventId, p.code])).toEqual([
       [`${SIG}:0`, 'truncated'],
       [`${SIG}:1`, 'invalid_base58'],
       [`${SIG}:2`, 'unknown_tag'],
@@ -479,7 +479,7 @@ describe('decodeTransaction — constructed transactions', () => {
       [`${SIG}:4`, 'missing_accounts'],
       [`${SIG}:5`, 'missing_accounts'],
     ]);
-    expect(facts.events).toEqual([expect.objectContaining({ event_id: `${SIG}:6`, kind: 'oracle_update', sequence: '9', pool_config_via_registry: POOL })]);
+    expect(facts.events).toEqual([expect.objectContaining({ eventId: `${SIG}:6`, kind: 'oracle_update', sequence: '9', poolConfigViaRegistry: POOL })]);
   });
 
   it('reports vault balances for a deposit (a tag with no fact of its own)', () => {
@@ -496,15 +496,15 @@ describe('decodeTransaction — constructed transactions', () => {
     const facts = decodeTransaction(tx, ctx);
     expect(facts.events).toEqual([]);
     expect(facts.problems).toEqual([]);
-    expect(facts.vault_balances).toEqual([
-      expect.objectContaining({ pool_config: POOL, vault_x_after: (PRE[VAULT_X] + 1_000n).toString(), vault_y_after: (PRE[VAULT_Y] + 2_000n).toString() }),
+    expect(facts.vaultBalances).toEqual([
+      expect.objectContaining({ poolConfig: POOL, vaultXAfter: (PRE[VAULT_X] + 1_000n).toString(), vaultYAfter: (PRE[VAULT_Y] + 2_000n).toString() }),
     ]);
   });
 
   it('ignores transactions that never invoke Hadron', () => {
     const tx = transaction([transfer(USER_WSOL, VAULT_X, 1n, null)], [], PRE, [[USER_WSOL, VAULT_X, 1n]]);
     tx.transaction.message.accountKeys = KEYS.map((k) => (k === HADRON_PROGRAM_V1 || k === HADRON_PROGRAM_V2 ? '11111111111111111111111111111111' : k));
-    expect(decodeTransaction(tx, ctx)).toMatchObject({ events: [], vault_balances: [], problems: [] });
+    expect(decodeTransaction(tx, ctx)).toMatchObject({ events: [], vaultBalances: [], problems: [] });
   });
 
   it('reports a swap whose transfers disagree with its own amount_in argument, instead of publishing it', () => {
@@ -530,7 +530,7 @@ describe('decodeTransaction — constructed transactions', () => {
     );
     const facts = decodeTransaction(tx, ctx);
     expect(facts.events).toEqual([]);
-    expect(facts.problems).toEqual([expect.objectContaining({ code: 'inconsistent_amounts', event_id: `${SIG}:0`, pool_config: POOL })]);
+    expect(facts.problems).toEqual([expect.objectContaining({ code: 'inconsistent_amounts', eventId: `${SIG}:0`, poolConfig: POOL })]);
   });
 
   it('without inner transfers, takes each fee as amount_in − Δvault_source, even when two pools share the fee recipient ATA', () => {
@@ -555,9 +555,7 @@ describe('decodeTransaction — constructed transactions', () => {
     );
     const facts = decodeTransaction(tx, ctx);
     expect(facts.problems).toEqual([]);
-    expect(
-      facts.events.map((e) => (e.kind === 'swap' ? [e.pool_config, e.amount_in, e.protocol_fee_raw, e.amount_in_to_vault, e.amount_out] : e.kind)),
-    ).toEqual([
+    expect(facts.events.map((e) => (e.kind === 'swap' ? [e.poolConfig, e.amountIn, e.protocolFeeRaw, e.amountInToVault, e.amountOut] : e.kind))).toEqual([
       [POOL, SELL.in.toString(), SELL.fee.toString(), (SELL.in - SELL.fee).toString(), SELL.out.toString()],
       [POOL_0, other.in.toString(), other.fee.toString(), (other.in - other.fee).toString(), other.out.toString()],
     ]);
@@ -568,7 +566,7 @@ describe('decodeTransaction — constructed transactions', () => {
       [USER_WSOL, VAULT_X, 2_000n],
       [VAULT_Y, USER_USDC, 150n],
     ]);
-    expect(decodeTransaction(tx, ctx).problems).toEqual([expect.objectContaining({ code: 'unresolved_amounts', event_id: `${SIG}:0` })]);
+    expect(decodeTransaction(tx, ctx).problems).toEqual([expect.objectContaining({ code: 'unresolved_amounts', eventId: `${SIG}:0` })]);
   });
 
   it('treats a v2 tag above 24 in a successful transaction as an instruction v2 added (no fact, no problem); on v1 it is a problem', () => {
@@ -581,8 +579,8 @@ describe('decodeTransaction — constructed transactions', () => {
     expect(v2.problems).toEqual([]);
     expect(v2.events).toEqual([]);
     // Its vault change still counts (DESIGN §2: whatever the tag).
-    expect(v2.vault_balances).toEqual([expect.objectContaining({ pool_config: POOL, vault_x_after: (PRE[VAULT_X] + 1_000n).toString() })]);
-    expect(decodeTransaction(deposit(HADRON), ctx).problems).toEqual([expect.objectContaining({ code: 'unknown_tag', event_id: `${SIG}:0` })]);
+    expect(v2.vaultBalances).toEqual([expect.objectContaining({ poolConfig: POOL, vaultXAfter: (PRE[VAULT_X] + 1_000n).toString() })]);
+    expect(decodeTransaction(deposit(HADRON), ctx).problems).toEqual([expect.objectContaining({ code: 'unknown_tag', eventId: `${SIG}:0` })]);
   });
 
   it('reports vault balances only for pools whose vault balance changed', () => {
@@ -590,9 +588,9 @@ describe('decodeTransaction — constructed transactions', () => {
     const ix = { programIdIndex: HADRON, accounts: [TRADER, VAULT_X, VAULT_Y, VAULT0_X, VAULT0_Y], data: encodeBase58(Uint8Array.of(4, 0)), stackHeight: null };
     const pre = { ...PRE, [VAULT0_X]: 50_000_000_000n, [VAULT0_Y]: 9_000_000_000n };
     const facts = decodeTransaction(transaction([ix], [], pre, [[USER_USDC, VAULT0_Y, 3n]]), ctx);
-    expect(facts.vault_balances).toEqual([expect.objectContaining({ pool_config: POOL_0, vault_x_after: '50000000000', vault_y_after: '9000000003' })]);
+    expect(facts.vaultBalances).toEqual([expect.objectContaining({ poolConfig: POOL_0, vaultXAfter: '50000000000', vaultYAfter: '9000000003' })]);
     const unchanged = decodeTransaction(transaction([ix], [], pre, []), ctx);
-    expect(unchanged.vault_balances).toEqual([]);
+    expect(unchanged.vaultBalances).toEqual([]);
   });
 
   it('recognises a vault by its address when the balance entry has no owner', () => {
@@ -603,8 +601,8 @@ describe('decodeTransaction — constructed transactions', () => {
       [[USER_WSOL, VAULT_X, 7n]],
     );
     for (const b of [...tx.meta!.preTokenBalances!, ...tx.meta!.postTokenBalances!]) delete b.owner;
-    expect(decodeTransaction(tx, ctx).vault_balances).toEqual([
-      expect.objectContaining({ pool_config: POOL, vault_x_after: (PRE[VAULT_X] + 7n).toString(), vault_y_after: PRE[VAULT_Y].toString() }),
+    expect(decodeTransaction(tx, ctx).vaultBalances).toEqual([
+      expect.objectContaining({ poolConfig: POOL, vaultXAfter: (PRE[VAULT_X] + 7n).toString(), vaultYAfter: PRE[VAULT_Y].toString() }),
     ]);
   });
 
@@ -614,8 +612,8 @@ describe('decodeTransaction — constructed transactions', () => {
     created.meta!.postTokenBalances!.push(
       ...[VAULT0_X, VAULT0_Y].map((i) => ({ accountIndex: i, mint: KEYS[i === VAULT0_X ? WSOL : USDC], uiTokenAmount: { amount: '0', decimals: 6 } })),
     );
-    expect(decodeTransaction(created, ctx).vault_balances).toEqual([]);
+    expect(decodeTransaction(created, ctx).vaultBalances).toEqual([]);
     created.meta!.postTokenBalances!.find((b) => b.accountIndex === VAULT0_Y)!.uiTokenAmount.amount = '5';
-    expect(decodeTransaction(created, ctx).vault_balances).toEqual([expect.objectContaining({ pool_config: POOL_0, vault_x_after: '0', vault_y_after: '5' })]);
+    expect(decodeTransaction(created, ctx).vaultBalances).toEqual([expect.objectContaining({ poolConfig: POOL_0, vaultXAfter: '0', vaultYAfter: '5' })]);
   });
 });

@@ -19,15 +19,15 @@ export function decodeTransaction(result: RpcTransactionResult | null, ctx: Deco
   const malformed = shapeProblemOf(result);
   if (malformed !== null || result === null) return malformedFacts(result, malformed ?? 'the result is null');
   const signature = result.transaction.signatures[0];
-  const facts: TransactionFacts = { signature, slot: result.slot, block_time: result.blockTime ?? null, events: [], vault_balances: [], problems: [] };
+  const facts: TransactionFacts = { signature, slot: result.slot, blockTime: result.blockTime ?? null, events: [], vaultBalances: [], problems: [] };
   const { meta } = result;
   if (meta === null) {
     facts.problems.push({
       code: 'missing_meta',
       message: 'the RPC returned no transaction metadata',
-      event_id: signature,
-      instruction_location: null,
-      pool_config: null,
+      eventId: signature,
+      instructionLocation: null,
+      poolConfig: null,
     });
     return facts;
   }
@@ -39,13 +39,13 @@ export function decodeTransaction(result: RpcTransactionResult | null, ctx: Deco
     const inner = tx.innerOf(i);
     const version = tx.hadronVersion(ix.programIdIndex);
     // A top-level Hadron instruction invoked everything that ran under it.
-    if (version) decodeHadronInstruction(tx, ctx, facts, ix, version, { top_level_index: i, inner_index: null }, { list: inner, from: 0, to: inner.length });
+    if (version) decodeHadronInstruction(tx, ctx, facts, ix, version, { topLevelIndex: i, innerIndex: null }, { list: inner, from: 0, to: inner.length });
     inner.forEach((cpi, j) => {
       const cpiVersion = tx.hadronVersion(cpi.programIdIndex);
-      if (cpiVersion) decodeHadronInstruction(tx, ctx, facts, cpi, cpiVersion, { top_level_index: i, inner_index: j }, invokedBy(inner, j));
+      if (cpiVersion) decodeHadronInstruction(tx, ctx, facts, cpi, cpiVersion, { topLevelIndex: i, innerIndex: j }, invokedBy(inner, j));
     });
   });
-  facts.vault_balances = vaultBalancesOf(tx, ctx);
+  facts.vaultBalances = vaultBalancesOf(tx, ctx);
   return facts;
 }
 
@@ -55,15 +55,15 @@ function malformedFacts(result: unknown, why: string): TransactionFacts {
   const signatures = typeof r.transaction === 'object' && r.transaction !== null ? r.transaction.signatures : undefined;
   const signature = Array.isArray(signatures) && typeof signatures[0] === 'string' ? signatures[0] : '';
   const slot = typeof r.slot === 'number' && Number.isSafeInteger(r.slot) && r.slot >= 0 ? r.slot : 0;
-  const block_time = typeof r.blockTime === 'number' && Number.isInteger(r.blockTime) ? r.blockTime : null;
+  const blockTime = typeof r.blockTime === 'number' && Number.isInteger(r.blockTime) ? r.blockTime : null;
   return {
     signature,
     slot,
-    block_time,
+    blockTime,
     events: [],
-    vault_balances: [],
+    vaultBalances: [],
     problems: [
-      { code: 'malformed_transaction', message: `not a getTransaction result: ${why}`, event_id: signature, instruction_location: null, pool_config: null },
+      { code: 'malformed_transaction', message: `not a getTransaction result: ${why}`, eventId: signature, instructionLocation: null, poolConfig: null },
     ],
   };
 }
@@ -77,13 +77,13 @@ function decodeHadronInstruction(
   location: InstructionLocation,
   invoked: InstructionRange,
 ): void {
-  const event_id = eventIdOf(tx.signature, location);
+  const eventId = eventIdOf(tx.signature, location);
   const problem: ProblemReporter = (code, message, poolConfig) => ({
     code,
     message,
-    event_id,
-    instruction_location: location,
-    pool_config: poolConfig ?? null,
+    eventId,
+    instructionLocation: location,
+    poolConfig: poolConfig ?? null,
   });
   let args: HadronInstruction;
   try {
@@ -104,13 +104,13 @@ function decodeHadronInstruction(
     return;
   }
   const header: InstructionFactHeader = {
-    event_id,
+    eventId,
     program: tx.keys[ix.programIdIndex],
-    program_version: version,
+    programVersion: version,
     signature: tx.signature,
     slot: tx.result.slot,
-    block_time: tx.result.blockTime ?? null,
-    instruction_location: location,
+    blockTime: tx.result.blockTime ?? null,
+    instructionLocation: location,
   };
   let fact: SwapFact | OracleUpdateFact | DecodeProblem;
   switch (args.tag) {

@@ -24,10 +24,10 @@ export function decodeOracleUpdate(
     tag: args.tag,
     instruction: args.instruction,
     oracle,
-    quoting_authority: tx.keys[ix.accounts[0]],
+    quotingAuthority: tx.keys[ix.accounts[0]],
     sequence: args.sequence,
-    midprice_q32: args.tag === 9 ? null : args.midprice_q32,
-    spread_factor_q32: args.tag === 5 ? null : args.spread_factor_q32,
-    pool_config_via_registry: ctx.poolByOracle.get(oracle) ?? null,
+    midpriceQ32: args.tag === 9 ? null : args.midprice_q32,
+    spreadFactorQ32: args.tag === 5 ? null : args.spread_factor_q32,
+    poolConfigViaRegistry: ctx.poolByOracle.get(oracle) ?? null,
   };
 }

@@ -2,55 +2,57 @@ import type { HadronDecodeErrorCode, HadronProgramVersion } from '@hadron/domain
 
 /**
  * What one transaction says about Hadron pools: plain data, u64 as decimal strings. Field names
- * follow the golden vectors (fixtures/hadron/swap-transactions.json).
+ * are camelCase, like every TypeScript field (README, the house rules); the golden vectors
+ * (test/fixtures/hadron/swap-transactions.json) and the simulator's ground truth name the same
+ * fields in snake_case, converted at the test boundary (decode/testing: `factFromVector`, `camelCased`).
  */
 
 export interface InstructionLocation {
-  top_level_index: number;
+  topLevelIndex: number;
   /** Position among the top-level instruction's inner instructions; null when top level. */
-  inner_index: number | null;
+  innerIndex: number | null;
 }
 
 interface InstructionFactBase {
   /** `signature:ixIndex[:innerIndex]` (DESIGN §3). */
-  event_id: string;
+  eventId: string;
   program: string;
-  program_version: HadronProgramVersion;
+  programVersion: HadronProgramVersion;
   signature: string;
   slot: number;
-  block_time: number | null;
-  instruction_location: InstructionLocation;
+  blockTime: number | null;
+  instructionLocation: InstructionLocation;
 }
 
 export interface SwapFact extends InstructionFactBase {
   kind: 'swap';
-  pool_config: string;
-  midprice_oracle: string;
+  poolConfig: string;
+  midpriceOracle: string;
   /** As sent: any non-zero value sells X. */
-  is_x: number;
+  isX: number;
   side: 'sell' | 'buy';
-  input_mint: string;
-  output_mint: string;
+  inputMint: string;
+  outputMint: string;
   trader: string;
-  user_source: string;
-  user_dest: string;
-  vault_source: string;
-  vault_dest: string;
+  userSource: string;
+  userDest: string;
+  vaultSource: string;
+  vaultDest: string;
   /** The fee recipient's ATA of the input mint. */
-  fee_recipient_ata: string;
-  instruction_args: { amount_in: string; min_out: string; expiration: string };
+  feeRecipientAta: string;
+  instructionArgs: { amountIn: string; minOut: string; expiration: string };
   /** Gross input taken from the user. */
-  amount_in: string;
-  /** amount_in − fee, what reached the input vault. */
-  amount_in_to_vault: string;
-  amount_out: string;
-  protocol_fee_raw: string;
-  protocol_fee_mint: string;
-  vault_x: string;
-  vault_y: string;
+  amountIn: string;
+  /** amountIn − fee, what reached the input vault. */
+  amountInToVault: string;
+  amountOut: string;
+  protocolFeeRaw: string;
+  protocolFeeMint: string;
+  vaultX: string;
+  vaultY: string;
   /** Balances at the end of the transaction (postTokenBalances); null if the vault is not listed. */
-  vault_x_after: string | null;
-  vault_y_after: string | null;
+  vaultXAfter: string | null;
+  vaultYAfter: string | null;
 }
 
 export interface OracleUpdateFact extends InstructionFactBase {
@@ -58,14 +60,14 @@ export interface OracleUpdateFact extends InstructionFactBase {
   tag: 5 | 9 | 10;
   instruction: 'UpdateMidprice' | 'UpdateBaseSpread' | 'UpdateMidpriceAndBaseSpread';
   oracle: string;
-  quoting_authority: string;
+  quotingAuthority: string;
   sequence: string;
   /** Null when the instruction leaves it unchanged (tag 9). */
-  midprice_q32: string | null;
+  midpriceQ32: string | null;
   /** Null when the instruction leaves it unchanged (tag 5). */
-  spread_factor_q32: string | null;
+  spreadFactorQ32: string | null;
   /** Null when the oracle belongs to no known pool. */
-  pool_config_via_registry: string | null;
+  poolConfigViaRegistry: string | null;
 }
 
 /**
@@ -75,15 +77,15 @@ export interface OracleUpdateFact extends InstructionFactBase {
  */
 export interface VaultBalancesFact {
   kind: 'vault_balances';
-  pool_config: string;
+  poolConfig: string;
   signature: string;
   slot: number;
-  block_time: number | null;
-  vault_x: string;
-  vault_y: string;
+  blockTime: number | null;
+  vaultX: string;
+  vaultY: string;
   /** Null when that vault is not in the transaction's token balances (its balance did not change). */
-  vault_x_after: string | null;
-  vault_y_after: string | null;
+  vaultXAfter: string | null;
+  vaultYAfter: string | null;
 }
 
 export type DecodeProblemCode =
@@ -105,18 +107,18 @@ export type DecodeProblemCode =
 export interface DecodeProblem {
   code: DecodeProblemCode;
   message: string;
-  event_id: string;
-  instruction_location: InstructionLocation | null;
+  eventId: string;
+  instructionLocation: InstructionLocation | null;
   /** The pool config the instruction names, when known. */
-  pool_config: string | null;
+  poolConfig: string | null;
 }
 
 export interface TransactionFacts {
   signature: string;
   slot: number;
-  block_time: number | null;
+  blockTime: number | null;
   /** Swaps and oracle updates, in execution order. */
   events: (SwapFact | OracleUpdateFact)[];
-  vault_balances: VaultBalancesFact[];
+  vaultBalances: VaultBalancesFact[];
   problems: DecodeProblem[];
 }

@@ -17,25 +17,25 @@ export function vaultBalancesOf(tx: TransactionView, ctx: DecodeContext): VaultB
     const config = key === undefined ? undefined : ctx.poolByVault.get(key);
     const pool = config === undefined ? undefined : ctx.pools.get(config);
     if (config === undefined || !pool) continue;
-    let fact = facts.find((f) => f.pool_config === config);
+    let fact = facts.find((f) => f.poolConfig === config);
     if (!fact) {
       fact = {
         kind: 'vault_balances',
-        pool_config: config,
+        poolConfig: config,
         signature: tx.signature,
         slot: tx.result.slot,
-        block_time: tx.result.blockTime ?? null,
-        vault_x: pool.vaultX,
-        vault_y: pool.vaultY,
-        vault_x_after: null,
-        vault_y_after: null,
+        blockTime: tx.result.blockTime ?? null,
+        vaultX: pool.vaultX,
+        vaultY: pool.vaultY,
+        vaultXAfter: null,
+        vaultYAfter: null,
       };
       facts.push(fact);
     }
     const after = balance.uiTokenAmount.amount;
-    if (key === pool.vaultX) fact.vault_x_after = after;
-    else fact.vault_y_after = after;
+    if (key === pool.vaultX) fact.vaultXAfter = after;
+    else fact.vaultYAfter = after;
     if (BigInt(after) !== tx.preAmount(balance.accountIndex)) changed.add(config);
   }
-  return facts.filter((f) => changed.has(f.pool_config));
+  return facts.filter((f) => changed.has(f.poolConfig));
 }

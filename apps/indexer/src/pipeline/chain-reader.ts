@@ -194,8 +194,8 @@ export class ChainReader {
           problems.push({
             code: 'positions_unavailable',
             message: `${b.failure.message}: transactions kept in listing order, txIndex null`,
-            event_id: `slot:${slots[i]}:positions`,
-            pool_config: null,
+            eventId: `slot:${slots[i]}:positions`,
+            poolConfig: null,
             slot: slots[i],
           });
           return;

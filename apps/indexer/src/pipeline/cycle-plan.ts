@@ -101,7 +101,7 @@ export function snapshotTrigger(
     const scan = scanTransaction(res.value);
     if (scan.initializes.some((i) => !pools.has(i.config))) return 'discover';
     const facts = decodeTransaction(res.value, ctx);
-    if (facts.problems.some((p) => p.code === 'unknown_pool') || facts.events.some((e) => e.kind === 'oracle_update' && e.pool_config_via_registry === null))
+    if (facts.problems.some((p) => p.code === 'unknown_pool') || facts.events.some((e) => e.kind === 'oracle_update' && e.poolConfigViaRegistry === null))
       unknown = true;
     for (const a of scan.written) if (watched.has(a)) refresh = true;
   }

@@ -36,7 +36,7 @@ describe('deriveEvents (pure decode → build)', () => {
   });
 
   it('given problems of the fetch (blocks never served), then they are the chunk problems', () => {
-    const problem = { code: 'positions_unavailable', message: 'm', event_id: 'slot:1:positions', pool_config: null, slot: 1 };
+    const problem = { code: 'positions_unavailable', message: 'm', eventId: 'slot:1:positions', poolConfig: null, slot: 1 };
     expect(deriveEvents({ refs: [], txs: new Map(), problems: [problem] }, context()).problems).toEqual([problem]);
   });
 

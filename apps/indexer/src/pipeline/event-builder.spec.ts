@@ -1,8 +1,8 @@
 import { parseHadronEvent, type HadronEvent } from '@hadron/contracts';
 import { globalFeeConfigAddress } from '@hadron/domain';
 import { pdaVectors } from '@hadron/domain/hadron/testing/golden-vectors';
-import { decodeTransaction } from '../decode';
-import { fixtureContext, vectorCase } from '../decode/testing/swap-transaction-vectors';
+import { decodeTransaction, type OracleUpdateFact, type SwapFact } from '../decode';
+import { factFromVector, fixtureContext, vectorCase } from '../decode/testing/swap-transaction-vectors';
 import type { AccountState } from '../discovery/pool-accounts';
 import { DECODER_VERSION, EventBuilder, type TxPosition } from './event-builder';
 import { UNKNOWN_STATE, type PoolRecord } from './pool-state';
@@ -57,34 +57,38 @@ function run(pools: Map<string, PoolRecord>, name: string, txIndex: number | nul
   return new EventBuilder('mainnet-beta', pools).transaction(decodeTransaction(result, ctx), pos);
 }
 
+/** The first expected event of a golden transaction, as the decoder's fact. */
+const swapOf = (name: string) => factFromVector(vectorCase(name).expected.events[0]) as SwapFact;
+const oracleUpdateOf = (name: string) => factFromVector(vectorCase(name).expected.events[0]) as OracleUpdateFact;
+
 const valid = (events: HadronEvent[]) => events.forEach((e) => expect(parseHadronEvent(JSON.stringify(e))).toEqual({ ok: true, event: e }));
 
 describe('events from decoded transactions', () => {
   it('given a swap, then SwapExecuted carries the amounts, decimals, vault balances after and the envelope', () => {
     const { events, problems } = run(records(), 'a_v1_sell_x_legacy_with_spread_config');
-    const expected = vectorCase('a_v1_sell_x_legacy_with_spread_config').expected.events[0] as Record<string, any>;
+    const expected = swapOf('a_v1_sell_x_legacy_with_spread_config');
     expect(problems).toEqual([]);
     valid(events);
     const swap = events.find((e) => e.type === 'SwapExecuted')!;
     expect(swap).toMatchObject({
-      id: expected.event_id,
+      id: expected.eventId,
       cluster: 'mainnet-beta',
-      pool: expected.pool_config,
+      pool: expected.poolConfig,
       txIndex: 3,
-      ixIndex: expected.instruction_location.top_level_index,
+      ixIndex: expected.instructionLocation.topLevelIndex,
       innerIndex: null,
       decoderVersion: DECODER_VERSION,
       data: {
         side: 'sell',
-        amountIn: expected.amount_in,
-        amountInToVault: expected.amount_in_to_vault,
-        amountOut: expected.amount_out,
-        feeRaw: expected.protocol_fee_raw,
-        feeMint: expected.protocol_fee_mint,
+        amountIn: expected.amountIn,
+        amountInToVault: expected.amountInToVault,
+        amountOut: expected.amountOut,
+        feeRaw: expected.protocolFeeRaw,
+        feeMint: expected.protocolFeeMint,
         decimalsX: 9,
         decimalsY: 6,
-        vaultXAfter: expected.vault_x_after,
-        vaultYAfter: expected.vault_y_after,
+        vaultXAfter: expected.vaultXAfter,
+        vaultYAfter: expected.vaultYAfter,
         midpriceQ32: null, // nothing known yet
         feeSplit: null,
       },
@@ -94,7 +98,7 @@ describe('events from decoded transactions', () => {
       type: 'VaultBalancesChanged',
       id: `${swap.signature}:vaults:${swap.pool}`,
       ixIndex: null,
-      data: { amountX: expected.vault_x_after, amountY: expected.vault_y_after },
+      data: { amountX: expected.vaultXAfter, amountY: expected.vaultYAfter },
     });
   });
 
@@ -113,25 +117,25 @@ describe('events from decoded transactions', () => {
 
   it('a tag-5 update keeps the spread in effect; tag 5 events carry a null spread', () => {
     const pools = records();
-    const pool = [...pools.values()].find((p) => p.static.oracle === vectorCase('e_v1_update_midprice_only').expected.events[0].oracle)!;
+    const pool = [...pools.values()].find((p) => p.static.oracle === oracleUpdateOf('e_v1_update_midprice_only').oracle)!;
     pool.tracked.spreadFactorQ32 = '4294537799';
     const { events } = run(pools, 'e_v1_update_midprice_only');
     expect(events[0].type === 'MidpriceUpdated' && events[0].data.spreadFactorQ32).toBeNull();
     expect(pool.tracked.spreadFactorQ32).toBe('4294537799');
     // …while the oracle's values after the update are complete: the new midprice, the spread kept.
     expect(events[0].type === 'MidpriceUpdated' && [events[0].data.midpriceAfterQ32, events[0].data.spreadFactorAfterQ32]).toEqual([
-      vectorCase('e_v1_update_midprice_only').expected.events[0].midprice_q32,
+      oracleUpdateOf('e_v1_update_midprice_only').midpriceQ32,
       '4294537799',
     ]);
     valid(events);
-    expect(pool.tracked.midpriceQ32).toBe(vectorCase('e_v1_update_midprice_only').expected.events[0].midprice_q32);
+    expect(pool.tracked.midpriceQ32).toBe(oracleUpdateOf('e_v1_update_midprice_only').midpriceQ32);
   });
 
   it('an update setting one field while the other is not known yet: the unknown one is null after it', () => {
     const pools = records();
     const { events } = run(pools, 'e_v1_update_midprice_only');
     expect(events[0].type === 'MidpriceUpdated' && [events[0].data.midpriceAfterQ32, events[0].data.spreadFactorAfterQ32]).toEqual([
-      vectorCase('e_v1_update_midprice_only').expected.events[0].midprice_q32,
+      oracleUpdateOf('e_v1_update_midprice_only').midpriceQ32,
       null,
     ]);
     valid(events);
@@ -139,7 +143,7 @@ describe('events from decoded transactions', () => {
 
   it('carries the fee split in effect: null for the default recipient ([]) or when not tracked', () => {
     const pools = records();
-    const config = vectorCase('a_v1_sell_x_legacy_with_spread_config').expected.events[0].pool_config as string;
+    const config = swapOf('a_v1_sell_x_legacy_with_spread_config').poolConfig;
     const split = [
       { recipient: 'DvyDh6XMdHREn2xKJtRLpnf9HGPnrpSQK6EYjt8FyDB8', ppm: 600_000 },
       { recipient: '7NCJevSNj93C9TpXb3FiJqSqzjfWeJ3rUCwGFAMjiYoS', ppm: 400_000 },
@@ -163,7 +167,7 @@ describe('events from decoded transactions', () => {
 
   it('an oracle update of no known pool is a recorded problem, not an event', () => {
     const pools = records();
-    const oracle = vectorCase('d_v2_update_midprice_and_base_spread').expected.events[0].oracle;
+    const oracle = oracleUpdateOf('d_v2_update_midprice_and_base_spread').oracle;
     for (const [k, p] of pools) if (p.static.oracle === oracle) pools.delete(k);
     const { events, problems } = run(pools, 'd_v2_update_midprice_and_base_spread');
     expect(events).toEqual([]);

@@ -71,7 +71,7 @@ export class EventBuilder {
         else events.push(e);
       }
     }
-    for (const v of facts.vault_balances) {
+    for (const v of facts.vaultBalances) {
       const e = this.vaultBalances(v, pos);
       if ('code' in e) problems.push(e);
       else events.push(e);
@@ -80,43 +80,43 @@ export class EventBuilder {
   }
 
   private swap(f: SwapFact, pos: TxPosition): SwapExecutedV1 | DecodeProblem {
-    const pool = this.pools.get(f.pool_config);
+    const pool = this.pools.get(f.poolConfig);
     if (!pool)
       return {
         code: 'unknown_pool',
-        message: `swap on unknown pool ${f.pool_config}`,
-        event_id: f.event_id,
-        instruction_location: f.instruction_location,
-        pool_config: f.pool_config,
+        message: `swap on unknown pool ${f.poolConfig}`,
+        eventId: f.eventId,
+        instructionLocation: f.instructionLocation,
+        poolConfig: f.poolConfig,
       };
     const t = pool.tracked;
-    const vaultXAfter = f.vault_x_after ?? t.vaultX;
-    const vaultYAfter = f.vault_y_after ?? t.vaultY;
+    const vaultXAfter = f.vaultXAfter ?? t.vaultX;
+    const vaultYAfter = f.vaultYAfter ?? t.vaultY;
     if (vaultXAfter === null || vaultYAfter === null) {
       return {
         code: 'unresolved_amounts',
         message: 'a vault balance after the swap is unknown',
-        event_id: f.event_id,
-        instruction_location: f.instruction_location,
-        pool_config: f.pool_config,
+        eventId: f.eventId,
+        instructionLocation: f.instructionLocation,
+        poolConfig: f.poolConfig,
       };
     }
     t.vaultX = vaultXAfter;
     t.vaultY = vaultYAfter;
     return {
-      ...this.envelope(f.event_id, f.pool_config, pos, f.instruction_location.top_level_index, f.instruction_location.inner_index),
+      ...this.envelope(f.eventId, f.poolConfig, pos, f.instructionLocation.topLevelIndex, f.instructionLocation.innerIndex),
       type: 'SwapExecuted',
       data: {
         side: f.side,
         trader: f.trader,
-        inputMint: f.input_mint,
-        outputMint: f.output_mint,
-        amountIn: f.amount_in,
-        amountInToVault: f.amount_in_to_vault,
-        amountOut: f.amount_out,
-        feeRaw: f.protocol_fee_raw,
-        feeMint: f.protocol_fee_mint,
-        feeRecipientAta: f.fee_recipient_ata,
+        inputMint: f.inputMint,
+        outputMint: f.outputMint,
+        amountIn: f.amountIn,
+        amountInToVault: f.amountInToVault,
+        amountOut: f.amountOut,
+        feeRaw: f.protocolFeeRaw,
+        feeMint: f.protocolFeeMint,
+        feeRecipientAta: f.feeRecipientAta,
         decimalsX: pool.tokens.x.decimals,
         decimalsY: pool.tokens.y.decimals,
         midpriceQ32: t.midpriceQ32,
@@ -129,33 +129,33 @@ export class EventBuilder {
   }
 
   private oracleUpdate(f: OracleUpdateFact, pos: TxPosition): MidpriceUpdatedV1 | DecodeProblem {
-    const poolAddress = f.pool_config_via_registry;
+    const poolAddress = f.poolConfigViaRegistry;
     const pool = poolAddress === null ? undefined : this.pools.get(poolAddress);
     if (!pool || poolAddress === null) {
       return {
         code: 'unknown_pool',
         message: `oracle update on ${f.oracle}, the oracle of no known pool`,
-        event_id: f.event_id,
-        instruction_location: f.instruction_location,
-        pool_config: null,
+        eventId: f.eventId,
+        instructionLocation: f.instructionLocation,
+        poolConfig: null,
       };
     }
     // The oracle right after the update: what the instruction set, else what was in effect before it.
-    if (f.midprice_q32 !== null) pool.tracked.midpriceQ32 = f.midprice_q32;
-    if (f.spread_factor_q32 !== null) pool.tracked.spreadFactorQ32 = f.spread_factor_q32;
+    if (f.midpriceQ32 !== null) pool.tracked.midpriceQ32 = f.midpriceQ32;
+    if (f.spreadFactorQ32 !== null) pool.tracked.spreadFactorQ32 = f.spreadFactorQ32;
     pool.tracked.oracleSequence = f.sequence;
     pool.tracked.oracleSlot = pos.slot;
     const { midpriceQ32: midpriceAfterQ32, spreadFactorQ32: spreadFactorAfterQ32 } = pool.tracked;
     return {
-      ...this.envelope(f.event_id, poolAddress, pos, f.instruction_location.top_level_index, f.instruction_location.inner_index),
+      ...this.envelope(f.eventId, poolAddress, pos, f.instructionLocation.topLevelIndex, f.instructionLocation.innerIndex),
       type: 'MidpriceUpdated',
       data: {
         instruction: f.instruction,
         oracle: f.oracle,
-        quotingAuthority: f.quoting_authority,
+        quotingAuthority: f.quotingAuthority,
         sequence: f.sequence,
-        midpriceQ32: f.midprice_q32,
-        spreadFactorQ32: f.spread_factor_q32,
+        midpriceQ32: f.midpriceQ32,
+        spreadFactorQ32: f.spreadFactorQ32,
         midpriceAfterQ32,
         spreadFactorAfterQ32,
       },
@@ -163,25 +163,25 @@ export class EventBuilder {
   }
 
   private vaultBalances(f: VaultBalancesFact, pos: TxPosition): VaultBalancesChangedV1 | DecodeProblem {
-    const pool = this.pools.get(f.pool_config)!; // the decoder only reports vaults of known pools
-    const id = vaultBalancesEventId(f.signature, f.pool_config);
-    const amountX = f.vault_x_after ?? pool.tracked.vaultX;
-    const amountY = f.vault_y_after ?? pool.tracked.vaultY;
+    const pool = this.pools.get(f.poolConfig)!; // the decoder only reports vaults of known pools
+    const id = vaultBalancesEventId(f.signature, f.poolConfig);
+    const amountX = f.vaultXAfter ?? pool.tracked.vaultX;
+    const amountY = f.vaultYAfter ?? pool.tracked.vaultY;
     if (amountX === null || amountY === null) {
       return {
         code: 'unresolved_amounts',
         message: 'one vault is not in the transaction and its balance is not known yet',
-        event_id: id,
-        instruction_location: null,
-        pool_config: f.pool_config,
+        eventId: id,
+        instructionLocation: null,
+        poolConfig: f.poolConfig,
       };
     }
     pool.tracked.vaultX = amountX;
     pool.tracked.vaultY = amountY;
     return {
-      ...this.envelope(id, f.pool_config, pos, null, null),
+      ...this.envelope(id, f.poolConfig, pos, null, null),
       type: 'VaultBalancesChanged',
-      data: { vaultX: f.vault_x, vaultY: f.vault_y, amountX, amountY },
+      data: { vaultX: f.vaultX, vaultY: f.vaultY, amountX, amountY },
     };
   }
 

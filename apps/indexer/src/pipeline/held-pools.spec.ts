@@ -11,11 +11,11 @@ const update = vectorCase('d_v2_update_midprice_and_base_spread');
 describe('the facts of a transaction, by pool', () => {
   it('given a swap of a held pool, then its swap and vault balances are set aside and the pool is named', () => {
     const facts = decodeTransaction(swap.result, ctx);
-    const pool = (facts.events[0] as { pool_config: string }).pool_config;
-    expect(facts.vault_balances.map((v) => v.pool_config)).toContain(pool);
+    const pool = (facts.events[0] as { poolConfig: string }).poolConfig;
+    expect(facts.vaultBalances.map((v) => v.poolConfig)).toContain(pool);
     const now = factsFor(facts, [], (c) => c !== pool);
     expect(now.facts.events).toEqual([]);
-    expect(now.facts.vault_balances.filter((v) => v.pool_config === pool)).toEqual([]);
+    expect(now.facts.vaultBalances.filter((v) => v.poolConfig === pool)).toEqual([]);
     expect(now.refused).toEqual(new Set([pool]));
     // …and replayed later: only that pool's part.
     const later = factsFor(facts, [], (c) => c === pool);

@@ -26,9 +26,9 @@ export function factsFor(
   return {
     facts: {
       ...facts,
-      events: facts.events.filter((e) => kept(e.kind === 'swap' ? e.pool_config : e.pool_config_via_registry)),
-      vault_balances: facts.vault_balances.filter((v) => kept(v.pool_config)),
-      problems: facts.problems.filter((p) => kept(p.pool_config)),
+      events: facts.events.filter((e) => kept(e.kind === 'swap' ? e.poolConfig : e.poolConfigViaRegistry)),
+      vaultBalances: facts.vaultBalances.filter((v) => kept(v.poolConfig)),
+      problems: facts.problems.filter((p) => kept(p.poolConfig)),
     },
     initializes: initializes.filter((i) => kept(i.config)),
     refused,

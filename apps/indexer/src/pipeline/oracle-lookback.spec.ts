@@ -1,6 +1,7 @@
 import type { AccountState } from '../discovery/pool-accounts';
 import type { AccountsSnapshot } from '../discovery/pool-reader';
-import { fixtureContext, vectorCase } from '../decode/testing/swap-transaction-vectors';
+import type { OracleUpdateFact } from '../decode';
+import { factFromVector, fixtureContext, vectorCase } from '../decode/testing/swap-transaction-vectors';
 import type { SolanaRpc, WireTransaction } from '../source/solana-rpc';
 import { fieldsMaybeSetInRange, fieldsSetInRange, lookbackOracleState, startFromSnapshot } from './oracle-lookback';
 
@@ -9,7 +10,10 @@ import { fieldsMaybeSetInRange, fieldsSetInRange, lookbackOracleState, startFrom
 const ctx = fixtureContext();
 const both = vectorCase('d_v2_update_midprice_and_base_spread');
 const midOnly = vectorCase('e_v1_update_midprice_only');
-const poolOf = (c: typeof both) => ({ config: c.expected.events[0].pool_config_via_registry as string, oracle: c.expected.events[0].oracle as string });
+const poolOf = (c: typeof both) => {
+  const update = factFromVector(c.expected.events[0]) as OracleUpdateFact;
+  return { config: update.poolConfigViaRegistry as string, oracle: update.oracle };
+};
 const tx = (c: typeof both) => c.result as WireTransaction;
 
 function snapshotOf(config: string, oracle: AccountState['oracle']): AccountsSnapshot {
@@ -85,7 +89,7 @@ describe('the oracle state at the start of the range', () => {
       },
     } as unknown as SolanaRpc;
     const found = await lookbackOracleState(rpc, pool, { signature: 'first', slot: slot + 1 }, ctx, { midpriceQ32: null, spreadFactorQ32: '222' });
-    expect(found).toEqual({ midpriceQ32: midOnly.expected.events[0].midprice_q32, spreadFactorQ32: '222' });
+    expect(found).toEqual({ midpriceQ32: (factFromVector(midOnly.expected.events[0]) as OracleUpdateFact).midpriceQ32, spreadFactorQ32: '222' });
     expect(asked).toEqual([[midOnly.result.transaction.signatures[0]]]);
   });
 });

@@ -29,8 +29,8 @@ export function fieldsSetInRange(txs: Iterable<WireTransaction>, pool: { config:
     if (scanTransaction(tx).initializes.some((i) => i.config === pool.config)) set.add('midprice');
     for (const e of decodeTransaction(tx, ctx).events) {
       if (e.kind !== 'oracle_update' || e.oracle !== pool.oracle) continue;
-      if (e.midprice_q32 !== null) set.add('midprice');
-      if (e.spread_factor_q32 !== null) set.add('spread');
+      if (e.midpriceQ32 !== null) set.add('midprice');
+      if (e.spreadFactorQ32 !== null) set.add('spread');
     }
     if (set.size === 2) break;
   }
@@ -96,8 +96,8 @@ export async function lookbackOracleState(
         if (!res.ok) throw res.failure; // a hole here could hide the latest update: retry the cycle instead
         const updates = decodeTransaction(res.value, ctx).events.filter((e): e is OracleUpdateFact => e.kind === 'oracle_update' && e.oracle === oracle.oracle);
         for (const u of updates.reverse()) {
-          if (midpriceQ32 === null && u.midprice_q32 !== null) midpriceQ32 = u.midprice_q32;
-          if (spreadFactorQ32 === null && u.spread_factor_q32 !== null) spreadFactorQ32 = u.spread_factor_q32;
+          if (midpriceQ32 === null && u.midpriceQ32 !== null) midpriceQ32 = u.midpriceQ32;
+          if (spreadFactorQ32 === null && u.spreadFactorQ32 !== null) spreadFactorQ32 = u.spreadFactorQ32;
         }
         const created = scanTransaction(res.value).initializes.find((init) => init.config === oracle.config);
         if (created) return { midpriceQ32: midpriceQ32 ?? (created.initialMidpriceQ32 === '0' ? null : created.initialMidpriceQ32), spreadFactorQ32 };

@@ -73,7 +73,7 @@ export class SnapshotReader {
     this.rt.observer.heldPools(this.rt.state.held.size);
     const message = `${why}: decimals are needed before the pool is announced; its transactions are held until the mint reads`;
     this.rt.log.warn({ pool: p.config, why: clipText(why, 512) }, 'pool held: a mint does not read yet; indexing every other pool meanwhile');
-    await this.rt.d.store.recordProblems(this.rt.cluster, [{ code: 'mint_unavailable', message, event_id: `${p.config}:mints`, pool_config: p.config, slot }]);
+    await this.rt.d.store.recordProblems(this.rt.cluster, [{ code: 'mint_unavailable', message, eventId: `${p.config}:mints`, poolConfig: p.config, slot }]);
   }
 
   /**
@@ -86,19 +86,19 @@ export class SnapshotReader {
       .map(([config, a]) => ({
         code: 'implausible_fee_split',
         message: `fee config ${a.feeConfig}: ${a.fee!.splitUnreadable}; treated as the default recipient`,
-        event_id: `${a.feeConfig}:fee_split`,
-        pool_config: config,
+        eventId: `${a.feeConfig}:fee_split`,
+        poolConfig: config,
         slot: accounts.slot,
       }));
     this.rt.observer.unreadableSplits(problems.length);
-    const fresh = problems.filter((p) => !this.unreadableSplitsLogged.has(p.event_id));
+    const fresh = problems.filter((p) => !this.unreadableSplitsLogged.has(p.eventId));
     if (fresh.length === 0) return;
     this.rt.log.warn(
       { problems: logList(fresh.map((p) => clipText(p.message, 256))) },
       `fee split not readable under the assumed layout for ${fresh.length} pool(s): they use the default recipient (all in indexer.problem)`,
     );
     await this.rt.d.store.recordProblems(this.rt.cluster, fresh);
-    for (const p of fresh) this.unreadableSplitsLogged.add(p.event_id);
+    for (const p of fresh) this.unreadableSplitsLogged.add(p.eventId);
   }
 
   /**

@@ -61,7 +61,7 @@ it('commits cursor, program cursors, pool state, gaps and problems together, and
     programCursors: new Map([['P', { slot: 419, signature: 'sigB' }]]),
     pools: [record('C1')],
     gaps: [{ signature: 'missing', slot: 410, txIndex: 3, attempts: 0, lastError: 'null after 6 attempts', state: { C1: record('C1').tracked } }],
-    problems: [{ code: 'unknown_pool', message: 'm', event_id: 'sig:1', pool_config: 'Z', slot: 411 }],
+    problems: [{ code: 'unknown_pool', message: 'm', eventId: 'sig:1', poolConfig: 'Z', slot: 411 }],
   });
   const loaded = await store.load('devnet');
   expect(loaded).toMatchObject({ throughSlot: 420, lastSignature: 'sigA', startSlot: 100 });
@@ -73,10 +73,10 @@ it('commits cursor, program cursors, pool state, gaps and problems together, and
   expect(gap).toMatchObject({ signature: 'missing', slot: 410, txIndex: 3, attempts: 0 });
   await store.deferGap('devnet', 'missing', 'still null', 60_000);
   expect(await store.dueGaps('devnet', 10)).toEqual([]);
-  await store.resolveGaps('devnet', ['missing'], [{ code: 'unresolved_amounts', message: 'm', event_id: 'sig:2', pool_config: 'Z', slot: 410 }]);
+  await store.resolveGaps('devnet', ['missing'], [{ code: 'unresolved_amounts', message: 'm', eventId: 'sig:2', poolConfig: 'Z', slot: 410 }]);
   expect(await store.gapCount('devnet')).toBe(0);
   // Problems from a chunk, a resolved gap or an account read land in one table, once per (event_id, code).
-  await store.recordProblems('devnet', [{ code: 'unknown_pool', message: 'again', event_id: 'sig:1', pool_config: 'Z', slot: 411 }]);
+  await store.recordProblems('devnet', [{ code: 'unknown_pool', message: 'again', eventId: 'sig:1', poolConfig: 'Z', slot: 411 }]);
   expect(await store.problemCount('devnet')).toBe(2);
   expect(await store.load('mainnet-beta')).toMatchObject({ throughSlot: null }); // clusters are separate
 });
@@ -94,7 +94,7 @@ it('a failed commit changes nothing (one transaction)', async () => {
       programCursors: new Map(),
       pools: [record('C2')],
       gaps: [],
-      problems: [{ code: 'unknown_pool', message: 'm', event_id: 'e', pool_config: null, slot: Number.NaN }], // slot NaN → the insert fails
+      problems: [{ code: 'unknown_pool', message: 'm', eventId: 'e', poolConfig: null, slot: Number.NaN }], // slot NaN → the insert fails
     }),
   ).rejects.toThrow();
   const after = await store.load('devnet');

@@ -80,12 +80,12 @@ export interface HeldTx {
   blockTime: number | null;
 }
 
-/** A row of indexer.problem: something that yielded no event (or less than one), and why. */
+/** A row of indexer.problem: something that yielded no event (or less than one), and why. Columns event_id and pool (insertProblems maps them). */
 export interface RecordedProblem {
   code: string;
   message: string;
-  event_id: string;
-  pool_config: string | null;
+  eventId: string;
+  poolConfig: string | null;
   slot: number;
 }
 
@@ -342,6 +342,6 @@ async function insertProblems(db: Pool | PoolClient, cluster: string, problems: 
     `INSERT INTO indexer.problem (cluster, event_id, code, pool, slot, message)
      SELECT $1, event_id, code, pool, slot, message FROM jsonb_to_recordset($2::jsonb) AS x(event_id text, code text, pool text, slot bigint, message text)
      ON CONFLICT (cluster, event_id, code) DO NOTHING`,
-    [cluster, JSON.stringify(problems.map((p) => ({ event_id: p.event_id, code: p.code, pool: p.pool_config, slot: p.slot, message: p.message })))],
+    [cluster, JSON.stringify(problems.map((p) => ({ event_id: p.eventId, code: p.code, pool: p.poolConfig, slot: p.slot, message: p.message })))],
   );
 }

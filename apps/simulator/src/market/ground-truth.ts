@@ -2,8 +2,9 @@ import type { HadronProgramVersion } from '@hadron/domain';
 
 /**
  * Everything a simulated cluster generated, as plain JSON (u64 as decimal strings). Event records
- * use the field names of fixtures/hadron swap-transactions.json `expected.events`, so a decoder's
- * output can be deep-compared with them; simulator-only fields are listed in SIM_ONLY_SWAP_FIELDS.
+ * use the field names of fixtures/hadron swap-transactions.json `expected.events` (snake_case), so a
+ * decoder's output can be deep-compared with them once their keys are converted to the decoder's
+ * camelCase (test/simulator/round-trip); simulator-only fields are listed in SIM_ONLY_SWAP_FIELDS.
  */
 
 export interface InstructionLocation {

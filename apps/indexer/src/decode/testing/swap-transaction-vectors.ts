@@ -1,11 +1,15 @@
 /**
  * Typed access to the transaction golden vectors (test/fixtures/hadron/swap-transactions.json) and
- * the decode context their pools imply (pdas.json). Test-only.
+ * the decode context their pools imply (pdas.json). Test-only. The vectors name fields in
+ * snake_case (an outside format); `factFromVector` converts an expected event to the decoder's
+ * camelCase fact.
  */
 import { pdaVectors } from '@hadron/domain/hadron/testing/golden-vectors';
 import swapTransactionsJson from '../../../../../test/fixtures/hadron/swap-transactions.json';
 import { decodeContextOf, type DecodeContext, type KnownPool } from '../decode-context';
 import type { RpcTransactionResult } from '../rpc-transaction';
+import type { OracleUpdateFact, SwapFact } from '../transaction-facts';
+import { camelCased } from './camel-cased';
 
 export interface SwapTransactionCase {
   name: string;
@@ -33,6 +37,11 @@ export function vectorCase(name: string): SwapTransactionCase {
 export function withoutProse(event: Record<string, unknown>): Record<string, unknown> {
   const { side_note: _n, derivation: _d, derived: _v, ...fields } = event;
   return fields;
+}
+
+/** The fixture's expected event as the decoder's fact: without the prose fields, keys in camelCase, the same values. */
+export function factFromVector(event: Record<string, unknown>): SwapFact | OracleUpdateFact {
+  return camelCased(withoutProse(event)) as unknown as SwapFact | OracleUpdateFact;
 }
 
 /** Every pool in pdas.json, as the indexer would know it. */
