@@ -42,9 +42,13 @@ async function takeover(
     standby = await startIndexer(storage, simIndexerConfig(fx.sim, ENV), createLogger('standby', process.env.TEST_LOG_LEVEL ?? 'error'));
     expect(standby.status()[0].active).toBe(false);
     await waitFor('the first appends (mid-backfill)', opts.midBackfill, 30_000, 5);
-    const { rows } = await fx.db.pool.query<{ pid: number }>('SELECT pg_terminate_backend(pid) AS ok, pid FROM pg_stat_activity WHERE application_name = $1', [
-      `hadron-indexer-lock:${CLUSTER}`,
-    ]);
+    // The holder's lock connection: the one that holds the advisory lock (a standby's probe, which
+    // connects under the same name once a second and lets go at once, may be open at this moment too).
+    const { rows } = await fx.db.pool.query<{ pid: number }>(
+      `SELECT pg_terminate_backend(a.pid) AS ok, a.pid FROM pg_stat_activity a
+        WHERE a.application_name = $1 AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.granted)`,
+      [`hadron-indexer-lock:${CLUSTER}`],
+    );
     expect(rows).toHaveLength(1);
 
     await waitFor('the standby to take over', () => standby!.status()[0].active, 10_000, 20);
