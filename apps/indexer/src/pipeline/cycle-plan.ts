@@ -199,5 +199,6 @@ export function cycleRetryDelay(failures: number): number {
 
 /** A gap-ledger transaction not served again waits longer each attempt, at most 10 min. */
 export function gapRetryDelay(gapRetryMs: number, attempts: number): number {
-  return Math.min(MAX_GAP_DELAY_MS, gapRetryMs * 2 ** Math.min(attempts, 10));
+  // At most 10 doublings, and never over MAX_GAP_DELAY_MS.
+  return backoffDelay(attempts + 1, { baseMs: gapRetryMs, maxMs: Math.min(MAX_GAP_DELAY_MS, gapRetryMs * 1024) });
 }
