@@ -52,6 +52,7 @@ export function projectorKillRestartContract(adapter: string, makeHarness: () =>
       h = await makeHarness();
     });
     afterAll(async () => {
+      killLeftovers();
       await h?.close();
     });
 
@@ -161,12 +162,22 @@ interface Child {
   caughtUp(timeoutMs: number): Promise<void>;
 }
 
+/** Every child started, so that none outlives its test (a failed wait would otherwise leave it consuming, and loading the machine, forever). */
+const started = new Set<ChildProcess>();
+
+/** SIGKILLs every child still running (afterAll: also after a failure). */
+function killLeftovers(): void {
+  for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  started.clear();
+}
+
 async function startChild(env: NodeJS.ProcessEnv): Promise<Child> {
   const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', 'apps/projector/test-support/projector-child.ts'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.add(child);
   let err = '';
   let out = '';
   let done = false;
