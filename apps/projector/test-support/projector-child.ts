@@ -26,8 +26,13 @@ async function main(): Promise<void> {
   });
   await runner.start(() => storage.eventLog.consumer(storage.pool, storage.url));
   process.stdout.write('ready\n');
+  // One lag report at a time: on a loaded machine a lag query can take longer than the interval,
+  // and overlapping ones would pile up on the database the children are consuming from.
+  let reporting = false;
   const report = setInterval(
     () => {
+      if (reporting) return;
+      reporting = true;
       void runner
         .lag()
         .then((l) =>
@@ -35,7 +40,8 @@ async function main(): Promise<void> {
             `${JSON.stringify({ lag: l.total.toString(), active: l.projections.length === projections.length && l.projections.every((p) => p.status === 'active') })}\n`,
           ),
         )
-        .catch(() => undefined);
+        .catch(() => undefined)
+        .finally(() => (reporting = false));
     },
     Number(process.env.LAG_EVERY_MS ?? 2000),
   );
