@@ -1,0 +1,95 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { jsonArg } from './bench-args';
+
+/**
+ * One measured case of a bench, as written to `--json <file>`: a rate (`rps` for requests,
+ * `events_per_s` for events or transactions) and latency percentiles where the bench has them.
+ * `baseline`: the in-run reference the other cases are compared with (bare Fastify, raw COPY…).
+ */
+export interface BenchCase {
+  case: string;
+  rps?: number;
+  events_per_s?: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  baseline: boolean;
+  /** Anything else the bench wants to keep (max latency, row counts, shares…). */
+  [extra: string]: unknown;
+}
+
+export interface BenchFile {
+  bench: string;
+  at: string;
+  cases: BenchCase[];
+  [extra: string]: unknown;
+}
+
+const rateOf = (c: BenchCase): number | undefined => c.rps ?? c.events_per_s;
+
+/**
+ * The cases of one bench run: each printed as it is added, with its ratio against the latest
+ * baseline case measured in the same unit, and written as one JSON file (`--json <file>`) so
+ * runs can be compared by a script.
+ */
+export class BenchReport {
+  readonly cases: BenchCase[] = [];
+  private readonly extra: Record<string, unknown> = {};
+
+  constructor(
+    readonly bench: string,
+    private readonly out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  ) {}
+
+  /** Adds a case, prints its line (rate, percentiles, ratio to the baseline) and returns it. */
+  add(c: BenchCase): BenchCase {
+    this.cases.push(c);
+    this.out(this.line(c));
+    return c;
+  }
+
+  /** Run-level facts kept in the file beside the cases (dataset size, versions…). */
+  set(key: string, value: unknown): void {
+    this.extra[key] = value;
+  }
+
+  /** The latest baseline case before `c` in the same unit (`rps` or `events_per_s`). */
+  baselineOf(c: BenchCase): BenchCase | undefined {
+    const unit = c.rps !== undefined ? 'rps' : 'events_per_s';
+    const i = this.cases.indexOf(c);
+    const isBase = (b: BenchCase) => b.baseline && b !== c && b[unit] !== undefined;
+    // Preferably one measured before `c`; else any (a bench may measure its baseline last).
+    return [...(i < 0 ? this.cases : this.cases.slice(0, i))].reverse().find(isBase) ?? this.cases.find(isBase);
+  }
+
+  /** `c`'s rate divided by its baseline's, if both are known. */
+  ratio(c: BenchCase): number | undefined {
+    const base = this.baselineOf(c);
+    const [mine, theirs] = [rateOf(c), base && rateOf(base)];
+    return mine !== undefined && theirs ? mine / theirs : undefined;
+  }
+
+  line(c: BenchCase): string {
+    const rate = c.rps !== undefined ? `${fmt(c.rps)} req/s` : c.events_per_s !== undefined ? `${fmt(c.events_per_s)} ev/s` : '';
+    const lat = c.p50_ms !== null || c.p99_ms !== null ? `  p50 ${ms(c.p50_ms)}  p99 ${ms(c.p99_ms)}` : '';
+    const r = this.ratio(c);
+    const vs = c.baseline ? '  (baseline)' : r !== undefined ? `  ${(r * 100).toFixed(0)}% of baseline` : '';
+    return `  ${c.case.padEnd(48)} ${rate.padStart(16)}${lat}${vs}`;
+  }
+
+  toJSON(): BenchFile {
+    return { bench: this.bench, at: new Date().toISOString(), ...this.extra, cases: this.cases };
+  }
+
+  /** Writes the file named by `--json <file>` (or `file`); returns its path, or undefined without one. */
+  write(file: string | undefined = jsonArg()): string | undefined {
+    if (!file) return undefined;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(this.toJSON(), null, 2)}\n`);
+    this.out(`wrote ${file}`);
+    return file;
+  }
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const ms = (n: number | null): string => (n === null ? '—' : `${Number(n.toFixed(n < 10 ? 2 : 1))} ms`);
