@@ -17,16 +17,28 @@ export class ReadDb {
   ) {}
 
   async query<R>(name: string, text: string, values: readonly unknown[] = []): Promise<R[]> {
+    return this.prepared(name, async (n) => (await this.pool.query<R & object>({ name: n, text, values: values as unknown[] })).rows);
+  }
+
+  /**
+   * The same, each row an array of its columns in SELECT order: no object per row, which is most of
+   * node-postgres's parsing cost for a few hundred rows (the history endpoints).
+   */
+  async queryArrays<R extends unknown[]>(name: string, text: string, values: readonly unknown[] = []): Promise<R[]> {
+    return this.prepared(name, async (n) => (await this.pool.query<R>({ name: n, text, values: values as unknown[], rowMode: 'array' })).rows);
+  }
+
+  private async prepared<R>(name: string, run: (preparedName: string) => Promise<R[]>): Promise<R[]> {
     const generation = this.generation;
     try {
-      return (await this.pool.query<R & object>({ name: `${name}#${generation}`, text, values: values as unknown[] })).rows;
+      return await run(`${name}#${generation}`);
     } catch (e) {
       if (!/cached plan must not change result type/.test((e as Error).message ?? '')) throw e;
       if (this.generation === generation) {
         this.generation++;
         this.log.warn({ statement: name }, 'a read view changed shape: preparing statements afresh');
       }
-      return (await this.pool.query<R & object>({ name: `${name}#${this.generation}`, text, values: values as unknown[] })).rows;
+      return run(`${name}#${this.generation}`);
     }
   }
 

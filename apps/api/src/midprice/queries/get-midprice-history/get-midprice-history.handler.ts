@@ -1,11 +1,10 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { MIDPRICE_MAX_BUCKETS, type SampledTimeframe } from '@hadron/contracts/api';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
-import { mapInSlices } from '../../../http/json';
+import { jsonString, jsonTextWithItems, type JsonText } from '../../../http/json';
 import { ReadDb } from '../../../database/read-db';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
-import type { MidpriceHistoryResponseDto, MidpriceSampleDto } from './get-midprice-history.response.dto';
 import { bucketCount, planSampled } from './midprice-plan';
 import { cutRawPage } from './raw-page';
 
@@ -31,8 +30,8 @@ const SAMPLED_SQL = `WITH c AS (
 
 const FIRST_HOUR_SQL = `SELECT min(hour_start) AS first FROM read.midprice_hourly WHERE cluster = $1 AND pool = $2`;
 
-/** Newest first, [start, upper). */
-const RAW_SQL = `SELECT ${POINT} FROM read.midprice_points
+/** Newest first, [start, upper): only what a sample shows (the order is the chain's, so no sort here). */
+const RAW_SQL = `SELECT ts, slot, signature, midprice_q32, spread_factor_q32 FROM read.midprice_points
   WHERE cluster = $1 AND pool = $2 AND ts >= $3 AND ts < $4 ORDER BY ts DESC, ${NEWEST_FIRST} LIMIT $5`;
 
 /** Every point of second $3, plus the newest older point in range (is there a next page?). */
@@ -78,12 +77,21 @@ const toPoint = (r: PointRow): Point => ({
   spread_factor_q32: r.spread_factor_q32,
 });
 
-const Q32 = 4_294_967_296;
-/** Q32-decoded as a JSON number: Number(u64 text) rounds once, dividing by 2^32 is exact. */
-const decodeQ32 = (v: string | null): number | null => (v === null ? null : Number(v) / Q32);
+/** A sample as the database returns it: [timestamp (bucket or ts), slot, signature, midprice_q32, spread_factor_q32]. */
+export type SampleRow = [string | number, string | number, string | null, string | null, string | null];
 
-function sample(timestamp: number, slot: number, r: Pick<Point, 'signature' | 'midprice_q32' | 'spread_factor_q32'>): MidpriceSampleDto {
-  return { timestamp, slot, midprice: decodeQ32(r.midprice_q32), base_spread_factor: decodeQ32(r.spread_factor_q32), signature: r.signature };
+const Q32 = 4_294_967_296;
+
+/**
+ * One MidpriceSampleDto as JSON, written straight from its row: what toJson writes for
+ * `{timestamp, slot, midprice, base_spread_factor, signature}` (midprice and spread Q32-decoded as
+ * JSON numbers: Number(u64 text) rounds once, dividing by 2^32 is exact). midprice-sample.spec.ts
+ * checks it against toJson.
+ */
+export function sampleJson(r: SampleRow): string {
+  const mid = r[3] === null ? 'null' : String(Number(r[3]) / Q32);
+  const spread = r[4] === null ? 'null' : String(Number(r[4]) / Q32);
+  return `{"timestamp":${Number(r[0])},"slot":${Number(r[1])},"midprice":${mid},"base_spread_factor":${spread},"signature":${jsonString(r[2])}}`;
 }
 
 function newestFirst(a: Point, b: Point): number {
@@ -97,22 +105,32 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     private readonly pools: PoolDirectory,
   ) {}
 
-  async execute(q: GetMidpriceHistoryQuery): Promise<MidpriceHistoryResponseDto> {
+  async execute(q: GetMidpriceHistoryQuery): Promise<JsonText> {
     if (!(await this.pools.find(q.cluster, q.address))) throw poolNotFound();
     return q.timeframe === 'raw' ? this.raw(q) : this.sampled(q, q.timeframe);
   }
 
-  private async sampled(q: GetMidpriceHistoryQuery, timeframe: SampledTimeframe): Promise<MidpriceHistoryResponseDto> {
+  private async sampled(q: GetMidpriceHistoryQuery, timeframe: SampledTimeframe): Promise<JsonText> {
     const plan = planSampled(timeframe, q.startTime, q.endTime);
     await this.assertBucketLimit(q, timeframe, plan.size);
     const [m1, m2] = plan.minutes;
     const [r1, r2] = plan.raw;
-    const rows = await this.db.query<Pick<PointRow, 'slot' | 'signature' | 'midprice_q32' | 'spread_factor_q32'> & { bucket: string }>(
-      'api-midprice-sampled',
-      SAMPLED_SQL,
-      [q.cluster, q.address, plan.size, plan.hours.from, plan.hours.to, m1.from, m1.to, m2.from, m2.to, r1.from, r1.to, r2.from, r2.to],
-    );
-    return { start_time: q.startTime, end_time: q.endTime, timeframe, data: await mapInSlices(rows, (r) => sample(Number(r.bucket), Number(r.slot), r)) };
+    const rows = await this.db.queryArrays<SampleRow>('api-midprice-sampled', SAMPLED_SQL, [
+      q.cluster,
+      q.address,
+      plan.size,
+      plan.hours.from,
+      plan.hours.to,
+      m1.from,
+      m1.to,
+      m2.from,
+      m2.to,
+      r1.from,
+      r1.to,
+      r2.from,
+      r2.to,
+    ]);
+    return jsonTextWithItems({ start_time: q.startTime, end_time: q.endTime, timeframe }, rows, sampleJson);
   }
 
   /**
@@ -132,32 +150,30 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     }
   }
 
-  private async raw(q: GetMidpriceHistoryQuery): Promise<MidpriceHistoryResponseDto> {
+  private async raw(q: GetMidpriceHistoryQuery): Promise<JsonText> {
     const upper = Math.min(q.endTime + 1, q.cursor ?? Number.MAX_SAFE_INTEGER);
-    let page: Point[] = [];
+    let page: SampleRow[] = [];
     let more = false;
     if (upper > q.startTime) {
-      const rows = await this.db.query<PointRow>('api-midprice-raw', RAW_SQL, [q.cluster, q.address, q.startTime, upper, q.limit + 1]);
-      const cut = cutRawPage(rows.map(toPoint), q.limit);
+      const rows = await this.db.queryArrays<SampleRow>('api-midprice-raw', RAW_SQL, [q.cluster, q.address, q.startTime, upper, q.limit + 1]);
+      const cut = cutRawPage(
+        rows.map((r) => ({ ts: Number(r[0]), row: r })),
+        q.limit,
+      );
       if (cut.kind === 'page') {
-        page = cut.page;
+        page = cut.page.map((p) => p.row);
         more = cut.more;
       } else {
         const second = await this.db.query<PointRow & { older: boolean }>('api-midprice-second', SECOND_SQL, [q.cluster, q.address, cut.second, q.startTime]);
         page = second
           .filter((r) => !r.older)
           .map(toPoint)
-          .sort(newestFirst);
+          .sort(newestFirst)
+          .map((p): SampleRow => [p.ts, p.slot, p.signature, p.midprice_q32, p.spread_factor_q32]);
         more = second.some((r) => r.older);
       }
     }
-    const data = page.map((p) => sample(p.ts, p.slot, p));
-    return {
-      start_time: q.startTime,
-      end_time: q.endTime,
-      timeframe: 'raw',
-      next_cursor: more && data.length > 0 ? data[data.length - 1].timestamp : null,
-      data,
-    };
+    const nextCursor = more && page.length > 0 ? Number(page[page.length - 1][0]) : null;
+    return jsonTextWithItems({ start_time: q.startTime, end_time: q.endTime, timeframe: 'raw', next_cursor: nextCursor }, page, sampleJson);
   }
 }

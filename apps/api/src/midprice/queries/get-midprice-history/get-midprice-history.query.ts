@@ -1,8 +1,9 @@
 import { Query } from '@nestjs/cqrs';
 import type { Cluster, MidpriceTimeframe } from '@hadron/contracts/api';
-import type { MidpriceHistoryResponseDto } from './get-midprice-history.response.dto';
+import type { JsonText } from '../../../http/json';
 
-export class GetMidpriceHistoryQuery extends Query<MidpriceHistoryResponseDto> {
+/** Answered with the response body (MidpriceHistoryResponseDto) already written as JSON. */
+export class GetMidpriceHistoryQuery extends Query<JsonText> {
   constructor(
     readonly cluster: Cluster,
     readonly address: string,

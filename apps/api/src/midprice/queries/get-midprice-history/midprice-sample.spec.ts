@@ -1,0 +1,41 @@
+import fc from 'fast-check';
+import { jsonTextWithItems, toJson } from '../../../http/json';
+import { sampleJson, type SampleRow } from './get-midprice-history.handler';
+
+const Q32 = 4_294_967_296;
+const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String);
+const row = fc.tuple(
+  fc.oneof(fc.nat({ max: 9_999_999_999 }), fc.nat({ max: 9_999_999_999 }).map(String)),
+  fc.oneof(fc.nat(), fc.nat({ max: Number.MAX_SAFE_INTEGER }).map(String)),
+  fc.option(fc.string({ unit: 'binary' })),
+  fc.option(u64),
+  fc.option(u64),
+) as fc.Arbitrary<SampleRow>;
+
+/** What the endpoint wrote before rows were rendered directly: the sample object through toJson. */
+const asObject = (r: SampleRow) => ({
+  timestamp: Number(r[0]),
+  slot: Number(r[1]),
+  midprice: r[3] === null ? null : Number(r[3]) / Q32,
+  base_spread_factor: r[4] === null ? null : Number(r[4]) / Q32,
+  signature: r[2],
+});
+
+describe('a midprice sample written straight from its row', () => {
+  it('is exactly what toJson writes for the sample object (any u64 values, any signature text, nulls)', () => {
+    fc.assert(fc.property(row, (r) => expect(sampleJson(r)).toBe(toJson(asObject(r)))));
+  });
+
+  it('a whole body, also across slices of the event loop, equals toJson of the DTO', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 50 }), fc.option(fc.nat()), async (rows, cursor) => {
+        const envelope = { start_time: 1, end_time: 2, timeframe: 'raw', next_cursor: cursor };
+        expect(await jsonTextWithItems(envelope, rows, sampleJson)).toBe(toJson({ ...envelope, data: rows.map(asObject) }));
+      }),
+    );
+    const many = Array.from({ length: 4500 }, (_, i): SampleRow => [i, i * 3, `sig${i}`, String(i * 1000), null]);
+    expect(await jsonTextWithItems({ start_time: 0, end_time: 9, timeframe: '1m' }, many, sampleJson)).toBe(
+      toJson({ start_time: 0, end_time: 9, timeframe: '1m', data: many.map(asObject) }),
+    );
+  });
+});
