@@ -9,6 +9,7 @@ import type { ApiConfig } from './api.config';
 import { ReadDb } from './database/read-db';
 import { serveExplorer } from './explorer/serve-explorer';
 import { DataFreshness } from './freshness/data-freshness';
+import { ProjectionPosition } from './freshness/projection-position';
 import { HealthHttpController } from './health/health.http.controller';
 import { closeApiOps } from './health/listen';
 import { ReadinessCheck } from './health/readiness';
@@ -18,6 +19,7 @@ import { registerClientHttp } from './http/client-http';
 import { edgeServerOptions, registerEdge } from './http/edge';
 import { HeavyQueryGate } from './http/heavy-query-gate';
 import { PinoNestLogger } from './http/nest-logger';
+import { registerResponseCache, ResponseCache } from './http/response-cache';
 import { API_CONFIG, API_LOGGER, CLOCK, type Clock } from './http/tokens';
 import { createValidationPipe } from './http/validation.pipe';
 import { ApiMetrics } from './metrics/api-metrics';
@@ -73,6 +75,8 @@ export class ApiModule {
         ShutdownState,
         HeavyQueryGate,
         DataFreshness,
+        ProjectionPosition,
+        ResponseCache,
         ListPoolsHandler,
         GetPoolHandler,
         GetPoolFeesHandler,
@@ -140,6 +144,7 @@ export async function createApiApp(deps: ApiAppDeps): Promise<NestFastifyApplica
   });
   await registerEdge(app, deps.config);
   await registerClientHttp(app, deps.config);
+  registerResponseCache(app); // after registerClientHttp: its onSend sees the ETag and Cache-Control
   if (deps.config.API_DOCS) serveOpenApi(app, buildOpenApiDocument(app));
   if (deps.config.API_EXPLORER) serveExplorer(app);
   await app.init();

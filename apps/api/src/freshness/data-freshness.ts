@@ -26,6 +26,8 @@ export const UNKNOWN_AS_OF: ClusterAsOf = { slot: null, time: null, lag_seconds:
 @Injectable()
 export class DataFreshness implements OnModuleInit, OnModuleDestroy {
   private byCluster = new Map<string, ClusterAsOf>();
+  private published = '';
+  private changes = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
@@ -45,6 +47,11 @@ export class DataFreshness implements OnModuleInit, OnModuleDestroy {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
+  }
+
+  /** Moves whenever what the indexers published changes (the response cache keys on it). */
+  get generation(): number {
+    return this.changes;
   }
 
   of(cluster: Cluster): ClusterAsOf {
@@ -70,7 +77,13 @@ export class DataFreshness implements OnModuleInit, OnModuleDestroy {
         backfillDone: d.backfillDone === true,
       });
     }
+    const published = JSON.stringify([...next]);
+    // The map is replaced before the generation moves: a reader that saw the new generation sees the new values.
     this.byCluster = next;
+    if (published !== this.published) {
+      this.published = published;
+      this.changes++;
+    }
   }
 
   private schedule(): void {

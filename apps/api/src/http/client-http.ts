@@ -108,7 +108,9 @@ export async function registerClientHttp(app: NestFastifyApplication, config: Ap
     if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload)) || (request.method !== 'GET' && request.method !== 'HEAD')) {
       return done(null, payload);
     }
-    const tag = entityTag(payload);
+    // A body from the response cache comes with its tag (the hash of the same bytes).
+    const cached = reply.getHeader('etag');
+    const tag = typeof cached === 'string' ? cached : entityTag(payload);
     void reply.header('etag', tag);
     const ifNoneMatch = request.headers['if-none-match'];
     const matched = ifNoneMatch === undefined ? null : matchingTag(ifNoneMatch, tag);

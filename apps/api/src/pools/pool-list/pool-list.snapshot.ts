@@ -46,6 +46,8 @@ export class PoolListSnapshot implements OnModuleInit, OnModuleDestroy {
   private running: Promise<void> | null = null;
   private stopped = false;
   private failing: string | null = null;
+  /** Moves on every reload (the response cache keys on it: a pool's entry may have changed). */
+  private loads = 0;
 
   constructor(
     private readonly db: ReadDb,
@@ -77,6 +79,10 @@ export class PoolListSnapshot implements OnModuleInit, OnModuleDestroy {
 
   find(cluster: Cluster, address: string): PoolEntry | undefined {
     return this.data?.byAddress.get(poolKey(cluster, address));
+  }
+
+  get generation(): number {
+    return this.loads;
   }
 
   status(): { loaded: boolean; pools: number; age_s: number | null } {
@@ -126,6 +132,7 @@ export class PoolListSnapshot implements OnModuleInit, OnModuleDestroy {
     const rows = await this.db.queryOnce<PoolRow>(LOAD_SQL);
     this.data = buildSnapshot(rows, this.data ?? undefined);
     this.fingerprint = fingerprint;
+    this.loads++;
     this.loadedAtMs = Date.now();
     this.log.debug({ pools: rows.length, ms: this.loadedAtMs - started }, 'pool list loaded');
   }
