@@ -26,7 +26,7 @@ const STATUS_EVERY_MS = 2000;
 export async function startIndexer(storage: Storage, config: IndexerConfig, log: Logger, opts: { metrics?: IndexerMetrics } = {}): Promise<RunningIndexer> {
   const metrics = opts.metrics ?? new IndexerMetrics();
   const producer = await storage.eventLog.producer();
-  const sink = new EventPublisher(producer);
+  const sink = new EventPublisher(producer, undefined, (cluster, seconds) => metrics.stage(cluster, 'append_encode', seconds));
   const store = new IndexerStore(storage.pool);
   const indexers: ClusterIndexer[] = [];
   const wakeups: LiveWakeup[] = [];

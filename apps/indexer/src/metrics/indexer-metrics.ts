@@ -193,6 +193,26 @@ export class IndexerMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * Where the indexing time goes, measured with hrtime around each stage (cheap: one counter
+   * increment per batch or chunk). Work on the indexer's thread, exclusive of each other:
+   * `rpc_json_parse` (JSON.parse of RPC answers), `rpc_check` (their shape checks), `decode`
+   * (decodeTransaction), `build` (the rest of deriving a chunk's events), `append_encode` (events
+   * validated against the contracts and serialized). The per-cluster loop, whose waits overlap the
+   * other cluster's work: `listing` (a cycle's range listed up front), `fetch_wait` (waiting for
+   * the next chunk's transactions: the part of listing its window and fetching it not hidden
+   * behind the previous chunk's work), `append` (the log append, `append_encode` included) and
+   * `commit` (cursor and state); `decode` + `build` are its deriving. The reads that run a chunk
+   * ahead of the loop: `listing_window` (a window of a large range listed again) and `fetch`
+   * (positions and transactions, RPC round trips included).
+   */
+  readonly stageSeconds = new Counter({
+    name: 'hadron_indexer_stage_seconds_total',
+    help: 'Seconds spent per indexing stage: thread work (rpc_json_parse, rpc_check, decode, build, append_encode), the loop (listing, fetch_wait, append, commit) and the reads a chunk ahead (listing_window, fetch)',
+    labelNames: ['cluster', 'stage'],
+    registers: [this.registry],
+  });
+
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'hadron_indexer_' });
   }
@@ -210,6 +230,11 @@ export class IndexerMetrics {
     };
   }
 
+  /** Adds `seconds` to a stage's time (stageSeconds). */
+  stage(cluster: string, stage: string, seconds: number): void {
+    if (seconds > 0) this.stageSeconds.inc({ cluster, stage }, seconds);
+  }
+
   rpcObserver(cluster: string): RpcObserver {
     return {
       request: (method: string, calls: number, seconds: number) => {
@@ -217,6 +242,7 @@ export class IndexerMetrics {
         this.rpcHttpRequests.inc({ cluster, method });
         this.rpcSeconds.observe({ cluster, method }, seconds);
       },
+      stage: (stage: 'rpc_json_parse' | 'rpc_check', seconds: number) => this.stageSeconds.inc({ cluster, stage }, seconds),
       failure: (method: string, kind: RpcFailureKind) => this.rpcErrors.inc({ cluster, method, kind }),
       retry: (method: string, kind: RpcFailureKind) => this.rpcRetries.inc({ cluster, method, kind }),
     };

@@ -36,6 +36,7 @@ export class ChainReader {
     bounds: { rangeStartSlot: number | null; rangeStartTime: number | null; afterSlot?: number; until?: ReadonlyMap<string, ProgramCursor> },
     keep: number = this.d.settings.chunkTxs,
   ): Promise<RangeListing> {
+    const started = performance.now();
     const pageSize = this.d.settings.signaturePage;
     const afterSlot = bounds.afterSlot ?? this.d.progress().throughSlot;
     let lists: ListedSignature[][] | null = [];
@@ -106,6 +107,7 @@ export class ChainReader {
       }
     }
     if (this.d.stopping()) throw new Error('stopping');
+    this.d.observer.stage('listing', (performance.now() - started) / 1000);
     const lateRefs = [...late.values()].sort((a, b) => a.slot - b.slot);
     if (lists && listed) return { kind: 'full', refs: mergeInChainOrder(lists), newest, listed, late: lateRefs };
     const { rangeStartSlot, rangeStartTime } = bounds;
@@ -135,6 +137,7 @@ export class ChainReader {
     let lo = listing.afterSlot ?? -1;
     for (const hi of ends) {
       if (hi <= lo) continue;
+      const started = performance.now();
       const lists: ListedSignature[][] = [];
       const listed = new Map<string, ProgramCursor[]>();
       for (const { programId } of HADRON_PROGRAMS) {
@@ -146,7 +149,9 @@ export class ChainReader {
         );
       }
       this.d.observer.listingWindow(lists.reduce((n, l) => n + l.length, 0));
-      yield { kind: 'full', refs: mergeInChainOrder(lists), newest: new Map(), listed, late: [] };
+      const refs = mergeInChainOrder(lists);
+      this.d.observer.stage('listing_window', (performance.now() - started) / 1000);
+      yield { kind: 'full', refs, newest: new Map(), listed, late: [] };
       lo = hi;
     }
   }
@@ -182,6 +187,7 @@ export class ChainReader {
   /** Block positions (when needed) and the transactions, batched; failures stay in the map. */
   async fetch(refs: readonly TxRef[]): Promise<Fetched> {
     if (refs.length === 0) return { refs: [], txs: new Map(), problems: [] };
+    const started = performance.now();
     const slots = slotsNeedingPositions(refs, this.d.settings.positions);
     const positions = new Map<number, string[]>();
     const problems: RecordedProblem[] = [];
@@ -205,6 +211,7 @@ export class ChainReader {
     }
     const ordered = applyBlockPositions([...refs], positions);
     const results = await this.d.rpc.getTransactions(ordered.map((r) => r.signature));
+    this.d.observer.stage('fetch', (performance.now() - started) / 1000);
     return { refs: ordered, txs: new Map(ordered.map((r, i) => [r.signature, results[i]])), problems };
   }
 }

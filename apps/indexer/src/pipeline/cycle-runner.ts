@@ -61,8 +61,11 @@ export class CycleRunner {
       released = null;
     };
     const derive = (f: Fetched, window: Listing, plan: DeriveContext['plan']) => {
+      const started = performance.now();
       const ctx = { decode: rt.state.ctx, pools, builder: builder(pools), admits: this.admits(pools), plan, snapshot, listed: window.listed };
       const out = deriveEvents(f, { ...ctx, openGapPrograms: this.gaps.openPrograms, followSplitWrites: true });
+      rt.observer.stage('decode', out.decodeSeconds);
+      rt.observer.stage('build', (performance.now() - started) / 1000 - out.decodeSeconds);
       rt.observer.transactionsBuilt(out.transactions);
       return out;
     };
@@ -96,7 +99,9 @@ export class CycleRunner {
       for await (const window of this.chain.windows(listing)) {
         for (const chunk of slotAlignedChunks(window.refs, settings.chunkTxs)) {
           if (rt.state.stopping) return;
+          const waited = performance.now();
           const f = await this.chain.fetch(chunk);
+          rt.observer.stage('fetch_wait', (performance.now() - waited) / 1000);
           this.holdForMissing(f);
           const out = derive(f, window, null);
           done += chunk.length;
@@ -138,7 +143,10 @@ export class CycleRunner {
     const lastSignature = out.lastSignature ?? progress.lastSignature;
     // Fenced: the append and the cursor it moves happen only while this process holds the cluster.
     await rt.fenced(async (db, epoch) => {
+      const appendStarted = performance.now();
       await rt.d.sink.append(out.events, epoch);
+      const commitStarted = performance.now();
+      rt.observer.stage('append', (commitStarted - appendStarted) / 1000);
       await rt.d.store.commit(
         rt.cluster,
         {
@@ -156,6 +164,7 @@ export class CycleRunner {
         },
         db,
       );
+      rt.observer.stage('commit', (performance.now() - commitStarted) / 1000);
     });
     rt.observer.countEvents(out.events);
     rt.observer.noteIndexedTime(

@@ -58,8 +58,8 @@ export interface DeriveContext {
   keepAllInitializes?: boolean;
 }
 
-/** A chunk's output, and how many transactions were built. */
-export type DerivedChunk = ChunkOutput & { held: HeldTx[]; transactions: number };
+/** A chunk's output, how many transactions were built, and the seconds decodeTransaction took of it (the stage timings). */
+export type DerivedChunk = ChunkOutput & { held: HeldTx[]; transactions: number; decodeSeconds: number };
 
 export function deriveEvents(f: Fetched, c: DeriveContext): DerivedChunk {
   const { pools, plan, snapshot, builder } = c;
@@ -71,6 +71,7 @@ export function deriveEvents(f: Fetched, c: DeriveContext): DerivedChunk {
   const gapPrograms = new Set([...(c.openGapPrograms ?? [])].filter(([, n]) => n > 0).map(([p]) => p));
   let builtWithOpenGap = 0;
   let transactions = 0;
+  let decodeMs = 0;
   const held: HeldTx[] = [];
   for (const [i, ref] of f.refs.entries()) {
     lastSignature = ref.signature;
@@ -86,7 +87,10 @@ export function deriveEvents(f: Fetched, c: DeriveContext): DerivedChunk {
     const tx = res.value;
     const scan: AdminScan = scanTransaction(tx);
     const pos = { signature: ref.signature, slot: ref.slot, blockTime: tx.blockTime ?? ref.blockTime, txIndex: ref.txIndex };
-    const own = factsFor(decodeTransaction(tx, c.decode), c.keepAllInitializes ? [] : scan.initializes, c.admits);
+    const decodeStarted = performance.now();
+    const decoded = decodeTransaction(tx, c.decode);
+    decodeMs += performance.now() - decodeStarted;
+    const own = factsFor(decoded, c.keepAllInitializes ? [] : scan.initializes, c.admits);
     const initializes = c.keepAllInitializes ? scan.initializes : own.initializes;
     for (const pool of own.refused) held.push({ pool, signature: ref.signature, slot: ref.slot, position: i, txIndex: ref.txIndex, blockTime: pos.blockTime });
     const obs: ObservationPosition = { slot: ref.slot, blockTime: pos.blockTime, signature: ref.signature, txIndex: ref.txIndex };
@@ -127,7 +131,7 @@ export function deriveEvents(f: Fetched, c: DeriveContext): DerivedChunk {
     }
     if (gapPrograms.size > 0) builtWithOpenGap += events.slice(before).filter((e) => gapPrograms.has(pools.get(e.pool)?.static.programId ?? '')).length;
   }
-  return { events, gaps, problems, lastSignature, builtWithOpenGap, held, transactions };
+  return { events, gaps, problems, lastSignature, builtWithOpenGap, held, transactions, decodeSeconds: decodeMs / 1000 };
 }
 
 /** Lookahead attribution for every pool the snapshot read (`announced`: the pools published before this cycle). */

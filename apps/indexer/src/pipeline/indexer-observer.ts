@@ -49,6 +49,11 @@ export class IndexerObserver {
     for (const e of events) this.metrics.events.inc({ cluster: this.cluster, type: e.type });
   }
 
+  /** Seconds spent in an indexing stage (IndexerMetrics.stageSeconds names them). */
+  stage(stage: 'listing' | 'listing_window' | 'fetch' | 'fetch_wait' | 'decode' | 'build' | 'append' | 'commit', seconds: number): void {
+    this.metrics.stage(this.cluster, stage, seconds);
+  }
+
   transactionsBuilt(n: number): void {
     if (n > 0) this.metrics.transactions.inc(this.labels, n);
   }

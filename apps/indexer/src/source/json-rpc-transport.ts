@@ -34,6 +34,8 @@ export interface RpcObserver {
   request(method: string, calls: number, seconds: number): void;
   failure(method: string, kind: RpcFailureKind): void;
   retry(method: string, kind: RpcFailureKind): void;
+  /** Thread time spent on answers: JSON.parse of a body, or the shape checks of its results (solana-rpc.ts). */
+  stage?(stage: 'rpc_json_parse' | 'rpc_check', seconds: number): void;
 }
 
 export const noRpcObserver: RpcObserver = { request: () => undefined, failure: () => undefined, retry: () => undefined };
@@ -139,10 +141,13 @@ export class JsonRpcTransport {
     const { text, over } = await readBody(res, this.maxResponseBytes, abort);
     if (over !== null) throw this.tooLarge(calls, over);
     let parsed: unknown;
+    const parseStarted = performance.now();
     try {
       parsed = JSON.parse(text);
     } catch {
       throw new RpcFailure('malformed', `${calls[0].method}: response is not JSON (${text.length} bytes)`, true);
+    } finally {
+      this.observer.stage?.('rpc_json_parse', (performance.now() - parseStarted) / 1000);
     }
     const replies = Array.isArray(parsed) ? parsed : [parsed];
     const byId = new Map<unknown, Record<string, unknown>>();

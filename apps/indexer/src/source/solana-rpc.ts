@@ -264,6 +264,7 @@ export class SolanaRpc {
           const calls: JsonRpcCall[] = batch.map((i) => ({ method, params: paramsList[i] }));
           try {
             const outcomes = await this.transport.send(calls, this.closing.signal);
+            const checkStarted = performance.now();
             outcomes.forEach((o, k) => {
               const index = batch[k];
               if (!o.ok) return void failed.push({ index, failure: o.failure, batchLength: batch.length });
@@ -276,6 +277,7 @@ export class SolanaRpc {
                 failed.push({ index, failure, batchLength: batch.length });
               }
             });
+            this.observer?.stage?.('rpc_check', (performance.now() - checkStarted) / 1000);
           } catch (e) {
             const failure = e instanceof RpcFailure ? e : new RpcFailure('network', (e as Error).message, true);
             for (const index of batch) failed.push({ index, failure, batchLength: batch.length });
