@@ -2,6 +2,7 @@ import { KeyBook } from '../ledger/keys';
 import { Ledger } from '../ledger/ledger';
 import { Rng } from '../ledger/prng';
 import { HADRON_PROGRAM_V1, HADRON_PROGRAM_V2 } from '../spl/well-known';
+import { ACTIVITY_FACTOR } from './catalog';
 import { genesis } from './genesis';
 import type { GroundTruth } from './ground-truth';
 import { liquidity } from './liquidity';
@@ -116,6 +117,19 @@ export class SimulatedMarket {
     const run = 'state' in change ? (s: number) => setPoolState(m, pool, change.state, s) : (s: number) => changeFeeSplit(m, pool, change.splitGeneration, s);
     m.schedule.push({ slot, run });
     m.schedule.sort((a, b) => a.slot - b.slot);
+  }
+
+  /**
+   * Changes the live order flow from the next slot on (benches that need a steady rate): swaps and
+   * oracle updates per second on a busy pool, medium and quiet pools scaled as at creation. The
+   * slots already produced (and the ground truth) are unchanged.
+   */
+  setRates(rates: { swapsPerSecond?: number; midpriceUpdatesPerSecond?: number }): void {
+    for (const pool of this.pools) {
+      const factor = ACTIVITY_FACTOR[pool.template.activity];
+      if (rates.swapsPerSecond !== undefined) pool.swapRate = rates.swapsPerSecond * factor;
+      if (rates.midpriceUpdatesPerSecond !== undefined) pool.midpriceRate = rates.midpriceUpdatesPerSecond * factor;
+    }
   }
 
   get lastHistorySlot(): number {
