@@ -12,11 +12,12 @@
  * clients got. Prints a table with ratios against the `before` phase of the same process.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { BIG_POOL, MAINNET_POOLS, poolAddress } from './bench-dataset';
 import { serveApi } from './bench-servers';
 import { jsonArg } from '@hadron/platform/testing/bench-args';
+import { BenchReport } from '@hadron/platform/testing/bench-report';
 import { child, prepareDataset, type Server } from './bench-setup';
 
 const PHASE_S = Number(process.env.BENCH_DURATION_S ?? 8);
@@ -89,8 +90,12 @@ async function main(): Promise<void> {
         `| ${p.server} | ${p.phase} | ${p.rps.toFixed(0)} | ${p.p50} | ${p.p99} | ${(p.p99 / Math.max(before.p99, 1)).toFixed(1)}× | ${p.rssMb.toFixed(0)} | ${p.hostile ? `${p.hostile.ok} / ${p.hostile.unavailable} / ${p.hostile.other}` : ''} |`,
       );
     }
-    if (jsonFile) {
-      const cases = phases.map((p) => ({
+    // Each phase against its own server's `before` (the baseline just before it in the report).
+    const report = new BenchReport('abuse');
+    report.set('dataset', stats);
+    log('');
+    for (const p of phases) {
+      report.add({
         case: `${p.server} /pools ${p.phase}`,
         rps: Math.round(p.rps),
         p50_ms: p.p50,
@@ -98,10 +103,9 @@ async function main(): Promise<void> {
         baseline: p.phase === 'before',
         rss_mb: Math.round(p.rssMb),
         ...(p.hostile ? { hostile: p.hostile } : {}),
-      }));
-      writeFileSync(jsonFile, JSON.stringify({ bench: 'abuse', at: new Date().toISOString(), dataset: stats, cases }, null, 2));
-      log(`\nwrote ${jsonFile}`);
+      });
     }
+    report.write(jsonFile);
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await done();

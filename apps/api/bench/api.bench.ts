@@ -1,19 +1,28 @@
 /**
- * API benchmark (DESIGN §6): `npm run bench:api`. Loopback only, bounded duration.
+ * API benchmark (DESIGN §6): `npm run bench:api [-- --json <file>]`. Loopback only, bounded
+ * duration (BENCH_DURATION_S per case, 1 s warm-up; about 25 cases).
  *
  * 1. A generated dataset (bench-dataset.ts: 1,200 pools, >1.5 M swaps, >1.2 M midprice points)
  *    in a fresh database: DATABASE_URL's server, or an embedded Postgres under .data/bench-postgres.
- * 2. The API and a bare Fastify server (same pool-list JSON from memory) in child processes;
- *    autocannon (50 connections, BENCH_DURATION_S each, distinct queries) against every endpoint.
- * 3. Sequential latency of fees and sampled midprice on a pool with 10^4 vs 10^6 swaps/points.
+ * 2. Child processes: the API with its defaults, the API without the response cache, and a bare
+ *    Fastify server (the same pool-list JSON from memory: the baseline every ratio is against).
+ *    autocannon, 50 connections: the pool list; every per-pool endpoint with distinct queries
+ *    (random pool with default windows, then the SMALL pool, 10^4 swaps and points, and the BIG
+ *    pool, 10^6, with random windows), against the API without the cache; and each endpoint's
+ *    same URL hammered ("repeated", a pool polled by many clients) against the default API.
+ * 3. Fees p50 for `1h` vs `all` on the BIG pool (sequential, 1 connection): flat within 1.5×.
  * 4. BENCH_REPLICA=1: a streaming replica of the bench server (startStreamingReplica), a second API
  *    reading it (as DATABASE_READ_URL does), and the per-pool endpoints against it, next to the primary's.
- * Prints tables; writes bench-results/api-bench.json.
+ * Prints each case with its ratio to the baseline, then a table with CPU per request (API process,
+ * the bench database's Postgres backends, load generator); writes BenchReport's JSON to `--json
+ * <file>` (default bench-results/api-bench.json).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { jsonArg } from '@hadron/platform/testing/bench-args';
+import { BenchReport } from '@hadron/platform/testing/bench-report';
 import { startStreamingReplica } from '@hadron/platform/testing/streaming-replica';
 import { measureCpu, type CpuSplit } from './cpu-time';
 import { BIG, BIG_POOL, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
@@ -21,6 +30,7 @@ import { serveApi, serveBare } from './bench-servers';
 import { child, prepareDataset, ROOT, type Server } from './bench-setup';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const WARMUP_S = 1;
 const CONNECTIONS = 50;
 const log = (m: string) => process.stdout.write(`${m}\n`);
 
@@ -39,39 +49,53 @@ async function main(): Promise<void> {
   if (role === '--serve-api') return serveApi(process.argv[3], process.argv[4]);
   if (role === '--serve-bare') return serveBare(process.argv[3]);
 
+  const jsonFile = jsonArg();
   const { url, stats, done } = await prepareDataset(log);
   const children: ChildProcess[] = [];
+  const report = new BenchReport('api');
+  report.set('dataset', stats);
+  report.set('connections', CONNECTIONS);
+  report.set('duration_s', DURATION_S);
   try {
-    // BENCH_API_ENV='{"API_HEAVY_CONCURRENCY":"8"}' runs the API with other settings.
-    const api = await child(__filename, ['--serve-api', url, process.env.BENCH_API_ENV ?? '{}'], children);
-    const apiUrl = api.url;
-    const listJson = await (await fetch(`${apiUrl}/pools`)).text();
-    const jsonFile = resolve(ROOT, 'bench-results/pool-list.json');
+    // BENCH_API_ENV='{"API_HEAVY_CONCURRENCY":"8"}' runs the API with other settings. Distinct queries
+    // go to an API without the response cache (what every first request costs); repeated ones to the default.
+    const apiEnv = JSON.parse(process.env.BENCH_API_ENV ?? '{}') as Record<string, string>;
+    const api = await child(__filename, ['--serve-api', url, JSON.stringify(apiEnv)], children);
+    const uncached = await child(__filename, ['--serve-api', url, JSON.stringify({ ...apiEnv, API_RESPONSE_CACHE_MAX_ENTRIES: '0' })], children);
+    const listJson = await (await fetch(`${api.url}/pools`)).text();
+    const jsonFile0 = resolve(ROOT, 'bench-results/pool-list.json');
     mkdirSync(resolve(ROOT, 'bench-results'), { recursive: true });
-    writeFileSync(jsonFile, listJson);
-    const bare = await child(__filename, ['--serve-bare', jsonFile], children);
+    writeFileSync(jsonFile0, listJson);
+    const bare = await child(__filename, ['--serve-bare', jsonFile0], children);
 
     const rnd = (n: number) => Math.floor(Math.random() * n);
     const anyPool = () => poolAddress(1 + rnd(MAINNET_POOLS));
     const pick = <T>(xs: readonly T[]) => xs[rnd(xs.length)];
+    const now = () => Math.floor(Date.now() / 1000);
+    /** An end time somewhere in the dataset's last 30 days: no two distinct queries share a window. */
+    const anyEnd = () => now() - rnd(30 * 86_400);
     const load: LoadResult[] = [];
-    const run = async (name: string, server: Server, path: () => string) => {
-      await hammer(server.url, path, 2); // warm-up (JIT, prepared statements, caches)
-      const r = await measureCpu(server.pid, () => hammer(server.url, path, DURATION_S));
+    const run = async (name: string, server: Server, path: () => string, baseline = false) => {
+      await hammer(server.url, path, WARMUP_S); // JIT, prepared statements, caches
+      const r = await measureCpu(server.pid, () => hammer(server.url, path, DURATION_S), server === bare ? undefined : url);
       load.push({ name, ...r });
-      const cpu =
-        r.cpu.server || r.cpu.postgres
-          ? `  CPU/req: server ${r.cpu.server.toFixed(2)} ms, postgres ${r.cpu.postgres.toFixed(2)} ms, load gen ${r.cpu.loadGenerator.toFixed(2)} ms`
-          : '';
-      log(
-        `  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}${cpu}`,
-      );
+      report.add({
+        case: name,
+        rps: Math.round(r.rps),
+        p50_ms: r.p50,
+        p99_ms: r.p99,
+        baseline,
+        cpu_ms_per_req: { server: round(r.cpu.server), postgres: round(r.cpu.postgres), load_generator: round(r.cpu.loadGenerator) },
+        ...(r.non2xx || r.errors ? { non2xx: r.non2xx, errors: r.errors } : {}),
+      });
     };
-    log(`\nthroughput: ${CONNECTIONS} connections, ${DURATION_S} s per endpoint, loopback`);
-    await run('bare Fastify: pool list object', bare, () => '/pools');
+    log(
+      `\nthroughput: ${CONNECTIONS} connections, ${DURATION_S} s per case, loopback; CPU ms/req in the JSON (API process, its database's backends, load generator)`,
+    );
+    await run('bare Fastify: pool list object', bare, () => '/pools', true);
     await run('bare Fastify: pool list pre-serialized', bare, () => '/pools-text');
-    await run('API GET /pools (default page)', api, () => '/pools');
-    await run('API GET /pools (random filters/sort/page)', api, () =>
+    await run('GET /pools (default page)', api, () => '/pools');
+    await run('GET /pools (random filters/sort/page)', api, () =>
       pick([
         '/pools?sort_by=tvl:desc&page=' + (1 + rnd(50)),
         '/pools?query=tk1' + rnd(100),
@@ -80,59 +104,76 @@ async function main(): Promise<void> {
         '/pools?cluster=devnet&page=' + (1 + rnd(10)),
       ]),
     );
-    await run('API GET /pools/:a/fees (random pool, interval)', api, () => `/pools/${anyPool()}/fees?interval=${pick(['1h', '24h', '7d', '30d', 'all'])}`);
-    await run('API GET /pools/:a/midprice/history (sampled)', api, () => `/pools/${anyPool()}/midprice/history?timeframe=${pick(['5m', '30m', '1h', '4h'])}`);
-    await run('API GET /pools/:a/midprice/history (raw)', api, () => `/pools/${anyPool()}/midprice/history?timeframe=raw&limit=${pick([50, 200])}`);
-    await run('API GET /pools/:a/volume/history', api, () => `/pools/${anyPool()}/volume/history`);
 
-    log(
-      `\nlatency vs rows (sequential, 1 connection): SMALL = ${SMALL.count.toLocaleString('en')} swaps+points, BIG = ${BIG.count.toLocaleString('en')}, same ~35 days (same buckets, 100× the rows)`,
-    );
-    const scaling: Array<{ query: string; small: Lat; big: Lat }> = [];
-    for (const q of [
-      'fees?interval=1h',
-      'fees?interval=24h',
-      'fees?interval=7d',
-      'fees?interval=30d',
-      'fees?interval=all',
-      'midprice/history?timeframe=1h',
-      'midprice/history?timeframe=1m',
-      'midprice/history?timeframe=4h&start_time=0',
-      'midprice/history?timeframe=raw&limit=200',
-      'volume/history',
-    ]) {
-      const small = await sequential(`${apiUrl}/pools/${SMALL_POOL}/${q}`, 300);
-      const big = await sequential(`${apiUrl}/pools/${BIG_POOL}/${q}`, 300);
-      scaling.push({ query: q, small, big });
-      log(
-        `  ${q.padEnd(44)} SMALL p50 ${small.p50.toFixed(2)} / p99 ${small.p99.toFixed(2)} ms   BIG p50 ${big.p50.toFixed(2)} / p99 ${big.p99.toFixed(2)} ms`,
-      );
+    // Per-pool endpoints, distinct queries: the default windows of a random pool (~500 swaps,
+    // 200 points), then the SMALL (10^4 rows) and BIG (10^6 rows) pools with random windows.
+    const perPool = (pool: () => string, windowed: boolean): Array<[string, () => string]> => [
+      ['GET /pools/:a', () => `/pools/${pool()}${rnd(2) ? '?raw_amounts=string' : ''}`],
+      ['fees (1h/24h/7d/30d/all)', () => `/pools/${pool()}/fees?interval=${pick(['1h', '24h', '7d', '30d', 'all'])}`],
+      [
+        'midprice sampled (5m–4h)',
+        () => `/pools/${pool()}/midprice/history?timeframe=${pick(['5m', '30m', '1h', '4h'])}${windowed ? `&end_time=${anyEnd()}` : ''}`,
+      ],
+      ['midprice raw (50/200)', () => `/pools/${pool()}/midprice/history?timeframe=raw&limit=${pick([50, 200])}${windowed ? `&end_time=${anyEnd()}` : ''}`],
+      ['volume history', () => `/pools/${pool()}/volume/history${windowed ? `?end_time=${anyEnd()}` : ''}`],
+    ];
+    for (const [name, path] of perPool(anyPool, false)) await run(`${name}: random pool, distinct`, uncached, path);
+    for (const [label, pool] of [
+      ['SMALL', SMALL_POOL],
+      ['BIG', BIG_POOL],
+    ] as const) {
+      for (const [name, path] of perPool(() => pool, true)) await run(`${name}: ${label} pool, distinct`, uncached, path);
+    }
+    // The same URL hammered (a pool polled by many clients): served from the response cache.
+    for (const [name, path] of [
+      ['GET /pools/:a', `/pools/${BIG_POOL}`],
+      ['fees (24h)', `/pools/${BIG_POOL}/fees?interval=24h`],
+      ['midprice sampled (1h)', `/pools/${BIG_POOL}/midprice/history?timeframe=1h`],
+      ['midprice raw (200)', `/pools/${BIG_POOL}/midprice/history?timeframe=raw&limit=200`],
+      ['volume history', `/pools/${BIG_POOL}/volume/history`],
+    ] as const) {
+      await run(`${name}: BIG pool, repeated`, api, () => path);
     }
 
-    const replicaLoad = process.env.BENCH_REPLICA === '1' ? await againstReplica(url, load, children) : [];
+    // Fees cost must not grow with the window (DESIGN §6: flat): 1h vs all on the BIG pool, one connection, no cache.
+    log(`\nfees on the BIG pool (${BIG.count.toLocaleString('en')} swaps), sequential, 1 connection, no cache:`);
+    const fees: Record<string, Lat> = {};
+    for (const interval of ['1h', 'all']) {
+      const lat = await sequential(`${uncached.url}/pools/${BIG_POOL}/fees?interval=${interval}`, 300);
+      fees[interval] = lat;
+      report.add({
+        case: `fees ${interval}: BIG pool, sequential`,
+        rps: Math.round(1000 / lat.mean),
+        p50_ms: round(lat.p50),
+        p99_ms: round(lat.p99),
+        baseline: false,
+      });
+    }
+    const flat = fees.all.p50 / fees['1h'].p50;
+    report.set('fees_all_vs_1h_p50', round(flat));
+    log(`  fees p50 all / 1h = ${flat.toFixed(2)}× (flat: within 1.5×) ${flat <= 1.5 ? 'met' : 'NOT met'}`);
+    log(`  (SMALL = ${SMALL.count.toLocaleString('en')} swaps and points, BIG = ${BIG.count.toLocaleString('en')}, over the same ~35 days)`);
 
-    const bareObj = load[0].rps;
-    log('\nsummary');
-    log('| endpoint | req/s | p50 ms | p99 ms | vs bare (object) | CPU ms/req server | postgres | load gen |');
+    const replicaLoad = process.env.BENCH_REPLICA === '1' ? await againstReplica(url, load, children) : [];
+    if (replicaLoad.length) report.set('replica', replicaLoad);
+
+    log('\n| case | req/s | p50 ms | p99 ms | vs bare | CPU ms/req API | Postgres | load gen |');
     log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of load) {
       const c = r.cpu;
+      const ratio = report.ratio(report.cases.find((x) => x.case === r.name)!);
       log(
-        `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${((r.rps / bareObj) * 100).toFixed(0)} % | ${c.server.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.loadGenerator.toFixed(2)} |`,
+        `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${ratio === undefined ? '' : `${(ratio * 100).toFixed(0)} %`} | ${c.server.toFixed(2)} | ${c.postgres.toFixed(2)} | ${c.loadGenerator.toFixed(2)} |`,
       );
     }
-    log('\n| query | SMALL p50 | SMALL p99 | BIG p50 | BIG p99 |');
-    log('|---|---:|---:|---:|---:|');
-    for (const s of scaling) log(`| ${s.query} | ${s.small.p50.toFixed(2)} | ${s.small.p99.toFixed(2)} | ${s.big.p50.toFixed(2)} | ${s.big.p99.toFixed(2)} |`);
-    writeFileSync(
-      resolve(ROOT, 'bench-results/api-bench.json'),
-      JSON.stringify({ at: new Date().toISOString(), dataset: stats, load, scaling, replica: replicaLoad }, null, 2),
-    );
+    report.write(jsonFile ?? resolve(ROOT, 'bench-results/api-bench.json'));
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await done();
   }
 }
+
+const round = (n: number) => Math.round(n * 100) / 100;
 
 /** The per-pool endpoints again, against an API reading a streaming replica of the bench server. */
 async function againstReplica(url: string, primaryLoad: readonly LoadResult[], children: ChildProcess[]): Promise<LoadResult[]> {
@@ -141,20 +182,21 @@ async function againstReplica(url: string, primaryLoad: readonly LoadResult[], c
   const replica = await startStreamingReplica({ primaryUrl: url });
   try {
     log(`replica up in ${((Date.now() - t) / 1000).toFixed(0)} s on port ${replica.port}`);
-    const api = await child(__filename, ['--serve-api', replica.urlFor(new URL(url).pathname.slice(1)), process.env.BENCH_API_ENV ?? '{}'], children);
+    const env = { ...(JSON.parse(process.env.BENCH_API_ENV ?? '{}') as Record<string, string>), API_RESPONSE_CACHE_MAX_ENTRIES: '0' };
+    const api = await child(__filename, ['--serve-api', replica.urlFor(new URL(url).pathname.slice(1)), JSON.stringify(env)], children);
     const rnd = (n: number) => Math.floor(Math.random() * n);
     const pick = <T>(xs: readonly T[]) => xs[rnd(xs.length)];
     const anyPool = () => poolAddress(1 + rnd(MAINNET_POOLS));
     const endpoints: Array<[string, () => string]> = [
-      ['API GET /pools/:a/fees (random pool, interval)', () => `/pools/${anyPool()}/fees?interval=${pick(['1h', '24h', '7d', '30d', 'all'])}`],
-      ['API GET /pools/:a/midprice/history (sampled)', () => `/pools/${anyPool()}/midprice/history?timeframe=${pick(['5m', '30m', '1h', '4h'])}`],
-      ['API GET /pools/:a/midprice/history (raw)', () => `/pools/${anyPool()}/midprice/history?timeframe=raw&limit=${pick([50, 200])}`],
-      ['API GET /pools/:a/volume/history', () => `/pools/${anyPool()}/volume/history`],
+      ['fees (1h/24h/7d/30d/all): random pool, distinct', () => `/pools/${anyPool()}/fees?interval=${pick(['1h', '24h', '7d', '30d', 'all'])}`],
+      ['midprice sampled (5m–4h): random pool, distinct', () => `/pools/${anyPool()}/midprice/history?timeframe=${pick(['5m', '30m', '1h', '4h'])}`],
+      ['midprice raw (50/200): random pool, distinct', () => `/pools/${anyPool()}/midprice/history?timeframe=raw&limit=${pick([50, 200])}`],
+      ['volume history: random pool, distinct', () => `/pools/${anyPool()}/volume/history`],
     ];
     const out: LoadResult[] = [];
     for (const [name, path] of endpoints) {
-      await hammer(api.url, path, 2);
-      out.push({ name, ...(await measureCpu(api.pid, () => hammer(api.url, path, DURATION_S))) });
+      await hammer(api.url, path, WARMUP_S);
+      out.push({ name, ...(await measureCpu(api.pid, () => hammer(api.url, path, DURATION_S), url)) });
     }
     log('\n| per-pool endpoint | primary req/s | p50 | p99 | replica req/s | p50 | p99 |');
     log('|---|---:|---:|---:|---:|---:|---:|');
@@ -183,6 +225,7 @@ async function hammer(base: string, path: () => string, seconds: number): Promis
 interface Lat {
   p50: number;
   p99: number;
+  mean: number;
 }
 
 async function sequential(url: string, n: number): Promise<Lat> {
@@ -196,7 +239,7 @@ async function sequential(url: string, n: number): Promise<Lat> {
     ms.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   ms.sort((a, b) => a - b);
-  return { p50: ms[Math.floor(n * 0.5)], p99: ms[Math.min(n - 1, Math.floor(n * 0.99))] };
+  return { p50: ms[Math.floor(n * 0.5)], p99: ms[Math.min(n - 1, Math.floor(n * 0.99))], mean: ms.reduce((a, b) => a + b, 0) / n };
 }
 
 main().catch((e: unknown) => {
