@@ -1,5 +1,5 @@
 import type { CycleRecord, RecordedProblem } from '../store/indexer-store';
-import { slotAlignedChunks } from './chain-order';
+import { slotAlignedChunks, type TxRef } from './chain-order';
 import type { ClusterRuntime } from './cluster-runtime';
 import { endOf, missingToHold, programCursorsAfter, type Listing, type RangeListing } from './cycle-plan';
 import { applyAtEnd, attributionPlan, deriveEvents, lateGaps, oracleOf, type ChunkOutput, type DeriveContext, type Fetched } from './derive-events';
@@ -7,6 +7,7 @@ import { EventBuilder, type ObservationPosition } from './event-builder';
 import type { GapLedger } from './gap-ledger';
 import type { ChainReader } from './chain-reader';
 import { replayHeld } from './held-replay';
+import { readAhead } from './read-ahead';
 import type { PoolRecord } from './pool-state';
 import type { SnapshotReader } from './snapshot-reader';
 
@@ -96,19 +97,16 @@ export class CycleRunner {
       const total = listing.kind === 'full' ? listing.refs.length : listing.count;
       const progress = rt.observer.progressLine(total, settings.progressMs, rt.now);
       let done = 0;
-      for await (const window of this.chain.windows(listing)) {
-        for (const chunk of slotAlignedChunks(window.refs, settings.chunkTxs)) {
-          if (rt.state.stopping) return;
-          const waited = performance.now();
-          const f = await this.chain.fetch(chunk);
-          rt.observer.stage('fetch_wait', (performance.now() - waited) / 1000);
-          this.holdForMissing(f);
-          const out = derive(f, window, null);
-          done += chunk.length;
-          await commit(chunk[chunk.length - 1].slot, out, window, false);
-          progress.update(done);
-          rt.observer.backfillRatio(done, total);
-        }
+      // Chunk k+1 is listed and fetched while chunk k is derived and committed (readAhead): the RPC's answers and the
+      // indexer's own work overlap instead of taking turns. Commits stay one at a time, in chain order.
+      for await (const { window, chunk, fetched: f } of readAhead(this.fetchedChunks(listing), (s) => rt.observer.stage('fetch_wait', s))) {
+        if (rt.state.stopping) return;
+        this.holdForMissing(f);
+        const out = derive(f, window, null);
+        done += chunk.length;
+        await commit(chunk[chunk.length - 1].slot, out, window, false);
+        progress.update(done);
+        rt.observer.backfillRatio(done, total);
       }
       if (rt.state.stopping) return;
       const end = snapshot ? applyAtEnd(snapshot, cycle.targetSlot, pools, rt.state.progress.pools, builder(pools), at, new Set(newPools)) : [];
@@ -125,6 +123,16 @@ export class CycleRunner {
     const out = derive(f, listing, plan);
     if (snapshot) out.events.push(...applyAtEnd(snapshot, cycle.targetSlot, pools, rt.state.progress.pools, builder(pools), at, new Set(), plan!));
     await commit(cycle.targetSlot, out, listing, true);
+  }
+
+  /** The range's chunks (slot-aligned, window by window), each with its transactions fetched. */
+  private async *fetchedChunks(listing: RangeListing): AsyncGenerator<{ window: Listing; chunk: TxRef[]; fetched: Fetched }> {
+    for await (const window of this.chain.windows(listing)) {
+      for (const chunk of slotAlignedChunks(window.refs, this.rt.d.settings.chunkTxs)) {
+        if (this.rt.state.stopping) return;
+        yield { window, chunk, fetched: await this.chain.fetch(chunk) };
+      }
+    }
   }
 
   private async commitChunk(
