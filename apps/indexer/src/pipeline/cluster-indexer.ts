@@ -53,6 +53,11 @@ export class ClusterIndexer implements ClusterRuntime {
   private lease?: ClusterLease;
   private running?: Promise<void>;
   private wakeUp?: () => void;
+  /**
+   * A websocket notification arrived since the current cycle read the head: the transaction it
+   * announces may lie past that cycle's target, so the poll after it must not sleep.
+   */
+  private poked = false;
   private readonly chain: ChainReader;
   private readonly snapshots: SnapshotReader;
   private readonly gaps: GapLedger;
@@ -125,8 +130,9 @@ export class ClusterIndexer implements ClusterRuntime {
     await this.running;
   }
 
-  /** Wake the live tail now (a websocket notification). */
+  /** Wake the live tail now (a websocket notification); during a cycle, the next poll follows it at once. */
   poke(): void {
+    this.poked = true;
     this.wakeUp?.();
   }
 
@@ -212,6 +218,8 @@ export class ClusterIndexer implements ClusterRuntime {
     while (!this.state.stopping && this.lease && !this.lease.lost) {
       let busy = false;
       const startedAt = this.now();
+      // Notifications before this point are covered by the head this cycle reads.
+      this.poked = false;
       try {
         busy = await this.cycle();
         if (this.gaps.due()) await this.gaps.retry();
@@ -238,7 +246,11 @@ export class ClusterIndexer implements ClusterRuntime {
         await this.sleep(delay);
         continue;
       }
-      if (!busy) await this.sleep(this.d.settings.pollMs);
+      // Idle: the next poll is due pollMs after this one started (the head is read every pollMs, not
+      // pollMs after the end of a cycle; a slow RPC still gets a quarter of it as a pause); at once
+      // after a notification that came in during it.
+      const { pollMs } = this.d.settings;
+      if (!busy && !this.poked) await this.sleep(Math.max(pollMs / 4, startedAt + pollMs - this.now()));
     }
   }
 
