@@ -5,9 +5,9 @@ import { inject, startApiHarness, type ApiHarness } from './support/harness';
 import { ALL_PROJECTIONS, midpriceProjectionV1, swapsProjectionV1 } from '../../apps/projector/src';
 
 /**
- * GET /pools/{address}/fees on a busy pool (DESIGN §5, §6): exact for every window at a cost of
- * O(buckets). Whole hours and minutes come from rollups, only the ≤ 2 partial minutes at the edges
- * from raw swaps, and the swap cap applies to those alone: a busy edge hour is never truncated.
+ * GET /pools/{address}/fees on a busy pool (DESIGN §5, §6): exact for every window at O(1) cost,
+ * from the pool's running totals (swaps v3): a window edge inside a busy minute or second is exact,
+ * and nothing is ever truncated.
  *
  * The dataset's NOW = 17:02:05 UTC (H0 = 17:00); interval 1h = [16:02:05, 17:02:05]. Every swap is
  * pool A's buy (support/dataset.ts) on a pool of its own: volume 1, protocol fee 0.001 (1000 Y
@@ -19,7 +19,7 @@ import { ALL_PROJECTIONS, midpriceProjectionV1, swapsProjectionV1 } from '../../
  *   17:00, 17:01          20 swaps  whole minutes, ten each
  *   17:02:00, 17:02:05     2 swaps  right partial minute (raw); the second at NOW
  *   17:02:06               1 swap   after the request time: in no window
- * 1h: 3 + 57 + 20 + 2 = 82 swaps, 5 of them raw. 24h and all: 83, 2 raw.
+ * 1h: 3 + 57 + 20 + 2 = 82 swaps. 24h and all: 83.
  */
 const BUSY = addr('pool:busy');
 
@@ -56,7 +56,7 @@ const split = (n: number) => [
 describe('GET /pools/:address/fees on a busy pool', () => {
   let h: ApiHarness;
   beforeAll(async () => {
-    h = await startApiHarness({ now: NOW, events: busyEvents(), config: { FEES_SWAP_CAP: '5' } });
+    h = await startApiHarness({ now: NOW, events: busyEvents() });
   });
   afterAll(async () => h?.close());
 
@@ -66,7 +66,7 @@ describe('GET /pools/:address/fees on a busy pool', () => {
     return r.body;
   };
 
-  it('1h holds 82 swaps, 60 of them in the leading edge hour, with a cap of 5: exact and not truncated', async () => {
+  it('1h holds 82 swaps, 60 of them in the leading edge hour: exact and not truncated', async () => {
     expect(await fees('?interval=1h')).toMatchObject({
       start_time: NOW - 3600,
       end_time: NOW,
@@ -80,17 +80,15 @@ describe('GET /pools/:address/fees on a busy pool', () => {
     expect(await fees(`?interval=${interval}`)).toMatchObject({ totals: totals(83), protocol_fee_split: split(83), truncated: false });
   });
 
-  it('the cap applies to the raw partial minutes only: 5 raw swaps, cap 4 → the oldest raw one is left out, and truncated says so', async () => {
-    const app = await h.startApp({ FEES_SWAP_CAP: '4' });
-    const body = await fees('?interval=1h', app);
-    expect(body.truncated).toBe(true);
-    expect(body.totals).toEqual(totals(81)); // 16:02:05 dropped; every rollup bucket still counted
-    expect(body.protocol_fee_split).toEqual([
-      { recipient: R1, ppm: 500_000, fee_usd: 0.0485, fee_x_raw: 0, fee_y_raw: 48_500 },
-      { recipient: R2, ppm: 500_000, fee_usd: 0.0325, fee_x_raw: 0, fee_y_raw: 32_500 },
-    ]);
-    // 24h has 2 raw swaps: not truncated under the same cap.
-    expect(await fees('?interval=24h', app)).toMatchObject({ totals: totals(83), truncated: false });
+  it('edges inside busy seconds are exact: windows ending at each second of 17:00:00–17:00:45 count exactly the swaps up to it', async () => {
+    // 10 swaps at 17:00:00, :05, … :45 and 10 more at 17:01:00 … :45: a window's edge can fall
+    // between any two of them. `1h` ending at 17:00:00 + k: the swaps from 16:00:00 + k on.
+    for (const k of [0, 4, 5, 6, 44, 45]) {
+      const end = H0 + k;
+      const app = await h.startApp({}, end);
+      const inWindow = busyEvents().filter((e) => e.type === 'SwapExecuted' && e.blockTime! >= end - 3600 && e.blockTime! <= end).length;
+      expect((await inject(app, `/pools/${BUSY}/fees?interval=1h`)).body.totals.swap_count).toBe(inWindow);
+    }
   });
 });
 

@@ -120,34 +120,21 @@ describe('GET /pools/:address/fees', () => {
     expect(r.text).toContain('"protocol_fee_x_raw":4000,"protocol_fee_y_raw":9000');
   });
 
-  describe('per-query swap cap (FEES_SWAP_CAP) on the raw edge swaps', () => {
-    it('sets truncated and aggregates the hours and minutes from rollups + the newest capped edge swaps', async () => {
-      const app = await h.startApp({ FEES_SWAP_CAP: '1' });
-      // 24h: the partial minutes at the edges hold s2 (right, NOW) and s5 (left, NOW − 86400): 2 > 1.
-      // Whole hours and minutes hold s1 (the minute before NOW's), s3, s4.
-      const capped = (await inject(app, `/pools/${POOL_A}/fees?interval=24h`)).body;
-      expect(capped.truncated).toBe(true);
-      expect(capped.totals).toMatchObject({ swap_count: 4, volume_usd: 4, protocol_fee_usd: 0.004 });
-      // s5's split share (R1 1000 atoms) is left out with it.
-      expect(capped.protocol_fee_split).toEqual([
-        { recipient: SPLIT_A_24H[0].recipient, ppm: 600_000, fee_usd: 0.0017, fee_x_raw: 0, fee_y_raw: 1700 },
-        { recipient: SPLIT_A_24H[1].recipient, ppm: 400_000, fee_usd: 0.0013, fee_x_raw: 0, fee_y_raw: 1300 },
-      ]);
-      // 1h: raw edges s4 (NOW − 3595) and s2; s1 from the minute rollup. Capped to the newest one.
-      expect((await inject(app, `/pools/${POOL_A}/fees?interval=1h`)).body).toMatchObject({ truncated: true, totals: { swap_count: 2 } });
-    });
-    it('a cap equal to the edge swaps is not truncation', async () => {
-      const app = await h.startApp({ FEES_SWAP_CAP: '2' });
-      expect((await inject(app, `/pools/${POOL_A}/fees?interval=24h`)).body).toMatchObject({
-        truncated: false,
-        totals: FEES_A['24h'],
-        protocol_fee_split: SPLIT_A_24H,
-      });
-      expect((await inject(app, `/pools/${POOL_A}/fees?interval=1h`)).body).toMatchObject({
-        truncated: false,
-        totals: FEES_A['1h'],
-        protocol_fee_split: SPLIT_A_1H,
-      });
+  describe('no swap cap: every window is exact (running totals), truncated is always false', () => {
+    it('the windows a cap of 1 or 2 used to truncate or split into raw edges are exact, and the removed FEES_SWAP_CAP setting changes nothing', async () => {
+      for (const cap of ['1', '2']) {
+        const app = await h.startApp({ FEES_SWAP_CAP: cap });
+        for (const [interval, split] of [
+          ['24h', SPLIT_A_24H],
+          ['1h', SPLIT_A_1H],
+        ] as const) {
+          expect((await inject(app, `/pools/${POOL_A}/fees?interval=${interval}`)).body).toMatchObject({
+            truncated: false,
+            totals: FEES_A[interval],
+            protocol_fee_split: split,
+          });
+        }
+      }
     });
   });
 });

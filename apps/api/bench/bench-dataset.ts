@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { runningViewsFromSwaps } from '../../projector/src';
 
 /**
  * A generated read-model dataset, written set-based (generate_series) straight into the active
@@ -10,8 +11,8 @@ import type { Pool } from 'pg';
  *   whether cost grows with rows or with buckets;
  * - every other pool: 500 swaps over the last 7 days and 200 points over the last day.
  * A third of the swaps carry a two-recipient fee split. Rollups are derived from the rows.
- * It follows the physical tables of the projector's current versions (swaps v2 with its minute
- * recipient rollups, midprice v2, pools v1) — the only place outside the projector that writes
+ * It follows the physical tables of the projector's current versions (swaps v3 with its running
+ * totals, midprice v2, pools v1) — the only place outside the projector that writes
  * them: a change of those tables needs a change here.
  */
 export const BIG = { count: 1_000_000, step: 3 };
@@ -102,24 +103,14 @@ export async function generateDataset(
          FROM ${S}.swaps GROUP BY 1, 2, 3`,
     );
   await rollup('fee_rollup_hourly', 'hour_start', 3600);
-  await rollup('fee_rollup_minute', 'minute_start', 60);
   await step(
     'volume_daily',
     `INSERT INTO ${S}.volume_daily (cluster, pool, day_start, volume_q32, spread_q32, protocol_fee_q32, fees_q32, swap_count)
      SELECT cluster, pool, ts - ts % 86400, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32), sum(spread_q32) + sum(protocol_fee_q32), count(*)
        FROM ${S}.swaps GROUP BY 1, 2, 3`,
   );
-  const recipientRollup = (table: string, col: string, size: number) =>
-    step(
-      table,
-      `INSERT INTO ${S}.${table} (cluster, pool, ${col}, recipient, fee_x_raw_x1e6, fee_y_raw_x1e6, fee_value_q32_x1e6,
-          swap_count, last_ppm, last_slot, last_tx_index, last_ix_index, last_inner_index)
-       SELECT cluster, pool, ts - ts % ${size}, recipient, sum(fee_x_raw_x1e6), sum(fee_y_raw_x1e6), sum(fee_value_q32_x1e6), count(*),
-              max(ppm), max(slot), 0, 1, -1
-         FROM read.swap_fee_splits GROUP BY 1, 2, 3, 4`,
-    );
-  await recipientRollup('fee_recipient_hourly', 'hour_start', 3600);
-  await recipientRollup('fee_recipient_minute', 'minute_start', 60);
+  // Running totals (swaps v3): the same rows the projector writes, computed set-based from the swaps.
+  for (const view of runningViewsFromSwaps) await step(view.name, `INSERT INTO ${S}.${view.name} SELECT * FROM (${view.select(S)}) v`);
   await step(
     'midprice_points',
     `INSERT INTO ${M}.midprice_points (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction,

@@ -10,8 +10,6 @@ export const apiEnvShape = {
   DATABASE_READ_URL: postgresUrl.optional(),
   PORT: envInt(1, 65535, 3000),
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
-  /** Raw edge swaps aggregated per fees query at most (see README "Fees"); more sets `truncated`. */
-  FEES_SWAP_CAP: envInt(1, 10_000_000, 20_000),
   /** /health/ready: every projector may be at most this many events behind the log… */
   READY_MAX_LAG: envInt(0, Number.MAX_SAFE_INTEGER, 1000),
   /** …and must have published its lag within this many seconds. */

@@ -56,7 +56,7 @@ export interface paths {
         };
         /**
          * Pool fees
-         * @description Spread, protocol fee and per-recipient split of one pool over a lookback window ending at the request time. Exact for every window: whole hours and whole minutes from rollups, only the partial minutes at both edges from raw swaps (capped by FEES_SWAP_CAP, see `truncated`).
+         * @description Spread, protocol fee and per-recipient split of one pool over a lookback window ending at the request time. Exact for every window, `1h` to `all`, at the same cost: the difference of two points of the pool’s running totals (no swap cap is reached; `truncated` is false).
          */
         get: operations["getPoolFees"];
         put?: never;
@@ -431,7 +431,7 @@ export interface components {
             /** @description Per-recipient split, largest fee_usd first; empty for default-recipient pools, windows without fee-bearing split swaps, or before split tracking */
             protocol_fee_split: components["schemas"]["RecipientSplitDto"][];
             /**
-             * @description true when the partial minutes at the window edges held more swaps than FEES_SWAP_CAP: of those, only the newest capped swaps were aggregated
+             * @description true when the per-query swap cap was reached. Every window is answered exactly from running totals, so the cap is never reached and this is always false
              * @example false
              */
             truncated: boolean;

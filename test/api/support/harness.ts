@@ -24,8 +24,8 @@ export interface ApiHarness {
   /** Appends events to the Postgres event log and waits until every projection has applied them. */
   project(events: readonly HadronEvent[]): Promise<void>;
   get(url: string): Promise<Response>;
-  /** Another API app over the same database (e.g. other config); closed with the harness. */
-  startApp(config?: Record<string, string>): Promise<NestFastifyApplication>;
+  /** Another API app over the same database (e.g. other config, or its clock at `nowSec`); closed with the harness. */
+  startApp(config?: Record<string, string>, nowSec?: number): Promise<NestFastifyApplication>;
   close(): Promise<void>;
 }
 
@@ -70,9 +70,9 @@ export async function startApiHarness(opts: {
   await runner.start(() => new PostgresEventLogConsumer(db.pool, db.url, log, 200));
   const apps: NestFastifyApplication[] = [];
 
-  const startApp = async (config: Record<string, string> = {}) => {
+  const startApp = async (config: Record<string, string> = {}, nowSec = opts.now) => {
     const parsed: ApiConfig = apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', ...opts.config, ...config });
-    const app = await createApiApp({ pool: db.pool, config: parsed, logger: log, clock: () => opts.now * 1000 });
+    const app = await createApiApp({ pool: db.pool, config: parsed, logger: log, clock: () => nowSec * 1000 });
     apps.push(app);
     return app;
   };

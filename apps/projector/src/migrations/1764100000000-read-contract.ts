@@ -1,6 +1,18 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { feeRecipientMinuteFromSwaps } from '../projections/swaps/swaps.schema';
 import { quoteIdent } from '../sql/identifiers';
+
+/** The derived view as this migration was released (frozen; the projector's own definition may change). */
+const feeRecipientMinuteFromSwaps = {
+  name: 'fee_recipient_minute',
+  select: (s: string) => `SELECT cluster, pool, minute_start, recipient, sum(fee_x_raw_x1e6) AS fee_x_raw_x1e6, sum(fee_y_raw_x1e6) AS fee_y_raw_x1e6,
+        sum(fee_value_q32_x1e6) AS fee_value_q32_x1e6, count(*)::bigint AS swap_count, (max(pos))[5]::integer AS last_ppm, (max(pos))[1] AS last_slot,
+        (max(pos))[2]::integer AS last_tx_index, (max(pos))[3]::integer AS last_ix_index, (max(pos))[4]::integer AS last_inner_index
+      FROM (SELECT s.cluster, s.pool, s.ts - s.ts % 60 AS minute_start, r.recipient, s.fee_x_raw * r.ppm AS fee_x_raw_x1e6, s.fee_y_raw * r.ppm AS fee_y_raw_x1e6,
+                   s.protocol_fee_q32 * r.ppm AS fee_value_q32_x1e6, ARRAY[s.slot, s.tx_index, s.ix_index, s.inner_index, r.ppm]::int8[] AS pos
+              FROM ${s}.swaps s CROSS JOIN LATERAL unnest(s.split_recipients, s.split_ppm) AS r(recipient, ppm)
+             WHERE s.split_recipients IS NOT NULL AND (s.fee_x_raw > 0 OR s.fee_y_raw > 0)) x
+     GROUP BY cluster, pool, minute_start, recipient`,
+};
 
 /**
  * What the projector publishes to readers besides the projections' own views:
@@ -12,6 +24,7 @@ import { quoteIdent } from '../sql/identifiers';
  *   before swaps v2, replaying v2 beside it): `read.fee_recipient_minute`, derived from v1's swaps,
  *   so readers query the same views whichever version is served (v2's switch replaces it).
  */
+
 export class ReadContract1764100000000 implements MigrationInterface {
   name = 'ReadContract1764100000000';
 

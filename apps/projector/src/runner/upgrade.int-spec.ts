@@ -10,7 +10,7 @@ import type { ProjectionDefinition } from '../projection';
 import { midpriceProjectionV1 } from '../projections/midprice/midprice-v1.projection';
 import { midpriceProjection } from '../projections/midprice/midprice.projection';
 import { poolsProjection } from '../projections/pools/pools.projection';
-import { swapsProjection, swapsProjectionV1 } from '../projections/swaps/swaps.projection';
+import { swapsProjection, swapsProjectionV1, swapsProjectionV2 } from '../projections/swaps/swaps.projection';
 import { ProjectorRunner } from './projector-runner';
 
 const T = 1_763_798_400;
@@ -32,7 +32,10 @@ function gated(def: ProjectionDefinition, gate: { open: Promise<void> }): Projec
   };
 }
 
-describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)', () => {
+/** The code's versions: what an in-place upgrade ends on. */
+const TARGET: Record<string, number> = { swaps: swapsProjection.schema.version, midprice: midpriceProjection.schema.version };
+
+describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v3)', () => {
   const h = useRunnerHarness({ registryPollMs: 100, maxBatchSize: 50, idlePollMs: 100 });
   const start = h.startRunner;
   const append = h.append;
@@ -63,13 +66,13 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
     ]);
   });
 
-  it('the new code replays v2 beside v1, v1 keeps consuming (served data stays fresh), then the views switch to v2', async () => {
+  it('the new code replays the new versions beside v1, v1 keeps consuming (served data stays fresh), then the views switch', async () => {
     let openGate!: () => void;
     const gate = { open: new Promise<void>((r) => (openGate = r)) };
     const runner = await start([poolsProjection, gated(swapsProjection, gate), gated(midpriceProjection, gate)]);
-    await until('v2 builds replaying', async () => {
+    await until('new builds replaying', async () => {
       const lag = await runner.lag();
-      return ['swaps', 'midprice'].every((p) => lag.projections.some((l) => l.projection === p && l.status === 'building' && l.version === 2));
+      return ['swaps', 'midprice'].every((p) => lag.projections.some((l) => l.projection === p && l.status === 'building' && l.version === TARGET[p]));
     });
     expect((await h.registry.active('midprice'))!.version).toBe(1);
 
@@ -97,8 +100,8 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
     ]);
 
     openGate();
-    await until('v2 active', async () => (await h.registry.active('midprice'))?.version === 2 && (await h.registry.active('swaps'))?.version === 2);
-    await until('v2 caught up', async () => (await runner.lag()).total === 0n);
+    await until('new versions active', async () => (await h.registry.active('midprice'))?.version === 2 && (await h.registry.active('swaps'))?.version === 3);
+    await until('new versions caught up', async () => (await runner.lag()).total === 0n);
     expect(await points(P)).toEqual([
       { slot: 11, instruction: 'UpdateMidprice', midprice_q32: (2n * Q).toString(), spread_factor_q32: S2.toString() }, // from the tag-9 before it
       { slot: 200, instruction: 'UpdateMidprice', midprice_q32: (3n * Q).toString(), spread_factor_q32: S_NOW.toString() }, // the snapshot (100) is before it
@@ -115,7 +118,7 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
       ['midprice', 1, 'dropped'],
       ['midprice', 2, 'active'],
       ['swaps', 1, 'dropped'],
-      ['swaps', 2, 'active'],
+      ['swaps', 3, 'active'],
     ]);
     expect(
       (await h.db.pool.query(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname IN ('proj_swaps_v1_initial', 'proj_midprice_v1_initial')`)).rows[0].n,
@@ -133,6 +136,86 @@ describe('upgrading projections in place (midprice v1 → v2, swaps v1 → v2)',
     await first.stop();
     await second.refresh(poolsProjection);
     expect(await windowEnd()).toBe(String(T + 2000));
+  });
+});
+
+describe('swaps v2 → v3 in place: fees from running totals before, during and after the upgrade', () => {
+  const h = useRunnerHarness({ registryPollMs: 100, maxBatchSize: 50, idlePollMs: 100 });
+  const P = addr('upgrade3:pool');
+  const R1 = addr('upgrade3:r1');
+  const R2 = addr('upgrade3:r2');
+  const swap = (slot: number, at: number, fee: bigint, split: Array<{ recipient: string; ppm: number }> | null) =>
+    swapExecuted({ pool: P, slot, blockTime: at }, { side: 'buy', amountIn: 1000n * fee, fee, amountOut: 600n * fee, mid: MID_1_5, split });
+  const split = [
+    { recipient: R1, ppm: 700_000 },
+    { recipient: R2, ppm: 300_000 },
+  ];
+
+  /** The pool's totals and recipient shares through X (exclusive) from the running views, as the API reads them. */
+  const through = async (x: number) => {
+    const day = x - (x % 86_400);
+    const at = async (view: string, key: string, cols: string) =>
+      (
+        await h.db.pool.query(
+          `SELECT (SELECT ${cols} FROM read.${view}_day WHERE ${key} AND day_start < $2 ORDER BY day_start DESC LIMIT 1) AS d,
+                  (SELECT ${cols} FROM read.${view}_second WHERE ${key} AND ts >= $2 AND ts < $3 ORDER BY ts DESC LIMIT 1) AS s`,
+          [P, day, x],
+        )
+      ).rows[0];
+    const sum = (r: { d: string | null; s: string | null }) => BigInt(r.d ?? 0) + BigInt(r.s ?? 0);
+    return {
+      fee: sum(await at('fee_running', 'pool = $1', 'run_fee_y_raw')),
+      swaps: sum(await at('fee_running', 'pool = $1', 'run_swap_count')),
+      r1: sum(await at('fee_recipient_running', `pool = $1 AND recipient = '${R1}'`, 'run_fee_y_raw_x1e6')),
+    };
+  };
+  /** The same from the facts. */
+  const bruteForce = async (x: number) => {
+    const t = (await h.db.pool.query('SELECT coalesce(sum(fee_y_raw), 0) AS f, count(*) AS n FROM read.swaps WHERE pool = $1 AND ts < $2', [P, x])).rows[0];
+    const r = (
+      await h.db.pool.query('SELECT coalesce(sum(fee_y_raw_x1e6), 0) AS y FROM read.swap_fee_splits WHERE pool = $1 AND recipient = $2 AND ts < $3', [P, R1, x])
+    ).rows[0];
+    return { fee: BigInt(t.f), swaps: BigInt(t.n), r1: BigInt(r.y) };
+  };
+  const POINTS = [T, T + 50, T + 86_400, T + 86_400 + 7, T + 3 * 86_400];
+  const expectExact = async () => {
+    for (const x of POINTS) expect({ x, ...(await through(x)) }).toEqual({ x, ...(await bruteForce(x)) });
+  };
+
+  it('serves derived running views from v2, keeps them fresh while v3 replays, then switches to v3 tables with the same answers', async () => {
+    const v2 = await h.startRunner([poolsProjection, swapsProjectionV2, midpriceProjection]);
+    await h.append([swap(10, T + 5, 10n, split), swap(11, T + 40, 20n, null), swap(12, T + 86_400 + 3, 30n, split), swap(13, T + 86_400 + 3, 40n, split)]);
+    await until('v2 caught up', async () => (await h.registry.active('swaps'))?.version === 2 && (await v2.lag()).total === 0n);
+    const relkind = async (name: string) =>
+      (await h.db.pool.query(`SELECT relkind FROM pg_class WHERE oid = to_regclass($1)`, [`read.${name}`])).rows[0]?.relkind;
+    expect(await relkind('fee_running_second')).toBe('v');
+    expect(await through(T + 3 * 86_400)).toEqual({ fee: 100n, swaps: 4n, r1: 80n * 700_000n });
+    await expectExact();
+    await v2.stop();
+
+    let openGate!: () => void;
+    const gate = { open: new Promise<void>((r) => (openGate = r)) };
+    const v3 = await h.startRunner([poolsProjection, gated(swapsProjection, gate), midpriceProjection]);
+    await until('v3 replaying beside v2', async () =>
+      (await v3.lag()).projections.some((l) => l.projection === 'swaps' && l.status === 'building' && l.version === 3),
+    );
+    // A late swap (a day before the others) and a live one: v2 applies both, the derived views show them.
+    await h.append([swap(5, T + 1, 50n, split), swap(20, T + 2 * 86_400, 60n, null)]);
+    await until('v2 applied them', async () => (await through(T + 3 * 86_400)).swaps === 6n);
+    await expectExact();
+
+    openGate();
+    await until('v3 active and caught up', async () => (await h.registry.active('swaps'))?.version === 3 && (await v3.lag()).total === 0n);
+    expect(await relkind('fee_running_second')).toBe('v'); // a view of v3's table now
+    expect(
+      (
+        await h.db.pool.query(
+          `SELECT count(*)::int AS n FROM information_schema.view_table_usage WHERE view_schema = 'read' AND view_name = 'fee_running_second' AND table_name = 'fee_running_second'`,
+        )
+      ).rows[0].n,
+    ).toBe(1);
+    expect(await through(T + 3 * 86_400)).toEqual({ fee: 210n, swaps: 6n, r1: 130n * 700_000n });
+    await expectExact();
   });
 });
 
@@ -170,7 +253,7 @@ describe('a fresh install (the migration’s initial v1 builds have applied noth
 
     // Before v2 has applied a single event, it already is what readers see.
     expect((await registry.active('midprice'))!.version).toBe(2);
-    expect((await registry.active('swaps'))!.version).toBe(2);
+    expect((await registry.active('swaps'))!.version).toBe(3);
     expect((await registry.list()).filter((b) => b.version === 1 && b.projection !== 'pools').map((b) => b.status)).toEqual(['dropped', 'dropped']);
     expect((await runner.lag()).projections.every((l) => l.status === 'active')).toBe(true);
 

@@ -22,7 +22,7 @@ import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
 import { createServedBuild } from '../../../test-support/served-build';
 import { createSwapsHandler } from '../swaps/swaps.projection';
-import { swapsSchemaV2 } from '../swaps/swaps.schema';
+import { swapsSchemaV3 } from '../swaps/swaps.schema';
 import { refreshPoolStats24h } from './pool-stats-24h.refresher';
 import { createPoolsHandler } from './pools.projection';
 
@@ -197,7 +197,7 @@ describe('pools projection (snapshot per pool)', () => {
       swapExecuted({ pool: P, slot, blockTime: ts }, { side: 'buy', amountIn, fee: 0n, amountOut: 0n, mid: MID_1_5 }); // fees = spread = amountIn
     beforeAll(async () => {
       await apply([poolDiscovered({ pool: P, slot: 1 })]);
-      await applyBatch(db.pool, createSwapsHandler(await createServedBuild(db.pool, swapsSchemaV2, 'proj_swaps_v2_test')), [
+      await applyBatch(db.pool, createSwapsHandler(await createServedBuild(db.pool, swapsSchemaV3, 'proj_swaps_v3_test')), [
         swapAt(START - 1, 1n, 2), // just outside the window
         swapAt(START, 10n, 3), // window start, in the leading partial minute (raw swaps)
         swapAt(START + 20, 100n, 4), // leading partial minute

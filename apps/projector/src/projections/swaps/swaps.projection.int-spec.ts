@@ -16,15 +16,17 @@ import { createServedBuild } from '../../../test-support/served-build';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
 import { createSwapsHandler } from './swaps.projection';
-import { swapsSchemaV2 } from './swaps.schema';
+import { swapsSchemaV3 } from './swaps.schema';
 
 const H0 = 1_763_798_400; // an hour start
 const D0 = 1_763_769_600; // its UTC day
 const q = (n: bigint) => (n * Q).toString();
 
-const SCHEMA = 'proj_swaps_v2_test';
+const SCHEMA = 'proj_swaps_v3_test';
+/** The running totals (v3): a redelivery or a copy must leave them as they were, too. */
+const RUNNING_VIEWS = ['fee_running_second', 'fee_running_day', 'fee_recipient_running_second', 'fee_recipient_running_day', 'fee_recipients'];
 
-describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
+describe('swaps projection v3 (DESIGN §4 valuation, rollups)', () => {
   let db: TestDatabase;
   const handler = createSwapsHandler(quoteIdent(SCHEMA));
   const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
@@ -33,7 +35,7 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
-    await createServedBuild(db.pool, swapsSchemaV2, SCHEMA);
+    await createServedBuild(db.pool, swapsSchemaV3, SCHEMA);
   });
   afterAll(() => db.drop());
 
@@ -154,7 +156,7 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
     });
 
     it('counts nothing twice when a batch is delivered again, whole or in part', async () => {
-      const tables = ['swaps', 'fee_rollup_hourly', 'fee_rollup_minute', 'volume_daily'];
+      const tables = ['swaps', 'fee_rollup_hourly', 'fee_rollup_minute', 'volume_daily', ...RUNNING_VIEWS];
       const before = await Promise.all(tables.map((t) => dump(db.pool, `read.${t}`, 't')));
       await apply([others[0], s1, others[1], s2, others[2], others[3]]);
       await apply([s2, s3, s3, s4]);
@@ -414,7 +416,7 @@ describe('swaps projection v2 (DESIGN §4 valuation, rollups)', () => {
         { side: 'buy', amountIn: 1000n, fee: 10n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: addr('dupe-r'), ppm: 1_000_000 }] },
       );
       await apply([s]);
-      const tables = ['swaps', 'fee_rollup_hourly', 'fee_rollup_minute', 'fee_recipient_hourly', 'fee_recipient_minute', 'volume_daily'];
+      const tables = ['swaps', 'fee_rollup_hourly', 'fee_rollup_minute', 'fee_recipient_hourly', 'fee_recipient_minute', 'volume_daily', ...RUNNING_VIEWS];
       const before = await Promise.all(tables.map((t) => dump(db.pool, `read.${t}`, 't')));
       await apply([s, s]); // identical copies: nothing
       const moved = { ...s, blockTime: H0 + 86_400 + 10 }; // same id, another day: another primary key

@@ -24,7 +24,7 @@ export class GetPoolFeesHttpController {
     operationId: 'getPoolFees',
     summary: 'Pool fees',
     description:
-      'Spread, protocol fee and per-recipient split of one pool over a lookback window ending at the request time. Exact for every window: whole hours and whole minutes from rollups, only the partial minutes at both edges from raw swaps (capped by FEES_SWAP_CAP, see `truncated`).',
+      'Spread, protocol fee and per-recipient split of one pool over a lookback window ending at the request time. Exact for every window, `1h` to `all`, at the same cost: the difference of two points of the pool’s running totals (no swap cap is reached; `truncated` is false).',
     ok: PoolFeesReportDto,
     badRequest: 'An address that is not base58 of 32 bytes; invalid `interval` or `cluster`',
   })

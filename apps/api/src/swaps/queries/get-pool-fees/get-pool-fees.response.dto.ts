@@ -74,7 +74,8 @@ export class PoolFeesReportDto {
   protocol_fee_split: RecipientSplitDto[];
   @ApiProperty({
     example: false,
-    description: 'true when the partial minutes at the window edges held more swaps than FEES_SWAP_CAP: of those, only the newest capped swaps were aggregated',
+    description:
+      'true when the per-query swap cap was reached. Every window is answered exactly from running totals, so the cap is never reached and this is always false',
   })
   truncated: boolean;
   @ApiProperty({ type: AsOfDto, description: 'How current the report is (an addition to the spec; `end_time` stays the request time)' })
