@@ -86,7 +86,8 @@ describe('errors, health, metrics, docs', () => {
     });
 
     it('a database failure is logged server-side and answered 500 without details', async () => {
-      const app = await h.startApp();
+      // Without the response cache, whose position reading would otherwise be the first query to fail.
+      const app = await h.startApp({ API_RESPONSE_CACHE_MAX_ENTRIES: '0' });
       const db = await import('../../apps/api/src/database/read-db');
       const spy = jest.spyOn(db.ReadDb.prototype, 'query').mockRejectedValueOnce(new Error('relation "read.swaps" does not exist at secret.ts:42'));
       const res = await app.inject({ method: 'GET', url: `/pools/${POOL_A}/fees` });

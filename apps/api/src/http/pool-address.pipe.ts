@@ -10,9 +10,14 @@ export const ADDRESS_MESSAGE = 'address must be a base58-encoded 32-byte Solana 
  */
 export class PoolAddressPipe implements PipeTransform<unknown, string> {
   transform(value: unknown): string {
-    if (typeof value !== 'string' || value.length < 32 || value.length > 44) throw invalidParameter('address', ADDRESS_MESSAGE);
-    const bytes = bs58.decodeUnsafe(value);
-    if (!bytes || bytes.length !== 32) throw invalidParameter('address', ADDRESS_MESSAGE);
+    if (!isPoolAddress(value)) throw invalidParameter('address', ADDRESS_MESSAGE);
     return value;
   }
+}
+
+/** Base58 of exactly 32 bytes (32 to 44 characters). */
+export function isPoolAddress(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length < 32 || value.length > 44) return false;
+  const bytes = bs58.decodeUnsafe(value);
+  return bytes !== undefined && bytes.length === 32;
 }

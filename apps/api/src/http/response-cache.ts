@@ -7,6 +7,7 @@ import { DataFreshness } from '../freshness/data-freshness';
 import { ProjectionPosition } from '../freshness/projection-position';
 import { ApiMetrics } from '../metrics/api-metrics';
 import { PoolListSnapshot } from '../pools/pool-list/pool-list.snapshot';
+import { isPoolAddress } from './pool-address.pipe';
 import { API_CONFIG, CLOCK, nowSeconds, type Clock } from './tokens';
 
 /** The per-pool routes whose 200s are cached (route templates as Fastify knows them). */
@@ -102,8 +103,9 @@ export class ResponseCache {
    */
   async lookup(key: string): Promise<{ hit: Entry } | { hit?: undefined; version: string | undefined }> {
     if (!this.entries.has(key)) {
-      // No reading yet (a fresh start): wait for the first, so that this answer can be kept.
-      const latest = this.position.latest() ?? (await this.position.fresh());
+      // Never waits: a miss costs what an uncached request costs (right after a start, with no
+      // reading yet, the answer is just not kept; latest() has started one).
+      const latest = this.position.latest();
       this.misses.inc();
       return { version: latest === null ? undefined : this.versionOf(latest) };
     }
@@ -156,6 +158,8 @@ export function registerResponseCache(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   fastify.addHook('onRequest', async (request: Marked, reply: FastifyReply) => {
     if (request.method !== 'GET' || !CACHED_ROUTES.has(request.routeOptions.url ?? '')) return;
+    // An address that can name no pool is refused before any query (PoolAddressPipe): not even the position is read.
+    if (!isPoolAddress((request.params as { address?: unknown }).address)) return;
     // The second the request arrived: the answer, made at that second or later, is kept under it.
     const key = cacheKey(request.url, nowSeconds(clock));
     const found = await cache.lookup(key);
