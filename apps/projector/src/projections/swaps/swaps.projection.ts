@@ -6,7 +6,8 @@ import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
 import { boolArray, numberArray, textArray } from '../../sql/pg-array';
 import { FactColumns } from '../../sql/fact-columns';
-import { assertApplicable, effectiveTime } from '../event-checks';
+import { assertApplicable } from '../event-checks';
+import { LATE_COLUMN, recomputeRunningSql, runningCtes } from './swaps-running.sql';
 import { LAST_COLUMNS, POOL_TOTALS_COLUMNS as TOTALS, RECIPIENT_TOTALS_COLUMNS, swapsSchemaV1Served, swapsSchemaV2Served, swapsSchemaV3 } from './swaps.schema';
 
 /** What must be equal for two copies of one swap to be the same fact. */
@@ -70,9 +71,9 @@ export function createSwapsHandlerV1(schema: string): BatchHandler {
 
 function swapsHandler(schema: string, variant: Variant): BatchHandler {
   const sql = writeSql(schema, variant);
-  const runningSql = variant.running ? recomputeRunningSql(schema) : '';
+  const recomputeSql = variant.running ? recomputeRunningSql(schema) : '';
   return async (events, tx) => {
-    const b = new SwapBatch(variant.refuseChangedCopies, variant.running);
+    const b = new SwapBatch(variant.refuseChangedCopies);
     for (const { event } of events) {
       assertApplicable(event);
       switch (event.type) {
@@ -92,12 +93,11 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
     }
     if (b.size === 0) return;
     const params = b.params();
-    const { rows } = await tx.query<{ inserted: number }>(sql, params);
+    const { rows } = await tx.query<{ inserted: number; late?: string | null }>(sql, params);
     if (variant.refuseChangedCopies && rows[0].inserted < b.size) await refuseChangedDuplicates(tx, `${schema}.swaps`, inputSql(), SWAP_IDENTITY, params);
-    // The statement above added each new swap to its second's and day's own totals; now every
-    // running total from the earliest changed second of each day (and the earliest changed day of
-    // each pool) on is recomputed. In a replay in chain order that is the batch's own rows.
-    if (variant.running && rows[0].inserted > 0) await tx.query(runningSql, b.running!.params());
+    // Running totals the batch did not just append to (a late arrival) are recomputed from the
+    // earliest changed bucket on (swaps-running.sql.ts).
+    if (rows[0].late) await tx.query(recomputeSql, [rows[0].late]);
   };
 }
 
@@ -126,14 +126,8 @@ class SwapBatch {
   };
 
   private readonly facts = new FactColumns();
-  readonly running: RunningKeys | undefined;
 
-  constructor(
-    private readonly refuseChangedCopies: boolean,
-    running: boolean,
-  ) {
-    this.running = running ? new RunningKeys() : undefined;
-  }
+  constructor(private readonly refuseChangedCopies: boolean) {}
 
   get size(): number {
     return this.facts.size;
@@ -175,12 +169,6 @@ class SwapBatch {
     const split = d.feeSplit === null ? null : normaliseSplit(d.feeSplit);
     s.recipients.push(split === null ? null : textArray(split.map((w) => w.recipient)));
     s.ppm.push(split === null ? null : numberArray(split.map((w) => w.ppm)));
-    if (this.running) {
-      const ts = effectiveTime(e);
-      this.running.pool(e.cluster, e.pool, ts);
-      // Shares exist for fee-bearing swaps that carried a split (the SQL's `shares`, libs/domain feeShares).
-      if (split !== null && (value.feeXRaw > 0n || value.feeYRaw > 0n)) for (const w of split) this.running.recipient(e.cluster, e.pool, w.recipient, ts);
-    }
   }
 
   params(): string[] {
@@ -209,113 +197,6 @@ class SwapBatch {
   }
 }
 
-const DAY = 86_400;
-const dayOf = (ts: number): number => ts - (((ts % DAY) + DAY) % DAY);
-
-/**
- * Where a batch may have changed running totals: per (pool[, recipient], day) its earliest second,
- * and per pool[, recipient] its earliest day (keys of swaps a redelivery did not insert are
- * harmless: recomputing is idempotent).
- */
-class RunningKeys {
-  private readonly poolSeconds = new Map<string, [string, string, number]>();
-  private readonly poolDays = new Map<string, [string, string, number]>();
-  private readonly recipientSeconds = new Map<string, [string, string, string, number]>();
-  private readonly recipientDays = new Map<string, [string, string, string, number]>();
-
-  pool(cluster: string, pool: string, ts: number): void {
-    const day = dayOf(ts);
-    earliest(this.poolSeconds, `${cluster} ${pool} ${day}`, [cluster, pool, ts]);
-    earliest(this.poolDays, `${cluster} ${pool}`, [cluster, pool, day]);
-  }
-
-  recipient(cluster: string, pool: string, recipient: string, ts: number): void {
-    const day = dayOf(ts);
-    earliest(this.recipientSeconds, `${cluster} ${pool} ${recipient} ${day}`, [cluster, pool, recipient, ts]);
-    earliest(this.recipientDays, `${cluster} ${pool} ${recipient}`, [cluster, pool, recipient, day]);
-  }
-
-  /** $1..$3 pool seconds, $4..$6 pool days, $7..$10 recipient seconds, $11..$14 recipient days. */
-  params(): string[] {
-    const cols = <T extends unknown[]>(m: Map<string, T>, n: number) => Array.from({ length: n }, (_, i) => [...m.values()].map((r) => r[i]));
-    const [t, n] = [textArray, numberArray];
-    const [sc, sp, st] = cols(this.poolSeconds, 3);
-    const [dc, dp, dd] = cols(this.poolDays, 3);
-    const [rsc, rsp, rsr, rst] = cols(this.recipientSeconds, 4);
-    const [rdc, rdp, rdr, rdd] = cols(this.recipientDays, 4);
-    return [
-      t(sc as string[]),
-      t(sp as string[]),
-      n(st as number[]),
-      t(dc as string[]),
-      t(dp as string[]),
-      n(dd as number[]),
-      t(rsc as string[]),
-      t(rsp as string[]),
-      t(rsr as string[]),
-      n(rst as number[]),
-      t(rdc as string[]),
-      t(rdp as string[]),
-      t(rdr as string[]),
-      n(rdd as number[]),
-    ];
-  }
-}
-
-function earliest<T extends unknown[]>(m: Map<string, T>, key: string, row: T): void {
-  const at = row.length - 1;
-  const before = m.get(key);
-  if (before === undefined || (row[at] as number) < (before[at] as number)) m.set(key, row);
-}
-
-/**
- * Recomputes `run_*` (swaps.schema.ts, running totals): for each changed (pool[, recipient], day)
- * the seconds from its earliest changed one to the day's end, and for each changed pool[, recipient]
- * the days from its earliest changed one on: base (the last row before, in the same day for
- * seconds) + the running sum of the rows' own totals.
- */
-function recomputeRunningSql(s: string): string {
-  const day = (v: string) => sqlBucket(v, DAY);
-  /** Rows of `table` in `changed` (keys + `start`) from `start` on (below `below`), recomputed over the last row before `start` (at or above `floor`). */
-  const recompute = (
-    table: string,
-    keys: readonly string[],
-    bucket: string,
-    own: readonly string[],
-    changed: string,
-    range?: { below: string; floor: string },
-  ) => {
-    const on = (x: string, y: string) => keys.map((k) => `${x}.${k} = ${y}.${k}`).join(' AND ');
-    return `
-    UPDATE ${s}.${table} r SET ${own.map((c) => `run_${c} = x.run_${c}`).join(', ')}
-      FROM (SELECT ${keys.map((k) => `f.${k}`).join(', ')}, f.${bucket}, ${own.map((c) => `coalesce(b.run_${c}, 0) + sum(f.${c}) OVER w AS run_${c}`).join(', ')}
-              FROM ${changed} a
-              JOIN ${s}.${table} f ON ${on('f', 'a')} AND f.${bucket} >= a.start${range ? ` AND f.${bucket} < ${range.below}` : ''}
-              LEFT JOIN LATERAL (SELECT ${own.map((c) => `p.run_${c}`).join(', ')} FROM ${s}.${table} p
-                                  WHERE ${on('p', 'a')} AND p.${bucket} < a.start${range ? ` AND p.${bucket} >= ${range.floor}` : ''}
-                                  ORDER BY p.${bucket} DESC LIMIT 1) b ON true
-            WINDOW w AS (PARTITION BY ${keys.map((k) => `f.${k}`).join(', ')}, a.start ORDER BY f.${bucket})) x
-     WHERE ${on('r', 'x')} AND r.${bucket} = x.${bucket}`;
-  };
-  const inDay = { below: `${day('a.start')} + ${DAY}`, floor: day('a.start') };
-  const [pool, recipient] = [
-    ['cluster', 'pool'],
-    ['cluster', 'pool', 'recipient'],
-  ];
-  const R = RECIPIENT_TOTALS_COLUMNS;
-  return `
-  WITH pool_seconds AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int8[]) AS a(cluster, pool, start)
-  ), pool_days AS (SELECT * FROM unnest($4::text[], $5::text[], $6::int8[]) AS a(cluster, pool, start)
-  ), recipient_seconds AS (SELECT * FROM unnest($7::text[], $8::text[], $9::text[], $10::int8[]) AS a(cluster, pool, recipient, start)
-  ), recipient_days AS (SELECT * FROM unnest($11::text[], $12::text[], $13::text[], $14::int8[]) AS a(cluster, pool, recipient, start)
-  ), s1 AS (${recompute('fee_running_second', pool, 'ts', TOTALS, 'pool_seconds', inDay)}
-  ), s2 AS (${recompute('fee_running_day', pool, 'day_start', TOTALS, 'pool_days')}
-  ), s3 AS (${recompute('fee_recipient_running_second', recipient, 'ts', R, 'recipient_seconds', inDay)}
-  ), s4 AS (${recompute('fee_recipient_running_day', recipient, 'day_start', R, 'recipient_days')}
-  )
-  SELECT 1`;
-}
-
 function inputSql(): string {
   return `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int4[], $8::int4[], $9::int4[],
                          $10::text[], $11::text[], $12::text[], $13::numeric[], $14::numeric[], $15::numeric[], $16::numeric[],
@@ -327,34 +208,23 @@ function inputSql(): string {
 }
 
 function writeSql(s: string, variant: Variant): string {
-  /** `run_*` columns start at 0 in a new row; the running-totals statement sets them (recomputeRunningSql). */
-  const runZero = (running: boolean, cols: readonly string[]) => ({
-    cols: running ? cols.map((c) => `, run_${c}`).join('') : '',
-    zeros: running ? cols.map(() => ', 0').join('') : '',
-  });
-  const rollup = (table: string, bucketCol: string, size: number, running = false) => {
-    const z = runZero(running, TOTALS);
-    return `
-    INSERT INTO ${s}.${table} AS r (cluster, pool, ${bucketCol}, ${TOTALS.join(', ')}${z.cols})
-    SELECT cluster, pool, ${size === 1 ? 'ts' : sqlBucket('ts', size)}, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32),
-           sum(fee_x_raw), sum(fee_y_raw), count(*), count(*) FILTER (WHERE NOT priced)${z.zeros}
+  const rollup = (table: string, bucketCol: string, size: number) => `
+    INSERT INTO ${s}.${table} AS r (cluster, pool, ${bucketCol}, ${TOTALS.join(', ')})
+    SELECT cluster, pool, ${sqlBucket('ts', size)}, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32),
+           sum(fee_x_raw), sum(fee_y_raw), count(*), count(*) FILTER (WHERE NOT priced)
       FROM ins GROUP BY 1, 2, 3
     ON CONFLICT (cluster, pool, ${bucketCol}) DO UPDATE SET ${TOTALS.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ')}`;
-  };
   const lastPos = (t: string) => `ARRAY[${t}.last_slot, ${t}.last_tx_index, ${t}.last_ix_index, ${t}.last_inner_index]::int8[]`;
-  const recipientRollup = (table: string, bucketCol: string, size: number, running = false) => {
-    const z = runZero(running, RECIPIENT_TOTALS_COLUMNS);
-    return `
-    INSERT INTO ${s}.${table} AS r (cluster, pool, ${bucketCol}, recipient, ${RECIPIENT_TOTALS_COLUMNS.join(', ')}, ${LAST_COLUMNS.join(', ')}${z.cols})
-    SELECT cluster, pool, bucket, recipient, x, y, v, n, last[5], last[1], last[2], last[3], last[4]${z.zeros}
-      FROM (SELECT cluster, pool, ${size === 1 ? 'ts' : sqlBucket('ts', size)} AS bucket, recipient, sum(fee_x_raw_x1e6) AS x,
+  const recipientRollup = (table: string, bucketCol: string, size: number) => `
+    INSERT INTO ${s}.${table} AS r (cluster, pool, ${bucketCol}, recipient, ${RECIPIENT_TOTALS_COLUMNS.join(', ')}, ${LAST_COLUMNS.join(', ')})
+    SELECT cluster, pool, bucket, recipient, x, y, v, n, last[5], last[1], last[2], last[3], last[4]
+      FROM (SELECT cluster, pool, ${sqlBucket('ts', size)} AS bucket, recipient, sum(fee_x_raw_x1e6) AS x,
                    sum(fee_y_raw_x1e6) AS y, sum(fee_value_q32_x1e6) AS v, count(*) AS n,
                    max(ARRAY[slot, tx_index, ix_index, inner_index, ppm]::int8[]) AS last
               FROM shares GROUP BY 1, 2, 3, 4) a
     ON CONFLICT (cluster, pool, recipient, ${bucketCol}) DO UPDATE SET
       ${RECIPIENT_TOTALS_COLUMNS.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ')},
       ${LAST_COLUMNS.map((c) => `${c} = CASE WHEN ${lastPos('EXCLUDED')} >= ${lastPos('r')} THEN EXCLUDED.${c} ELSE r.${c} END`).join(',\n      ')}`;
-  };
   const parts: string[] = [`hourly AS (${rollup('fee_rollup_hourly', 'hour_start', 3600)}\n  )`];
   if (variant.minuteAndRecipientHourly) parts.push(`minute AS (${rollup('fee_rollup_minute', 'minute_start', 60)}\n  )`);
   parts.push(`daily AS (
@@ -375,17 +245,7 @@ function writeSql(s: string, variant: Variant): string {
   )`);
   if (variant.minuteAndRecipientHourly) parts.push(`recipients AS (${recipientRollup('fee_recipient_hourly', 'hour_start', 3600)}\n  )`);
   if (variant.recipientMinute) parts.push(`recipients_minute AS (${recipientRollup('fee_recipient_minute', 'minute_start', 60)}\n  )`);
-  if (variant.running) {
-    parts.push(
-      `running_second AS (${rollup('fee_running_second', 'ts', 1, true)}\n  )`,
-      `running_day AS (${rollup('fee_running_day', 'day_start', 86400, true)}\n  )`,
-      `recipient_running_second AS (${recipientRollup('fee_recipient_running_second', 'ts', 1, true)}\n  )`,
-      `recipient_running_day AS (${recipientRollup('fee_recipient_running_day', 'day_start', 86400, true)}\n  )`,
-      `pool_recipients AS (
-    INSERT INTO ${s}.fee_recipients (cluster, pool, recipient) SELECT DISTINCT cluster, pool, recipient FROM shares ON CONFLICT DO NOTHING
-  )`,
-    );
-  }
+  if (variant.running) parts.push(runningCtes(s));
   return `
   WITH input AS (${inputSql()}
   ), ins AS (
@@ -401,7 +261,7 @@ function writeSql(s: string, variant: Variant): string {
     RETURNING cluster, pool, ts, id, slot, tx_index, ix_index, inner_index, volume_q32, spread_q32, protocol_fee_q32,
               fee_x_raw, fee_y_raw, priced, split_recipients, split_ppm
   ), ${parts.join(', ')}
-  SELECT count(*)::int AS inserted FROM ins`;
+  SELECT (SELECT count(*)::int FROM ins) AS inserted${variant.running ? `, ${LATE_COLUMN}` : ''}`;
 }
 
 /** Released v1, still able to consume its build while a newer version replays. */
