@@ -150,15 +150,23 @@ describe('projection builds: registry, replay, atomic switch', () => {
     const build = await h.registry.create(swaps);
     const reader = await h.db.pool.connect();
     try {
+      const readerPid = (await reader.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
       await reader.query('BEGIN');
       await reader.query('SELECT count(*) FROM read.fee_rollup_hourly');
       const switching = h.registry.activate(swaps, build);
       switching.catch(() => undefined);
-      // The switch is now queued behind the reader's view (it may give way and queue again).
+      // The switch is now queued behind the reader's view (it may give way and queue again). It
+      // waits for the view, or for a table under it: locking a view locks the relations its query
+      // reads (a view derived from the build's swaps, such as v3's fee rollups, locks the swaps).
       await until(
         "the switch waiting for the reader's view",
         async () => {
-          const { rows } = await h.db.pool.query(`SELECT 1 FROM pg_locks WHERE relation = 'read.fee_rollup_hourly'::regclass AND NOT granted`);
+          const { rows } = await h.db.pool.query(
+            `SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+              WHERE NOT l.granted AND l.pid <> $1 AND (c.oid = 'read.fee_rollup_hourly'::regclass OR c.oid IN (
+                    SELECT d.relation FROM pg_locks d WHERE d.pid = $1 AND d.granted AND d.relation IS NOT NULL))`,
+            [readerPid],
+          );
           return rows.length > 0;
         },
         30_000,

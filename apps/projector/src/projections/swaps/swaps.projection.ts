@@ -31,6 +31,8 @@ const SWAP_IDENTITY = [
 ];
 
 interface Variant {
+  /** v1, v2: pool hourly rollup and daily volume (v3 reads both from its running totals). */
+  hourlyAndDaily: boolean;
   /** v1, v2: pool minute rollup and per-recipient hourly rollup. */
   minuteAndRecipientHourly: boolean;
   /** v2: per-recipient minute rollup. */
@@ -40,18 +42,18 @@ interface Variant {
   /** v2, v3: a copy of an event id with another payload is refused (the unique (cluster, id) keeps it out). */
   refuseChangedCopies: boolean;
 }
-const V1: Variant = { minuteAndRecipientHourly: true, recipientMinute: false, running: false, refuseChangedCopies: false };
-const V2: Variant = { minuteAndRecipientHourly: true, recipientMinute: true, running: false, refuseChangedCopies: true };
-const V3: Variant = { minuteAndRecipientHourly: false, recipientMinute: false, running: true, refuseChangedCopies: true };
+const V1: Variant = { hourlyAndDaily: true, minuteAndRecipientHourly: true, recipientMinute: false, running: false, refuseChangedCopies: false };
+const V2: Variant = { hourlyAndDaily: true, minuteAndRecipientHourly: true, recipientMinute: true, running: false, refuseChangedCopies: true };
+const V3: Variant = { hourlyAndDaily: false, minuteAndRecipientHourly: false, recipientMinute: false, running: true, refuseChangedCopies: true };
 
 /**
- * `swaps` (v3): swap facts (with their fee split), rollups (pool × hour / UTC day) and running
- * totals (pool and recipient × second / UTC day, swaps.schema.ts). One SQL statement per batch
+ * `swaps` (v3): swap facts (with their fee split) and running totals (pool and recipient ×
+ * second / UTC day, swaps.schema.ts; v1 and v2 keep hour, minute and day rollups instead). One SQL statement per batch
  * writes the facts and buckets: the swaps are inserted with ON CONFLICT DO NOTHING and every
  * bucket is incremented only from the rows that statement actually inserted (`RETURNING`), so a
  * redelivered batch or a duplicated event adds nothing: v2 and v3 key that by event id (unique
  * (cluster, id)) whatever the block time of a copy, and refuse a copy whose payload differs as a
- * poison event. A second statement then recomputes the running totals the batch changed.
+ * poison event. A second statement recomputes the running totals of late arrivals.
  * Recipient shares are computed in SQL exactly as libs/domain `feeShares` defines them:
  * fee × ppm, only for fee-bearing swaps that carried a split.
  */
@@ -225,9 +227,11 @@ function writeSql(s: string, variant: Variant): string {
     ON CONFLICT (cluster, pool, recipient, ${bucketCol}) DO UPDATE SET
       ${RECIPIENT_TOTALS_COLUMNS.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ')},
       ${LAST_COLUMNS.map((c) => `${c} = CASE WHEN ${lastPos('EXCLUDED')} >= ${lastPos('r')} THEN EXCLUDED.${c} ELSE r.${c} END`).join(',\n      ')}`;
-  const parts: string[] = [`hourly AS (${rollup('fee_rollup_hourly', 'hour_start', 3600)}\n  )`];
+  const parts: string[] = [];
+  if (variant.hourlyAndDaily) parts.push(`hourly AS (${rollup('fee_rollup_hourly', 'hour_start', 3600)}\n  )`);
   if (variant.minuteAndRecipientHourly) parts.push(`minute AS (${rollup('fee_rollup_minute', 'minute_start', 60)}\n  )`);
-  parts.push(`daily AS (
+  if (variant.hourlyAndDaily)
+    parts.push(`daily AS (
     INSERT INTO ${s}.volume_daily AS r (cluster, pool, day_start, volume_q32, spread_q32, protocol_fee_q32, fees_q32, swap_count)
     SELECT cluster, pool, ${sqlBucket('ts', 86400)}, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32),
            sum(spread_q32) + sum(protocol_fee_q32), count(*)

@@ -285,19 +285,17 @@ export const feeRecipientMinuteFromSwaps: ReadView = {
 };
 
 /**
- * v3 of the `swaps` read model: fees in O(1) of the window (running totals, above). Tables: swaps,
- * the hourly pool rollup (the 24 h refresher reads it), daily volume, and the running totals per
- * second and day, for pools and recipients, with each pool's recipients (`fee_recipients`). The
- * minute rollups and the per-recipient hourly rollup are gone (nothing reads them on a request
- * path any more); their `read` views stay, derived from the swaps, so the read contract keeps
- * every view with its columns and types.
+ * v3 of the `swaps` read model: fees in O(1) of the window (running totals, above). Tables: swaps
+ * and the running totals per second and day, for pools and recipients, with each pool's
+ * recipients (`fee_recipients`). `read.volume_daily` is a view of the day rows' own totals. The
+ * hourly and minute rollups and the per-recipient ones are gone (nothing reads them on a request
+ * path any more: fees and the 24 h stats read the running totals); their `read` views stay,
+ * derived from the swaps, so the read contract keeps every view with its columns and types.
  */
 export const swapsSchemaV3: ProjectionSchemaVersion = {
   version: 3,
   tables: [
     { name: 'swaps', key: ['cluster', 'pool', 'ts', 'id'] },
-    { name: 'fee_rollup_hourly', key: ['cluster', 'pool', 'hour_start'] },
-    { name: 'volume_daily', key: ['cluster', 'pool', 'day_start'] },
     { name: 'fee_running_second', key: ['cluster', 'pool', 'ts'] },
     { name: 'fee_running_day', key: ['cluster', 'pool', 'day_start'] },
     { name: 'fee_recipient_running_second', key: ['cluster', 'pool', 'recipient', 'ts'] },
@@ -310,10 +308,10 @@ export const swapsSchemaV3: ProjectionSchemaVersion = {
     return [
       ...keep('swaps'),
       `CREATE UNIQUE INDEX ON ${s}.swaps (cluster, id)`,
-      ...keep('fee_rollup_hourly'),
-      ...keep('volume_daily'),
       runningTable(s, 'fee_running_second', '', 'ts', POOL_TOTALS_COLUMNS),
       runningTable(s, 'fee_running_day', '', 'day_start', POOL_TOTALS_COLUMNS),
+      // The 24 h refresher finds the pools active in the last day with it.
+      `CREATE INDEX ON ${s}.fee_running_day (day_start)`,
       runningTable(s, 'fee_recipient_running_second', RECIPIENT_KEY, 'ts', RECIPIENT_TOTALS_COLUMNS, LAST_DDL),
       runningTable(s, 'fee_recipient_running_day', RECIPIENT_KEY, 'day_start', RECIPIENT_TOTALS_COLUMNS, LAST_DDL),
       `CREATE TABLE ${s}.fee_recipients (
@@ -324,8 +322,15 @@ export const swapsSchemaV3: ProjectionSchemaVersion = {
     ];
   },
   views: [
-    ...swapsSchemaV1.views.filter((v) => !['fee_rollup_minute', 'fee_recipient_hourly'].includes(v.name)),
+    ...swapsSchemaV1.views.filter((v) => ['swaps', 'swap_fee_splits'].includes(v.name)),
+    { name: 'fee_rollup_hourly', select: (s) => poolTotalsFromSwaps(s, sqlBucket('ts', 3600), 'hour_start') },
     { name: 'fee_rollup_minute', select: (s) => poolTotalsFromSwaps(s, sqlBucket('ts', 60), 'minute_start') },
+    {
+      // The day rows' own totals are exactly the daily volume rollup (same key, same index).
+      name: 'volume_daily',
+      select: (s) => `SELECT cluster, pool, day_start, volume_q32, spread_q32, protocol_fee_q32, spread_q32 + protocol_fee_q32 AS fees_q32, swap_count
+        FROM ${s}.fee_running_day`,
+    },
     { name: 'fee_recipient_hourly', select: (s) => recipientTotalsFromSwaps(s, sqlBucket('ts', 3600), 'hour_start') },
     feeRecipientMinuteFromSwaps,
     viewOf('fee_running_second', SECOND_COLS),

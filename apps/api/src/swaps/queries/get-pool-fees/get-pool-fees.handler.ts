@@ -1,5 +1,6 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { exactDecimal, q32ToQuoteNumber } from '@hadron/domain';
+import { RUNNING_POOL_TOTALS, RUNNING_RECIPIENT_SHARES, runningDiff, runningThrough } from '@hadron/contracts/read/running-totals';
 import { intOf } from '../../../database/numeric';
 import { ReadDb } from '../../../database/read-db';
 import { DataFreshness } from '../../../freshness/data-freshness';
@@ -9,22 +10,7 @@ import { planFeeWindow } from './fee-window';
 import type { PoolFeesReportDto, RecipientSplitDto } from './get-pool-fees.response.dto';
 import { GetPoolFeesQuery } from './get-pool-fees.query';
 
-const TOTALS = ['volume_q32', 'spread_q32', 'protocol_fee_q32', 'fee_x_raw', 'fee_y_raw', 'swap_count'] as const;
-/** In the totals' column order (value, x, y, count), so the two kinds of rows share columns. */
-const SHARES = ['fee_value_q32_x1e6', 'fee_x_raw_x1e6', 'fee_y_raw_x1e6', 'swap_count'] as const;
-
-/**
- * Running totals through X (exclusive) as two lookups, each the newest row of an index range:
- * the last day row before X's UTC day ($day), and the last second row of that day before X ($x).
- * `key` narrows to the pool (and recipient); `extra` adds columns of the second/day row.
- */
-const runningAt = (alias: string, cols: readonly string[], table: string, key: string, x: string, day: string, extra = '') => `
-  LEFT JOIN LATERAL (SELECT ${cols.map((c) => `run_${c}`).join(', ')}${extra} FROM read.${table}_day
-                      WHERE ${key} AND day_start < ${day} ORDER BY day_start DESC LIMIT 1) ${alias}d ON true
-  LEFT JOIN LATERAL (SELECT ${cols.map((c) => `run_${c}`).join(', ')}${extra} FROM read.${table}_second
-                      WHERE ${key} AND ts >= ${day} AND ts < ${x} ORDER BY ts DESC LIMIT 1) ${alias}s ON true`;
-/** hi − lo of one running column (each side: day part + second part; a missing row is 0). */
-const diff = (c: string) => `(coalesce(hid.run_${c}, 0) + coalesce(his.run_${c}, 0) - coalesce(lod.run_${c}, 0) - coalesce(los.run_${c}, 0))::text AS ${c}`;
+const diff = (c: string) => `${runningDiff(c)}::text AS ${c}`;
 
 /**
  * One round trip, O(1) in the window's length and the pool's age: the window [start, end] is the
@@ -37,12 +23,14 @@ const diff = (c: string) => `(coalesce(hid.run_${c}, 0) + coalesce(his.run_${c},
 const POOL_KEY = 'cluster = $1 AND pool = $2';
 const RECIPIENT_KEY = 'cluster = $1 AND pool = $2 AND recipient = r.recipient';
 const FEES_SQL = `
-  SELECT 0 AS kind, NULL::text AS recipient, NULL::int AS ppm, ${TOTALS.map(diff).join(', ')}
-    FROM (SELECT 1) one ${runningAt('hi', TOTALS, 'fee_running', POOL_KEY, '$5', '$6')} ${runningAt('lo', TOTALS, 'fee_running', POOL_KEY, '$3', '$4')}
+  SELECT 0 AS kind, NULL::text AS recipient, NULL::int AS ppm, ${RUNNING_POOL_TOTALS.map(diff).join(', ')}
+    FROM (SELECT 1) one ${runningThrough('hi', RUNNING_POOL_TOTALS, 'fee_running', POOL_KEY, '$5', '$6')}
+                        ${runningThrough('lo', RUNNING_POOL_TOTALS, 'fee_running', POOL_KEY, '$3', '$4')}
   UNION ALL
   SELECT * FROM (
-    SELECT 1, r.recipient, coalesce(his.last_ppm, hid.last_ppm), NULL, NULL, ${SHARES.map(diff).join(', ')}
-      FROM read.fee_recipients r ${runningAt('hi', SHARES, 'fee_recipient_running', RECIPIENT_KEY, '$5', '$6', ', last_ppm')} ${runningAt('lo', SHARES, 'fee_recipient_running', RECIPIENT_KEY, '$3', '$4')}
+    SELECT 1, r.recipient, coalesce(his.last_ppm, hid.last_ppm), NULL, NULL, ${RUNNING_RECIPIENT_SHARES.map(diff).join(', ')}
+      FROM read.fee_recipients r ${runningThrough('hi', RUNNING_RECIPIENT_SHARES, 'fee_recipient_running', RECIPIENT_KEY, '$5', '$6', ', last_ppm')}
+                                 ${runningThrough('lo', RUNNING_RECIPIENT_SHARES, 'fee_recipient_running', RECIPIENT_KEY, '$3', '$4')}
      WHERE r.cluster = $1 AND r.pool = $2) shares
    WHERE swap_count::numeric > 0`;
 
