@@ -1,5 +1,5 @@
 import type { HadronEvent } from '@hadron/contracts';
-import { createLogger, eventLogMigrations, PostgresEventLogConsumer, PostgresEventLogProducer } from '@hadron/platform';
+import { createLogger, eventLogMigrations, PostgresEventLogProducer, PostgresFanOut, type EventLogConsumer } from '@hadron/platform';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { BuildRegistry } from '../src/builds/build-registry';
 import { projectorMigrations } from '../src/migrations';
@@ -32,8 +32,9 @@ export interface RunnerHarness {
   /** The database of the file (event log and projector migrations applied); set in beforeAll. */
   readonly db: TestDatabase;
   readonly registry: BuildRegistry;
-  newConsumer(): PostgresEventLogConsumer;
-  /** Starts a projector runner over the Postgres log; stopped after the test. */
+  /** A consumer of the Postgres log, as a process's builds get them: all through one fan-out reader. */
+  newConsumer(): EventLogConsumer;
+  /** Starts a projector runner over the Postgres log (its own fan-out reader, as in its own process); stopped after the test. */
   startRunner(projections?: readonly ProjectionDefinition[], nowSec?: () => number): Promise<ProjectorRunner>;
   append(events: readonly HadronEvent[]): Promise<void>;
 }
@@ -46,6 +47,8 @@ export function useRunnerHarness(settings: RunnerSettings): RunnerHarness {
   let db: TestDatabase | undefined;
   let registry: BuildRegistry | undefined;
   const runners: ProjectorRunner[] = [];
+  let shared: PostgresFanOut | undefined;
+  const fanOut = () => new PostgresFanOut(h.db.pool, h.db.url, testLog, settings.idlePollMs);
   const h: RunnerHarness = {
     get db() {
       if (!db) throw new Error('the runner harness database is created in beforeAll');
@@ -54,7 +57,7 @@ export function useRunnerHarness(settings: RunnerSettings): RunnerHarness {
     get registry() {
       return (registry ??= new BuildRegistry(h.db.pool));
     },
-    newConsumer: () => new PostgresEventLogConsumer(h.db.pool, h.db.url, testLog, settings.idlePollMs),
+    newConsumer: () => (shared ??= fanOut()).consumer(),
     startRunner: async (projections = ALL_PROJECTIONS, nowSec) => {
       const r = new ProjectorRunner({
         pool: h.db.pool,
@@ -65,7 +68,8 @@ export function useRunnerHarness(settings: RunnerSettings): RunnerHarness {
         nowSec,
       });
       runners.push(r);
-      await r.start(h.newConsumer);
+      const reader = fanOut();
+      await r.start(() => reader.consumer());
       return r;
     },
     append: (events) => new PostgresEventLogProducer(h.db.pool).append(events),

@@ -9,6 +9,7 @@ export * from './event-log/event-log.factory';
 export * from './event-log/checkpointed-batch';
 export * from './event-log/migrations';
 export * from './event-log/postgres/postgres-event-log';
+export * from './event-log/postgres/postgres-fan-out';
 export * from './logging/logger';
 export * from './logging/redact';
 export * from './runtime/backoff';

@@ -1,7 +1,7 @@
 /**
  * npm run replay -- --projection <name|all> [--batch-size 5000] [--keep-retired 0]
  *
- * Rebuilds a projection from the beginning of the event log into a fresh build (new schema, new
+ * Rebuilds a projection (`all`: every one at once, reading the log once for all) from the beginning of the event log into a fresh build (new schema, new
  * consumer group `<projection>.v<version>.<buildId>`), printing progress on stderr every second,
  * then switches the `read.*` views to it atomically and drops the old build. Uses the same
  * storage settings as the other processes (DATABASE_URL or the embedded Postgres, KAFKA_BROKERS).
@@ -58,25 +58,29 @@ async function main(): Promise<void> {
   const env = parseEnv(storageEnvSchema);
   // Progress goes to stderr; logs (stdout) only when something is wrong, unless LOG_LEVEL asks for more.
   const log = createLogger('replay', env.LOG_LEVEL === 'info' ? 'warn' : env.LOG_LEVEL);
-  const storage = await openStorage(env, log, [projectorMigrations], { poolSize: 6, application: 'hadron-replay' });
+  const storage = await openStorage(env, log, [projectorMigrations], { poolSize: 8, application: 'hadron-replay' });
   try {
-    for (const name of args.projections) {
-      const result = await rebuildProjection(projectionByName(name), {
-        pool: storage.pool,
-        consumerFactory: () => storage.eventLog.consumer(storage.pool, storage.url),
-        log,
-        maxBatchSize: args.batchSize,
-        keepRetiredBuilds: args.keepRetired,
-        onProgress: (p) => process.stderr.write(`${formatProgress(name, p)}\n`),
-      });
-      process.stderr.write(
-        `replay ${name}: ${result.events} events in ${result.seconds.toFixed(1)}s (${Math.round(result.events / Math.max(result.seconds, 0.001))} ev/s); ` +
-          `read views now on ${result.build.schemaName}` +
-          (result.previous ? `, replaced ${result.previous.schemaName}` : '') +
-          (result.dropped.length ? `; dropped ${result.dropped.map((b) => b.schemaName).join(', ')}` : '') +
-          '\n',
-      );
-    }
+    // Every projection at once: their consumers share one reader of the log (PostgresFanOut on the
+    // Postgres log), so the log is read and parsed once for all of them.
+    await Promise.all(
+      args.projections.map(async (name) => {
+        const result = await rebuildProjection(projectionByName(name), {
+          pool: storage.pool,
+          consumerFactory: () => storage.eventLog.consumer(storage.pool, storage.url),
+          log,
+          maxBatchSize: args.batchSize,
+          keepRetiredBuilds: args.keepRetired,
+          onProgress: (p) => process.stderr.write(`${formatProgress(name, p)}\n`),
+        });
+        process.stderr.write(
+          `replay ${name}: ${result.events} events in ${result.seconds.toFixed(1)}s (${Math.round(result.events / Math.max(result.seconds, 0.001))} ev/s); ` +
+            `read views now on ${result.build.schemaName}` +
+            (result.previous ? `, replaced ${result.previous.schemaName}` : '') +
+            (result.dropped.length ? `; dropped ${result.dropped.map((b) => b.schemaName).join(', ')}` : '') +
+            '\n',
+        );
+      }),
+    );
   } finally {
     await storage.close();
   }

@@ -7,17 +7,19 @@ import { CheckpointedBatch, needsRecord, skippedRecord, validatedRecord, type Pe
 import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, OwnedPartitions, RawLogRecord } from '../event-log.port';
 
 export const PG_STREAM = 'event_log';
-const CHANNEL = 'hadron_event_log';
+/** NOTIFY channel of appends: consumers LISTEN on it instead of polling. */
+export const PG_LOG_CHANNEL = 'hadron_event_log';
+const CHANNEL = PG_LOG_CHANNEL;
 const APPEND_CHUNK = 5000;
 /** Records validated between two turns of the event loop while a page is read ahead. */
 const VALIDATE_SLICE = 250;
 /** lag() counts exactly up to this many records (see lag()). */
 const LAG_EXACT_UP_TO = 100_000;
 /** A failed batch is retried after 0.5 s, 1 s, 2 s … 30 s (a new append does not cut that wait short). */
-const BATCH_RETRY_BACKOFF = { baseMs: 500, maxMs: 30_000 };
+export const BATCH_RETRY_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 
 /** A group of every cluster reads the log without a cluster filter (see fetch and lag). */
-function readsEveryCluster(clusters: readonly Cluster[]): boolean {
+export function readsEveryCluster(clusters: readonly Cluster[]): boolean {
   return CLUSTERS.every((c) => clusters.includes(c));
 }
 
@@ -124,13 +126,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
     if (!this.opts) return 0n;
     // A standby's own position dates from its start: the group's is where the active consumer left it.
     const from = !this.listener && this.batch ? ((await this.batch.checkpoints(PG_STREAM)).get(0) ?? this.next) : this.next;
-    const everyCluster = readsEveryCluster(this.opts.clusters);
-    const { rows } = await this.pool.query<{ n: string }>(
-      `SELECT CASE WHEN c.n <= $2 THEN c.n ELSE greatest(c.n, (SELECT max(seq) FROM event_log) - $1 + 1) END AS n
-         FROM (SELECT count(*) AS n FROM (SELECT 1 FROM event_log WHERE seq >= $1 ${everyCluster ? '' : 'AND cluster = ANY($3::text[])'} LIMIT $2 + 1) x) c`,
-      everyCluster ? [from.toString(), LAG_EXACT_UP_TO] : [from.toString(), LAG_EXACT_UP_TO, this.opts.clusters],
-    );
-    return BigInt(rows[0].n);
+    return postgresLogLag(this.pool, this.opts.clusters, from);
   }
 
   /** The log is one partition: owned while this consumer holds the group's lock, nothing as a standby. */
@@ -195,59 +191,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
 
   private async fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<PendingRecord[]> {
     this.fetches++;
-    // With a type filter, a page is `limit` records of the types the group reads (others are
-    // never transferred nor parsed). A last row marks how far the page reaches in the log — its
-    // last record, or when the page is short the highest visible seq (appends commit in seq order,
-    // see the producer) — and how many records that range holds: it becomes a skipped record, so
-    // the checkpoint moves past what the group did not read and progress counts it.
-    // A group of every cluster (every build) reads the log without the cluster filter: then the
-    // page is the only pass over the rows, and the reach and count read the primary key alone
-    // (index-only). One statement that also counts while it pages (a window over the range) was
-    // measured slower than this: its per-row work costs more than the index-only count.
-    const params: unknown[] = types ? [from.toString(), limit, [...types]] : [from.toString(), limit];
-    let mine = '';
-    if (!readsEveryCluster(clusters)) {
-      params.push(clusters);
-      mine = `AND cluster = ANY($${params.length}::text[])`;
-    }
-    const { rows } = await this.pool.query<{ seq: string; payload: string | null; type: string | null; writer_epoch: string | null; covered: string | null }>(
-      types
-        ? `WITH page AS (
-             SELECT seq, payload, type, writer_epoch FROM event_log
-              WHERE seq >= $1 ${mine} AND (type IS NULL OR type = ANY($3::text[]))
-              ORDER BY seq LIMIT $2
-           ), reach AS (
-             SELECT CASE WHEN count(*) = $2 THEN max(seq)
-                         ELSE (SELECT max(seq) FROM event_log WHERE seq >= $1 ${mine}) END AS upto
-               FROM (SELECT seq FROM page) p
-           )
-           SELECT seq, payload, type, writer_epoch, NULL::bigint AS covered FROM page
-           UNION ALL
-           SELECT upto, NULL, NULL, NULL, (SELECT count(*) FROM event_log WHERE seq >= $1 AND seq <= upto ${mine})
-             FROM reach WHERE upto IS NOT NULL`
-        : `SELECT seq, payload, type, writer_epoch, NULL::bigint AS covered FROM event_log WHERE seq >= $1 ${mine} ORDER BY seq LIMIT $2`,
-      params,
-    );
-    // Validated here, so a read-ahead page is checked while the database applies the current one;
-    // in slices, so the current batch's query results are not kept waiting behind the whole page.
-    const out: PendingRecord[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i];
-      const position = { stream: PG_STREAM, partition: 0, offset: BigInt(r.seq) };
-      if (out.length > 0 && position.offset < out[out.length - 1].position.offset) throw new Error(`event_log page out of order at seq ${r.seq}`);
-      if (r.covered !== null) {
-        // The reach marker: the records of the range not returned above, as one skipped record.
-        out.push({ ...skippedRecord(position), weight: Number(r.covered) - out.length });
-        continue;
-      }
-      if (r.payload === null || !needsRecord(types, r.type)) {
-        out.push(skippedRecord(position));
-        continue;
-      }
-      if (i > 0 && i % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      out.push(validatedRecord(position, r.payload, r.type, r.writer_epoch === null ? undefined : BigInt(r.writer_epoch)));
-    }
-    return out;
+    return readLogPage(this.pool, { clusters, types, from, limit });
   }
 
   private async resync(batch: CheckpointedBatch): Promise<void> {
@@ -293,4 +237,100 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
       this.sleeper = { done, wakeOnAppend };
     });
   }
+}
+
+/**
+ * Records of `clusters` at or past `from`: exact up to LAG_EXACT_UP_TO (what readiness and
+ * "caught up" need); beyond it an upper bound from the seq range (seq has gaps), so a lag read
+ * never scans a whole backlog's heap.
+ */
+export async function postgresLogLag(pool: Pool, clusters: readonly Cluster[], from: bigint): Promise<bigint> {
+  const everyCluster = readsEveryCluster(clusters);
+  const { rows } = await pool.query<{ n: string }>(
+    `SELECT CASE WHEN c.n <= $2 THEN c.n ELSE greatest(c.n, (SELECT max(seq) FROM event_log) - $1 + 1) END AS n
+       FROM (SELECT count(*) AS n FROM (SELECT 1 FROM event_log WHERE seq >= $1 ${everyCluster ? '' : 'AND cluster = ANY($3::text[])'} LIMIT $2 + 1) x) c`,
+    everyCluster ? [from.toString(), LAG_EXACT_UP_TO] : [from.toString(), LAG_EXACT_UP_TO, clusters],
+  );
+  return BigInt(rows[0].n);
+}
+
+/** A record of a page, with the cluster it belongs to (unset on the reach marker). */
+export type PageRecord = PendingRecord & { cluster?: string };
+
+export interface PageRequest {
+  clusters: readonly Cluster[];
+  /** The types read (unset = all): others are not transferred, a last skipped record stands for them. */
+  types: ReadonlySet<string> | undefined;
+  from: bigint;
+  limit: number;
+}
+
+/**
+ * One page of the Postgres log, validated: `limit` records of `types` (all types when unset) of
+ * `clusters` from `from` on, in seq order.
+ */
+export async function readLogPage(pool: Pool, { clusters, types, from, limit }: PageRequest): Promise<PageRecord[]> {
+  // With a type filter, a page is `limit` records of the types the group reads (others are
+  // never transferred nor parsed). A last row marks how far the page reaches in the log — its
+  // last record, or when the page is short the highest visible seq (appends commit in seq order,
+  // see the producer) — and how many records that range holds: it becomes a skipped record, so
+  // the checkpoint moves past what the group did not read and progress counts it.
+  // A group of every cluster (every build) reads the log without the cluster filter: then the
+  // page is the only pass over the rows, and the reach and count read the primary key alone
+  // (index-only). One statement that also counts while it pages (a window over the range) was
+  // measured slower than this: its per-row work costs more than the index-only count.
+  const params: unknown[] = types ? [from.toString(), limit, [...types]] : [from.toString(), limit];
+  let mine = '';
+  if (!readsEveryCluster(clusters)) {
+    params.push(clusters);
+    mine = `AND cluster = ANY($${params.length}::text[])`;
+  }
+  const { rows } = await pool.query<{
+    seq: string;
+    cluster: string | null;
+    payload: string | null;
+    type: string | null;
+    writer_epoch: string | null;
+    covered: string | null;
+  }>(
+    types
+      ? `WITH page AS (
+           SELECT seq, cluster, payload, type, writer_epoch FROM event_log
+            WHERE seq >= $1 ${mine} AND (type IS NULL OR type = ANY($3::text[]))
+            ORDER BY seq LIMIT $2
+         ), reach AS (
+           SELECT CASE WHEN count(*) = $2 THEN max(seq)
+                       ELSE (SELECT max(seq) FROM event_log WHERE seq >= $1 ${mine}) END AS upto
+             FROM (SELECT seq FROM page) p
+         )
+         SELECT seq, cluster, payload, type, writer_epoch, NULL::bigint AS covered FROM page
+         UNION ALL
+         SELECT upto, NULL, NULL, NULL, NULL, (SELECT count(*) FROM event_log WHERE seq >= $1 AND seq <= upto ${mine})
+           FROM reach WHERE upto IS NOT NULL`
+      : `SELECT seq, cluster, payload, type, writer_epoch, NULL::bigint AS covered FROM event_log WHERE seq >= $1 ${mine} ORDER BY seq LIMIT $2`,
+    params,
+  );
+  // Validated here, so a read-ahead page is checked while the database applies the current one;
+  // in slices, so the current batch's query results are not kept waiting behind the whole page.
+  const out: PageRecord[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    const position = { stream: PG_STREAM, partition: 0, offset: BigInt(r.seq) };
+    if (out.length > 0 && position.offset < out[out.length - 1].position.offset) throw new Error(`event_log page out of order at seq ${r.seq}`);
+    if (r.covered !== null) {
+      // The reach marker: the records of the range not returned above, as one skipped record.
+      out.push({ ...skippedRecord(position), weight: Number(r.covered) - out.length });
+      continue;
+    }
+    if (r.payload === null || !needsRecord(types, r.type)) {
+      out.push({ ...skippedRecord(position), cluster: r.cluster ?? undefined });
+      continue;
+    }
+    if (i > 0 && i % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    out.push({
+      ...validatedRecord(position, r.payload, r.type, r.writer_epoch === null ? undefined : BigInt(r.writer_epoch)),
+      cluster: r.cluster ?? undefined,
+    });
+  }
+  return out;
 }

@@ -1,0 +1,126 @@
+import type { HadronEvent } from '@hadron/contracts';
+import { fakeAddress, sampleEventStream } from '@hadron/contracts/testing/sample-events';
+import { createLogger } from '../../logging/logger';
+import { createTestDatabase, type TestDatabase } from '../../testing/test-database';
+import type { BatchHandler, EventLogConsumer } from '../event-log.port';
+import { eventLogMigrations } from '../migrations';
+import { eventLogContract } from '../testing/event-log.contract';
+import { PostgresEventLogConsumer, PostgresEventLogProducer } from './postgres-event-log';
+import { PostgresFanOut } from './postgres-fan-out';
+
+const log = createLogger('test', 'silent');
+
+// Every group of the suite reads through one fan-out reader, as the projector's builds do.
+eventLogContract('postgres fan-out', async () => {
+  const db = await createTestDatabase([eventLogMigrations]);
+  const fanOut = new PostgresFanOut(db.pool, db.url, log, 200);
+  return {
+    db,
+    producer: new PostgresEventLogProducer(db.pool),
+    consumer: () => fanOut.consumer(),
+    childEnv: { KAFKA_BROKERS: '' }, // the child opens the Postgres log, whose consumers are fan-out members
+    close: () => db.drop(),
+  };
+});
+
+describe('postgres fan-out', () => {
+  let db: TestDatabase;
+  beforeEach(async () => {
+    db = await createTestDatabase([eventLogMigrations]);
+  });
+  afterEach(() => db.drop());
+
+  const until = async (what: string, probe: () => boolean | Promise<boolean>) => {
+    const end = Date.now() + 30_000;
+    while (!(await probe())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const recorder =
+    (into: string[]): BatchHandler =>
+    async (batch) =>
+      void into.push(...batch.map((d) => d.event.id));
+  const ids = (events: readonly HadronEvent[], types?: readonly string[]) => events.filter((e) => !types || types.includes(e.type)).map((e) => e.id);
+
+  it('reads each page once for the groups at the same place, and each group applies exactly its types, in order', async () => {
+    const events = sampleEventStream('mainnet-beta', [fakeAddress('fan-1'), fakeAddress('fan-2')], 200);
+    await new PostgresEventLogProducer(db.pool).append(events);
+    const fanOut = new PostgresFanOut(db.pool, db.url, log, 60_000);
+    const groups = [
+      { group: 'all', types: undefined, seen: [] as string[] },
+      { group: 'swaps', types: ['SwapExecuted'], seen: [] as string[] },
+      { group: 'oracle', types: ['MidpriceUpdated', 'PoolDiscovered'], seen: [] as string[] },
+    ];
+    const consumers: EventLogConsumer[] = [];
+    for (const g of groups) {
+      const c = fanOut.consumer();
+      consumers.push(c);
+      await c.start({ group: g.group, clusters: ['mainnet-beta', 'devnet'], types: g.types, maxBatchSize: 20, handler: recorder(g.seen) });
+    }
+    try {
+      await until('every group caught up', async () => (await Promise.all(consumers.map((c) => c.lag()))).every((l) => l === 0n));
+      for (const g of groups) expect(g.seen).toEqual(ids(events, g.types));
+      // 200 records in pages of 20 (plus read-ahead and the empty page at the end), not once per group.
+      expect(fanOut.fetches).toBeLessThanOrEqual(14);
+    } finally {
+      await Promise.all(consumers.map((c) => c.stop()));
+    }
+  });
+
+  it('a group replaying from the start beside a live one: the live one keeps up meanwhile, both end with every event once', async () => {
+    const producer = new PostgresEventLogProducer(db.pool);
+    const history = sampleEventStream('devnet', [fakeAddress('live-1')], 300);
+    await producer.append(history);
+    const fanOut = new PostgresFanOut(db.pool, db.url, log, 200);
+    const live: string[] = [];
+    const replay: string[] = [];
+    const a = fanOut.consumer();
+    await a.start({ group: 'live', clusters: ['devnet'], maxBatchSize: 50, handler: recorder(live) });
+    await until('the live group at the head', () => live.length === history.length);
+    // A new build: slow batches of 5 from offset 0, while events keep arriving.
+    const b = fanOut.consumer();
+    await b.start({
+      group: 'rebuild',
+      clusters: ['devnet'],
+      maxBatchSize: 5,
+      handler: async (batch, tx) => {
+        await tx.query('SELECT pg_sleep(0.02)');
+        replay.push(...batch.map((d) => d.event.id));
+      },
+    });
+    const more = sampleEventStream('devnet', [fakeAddress('live-1')], 20, 1000);
+    try {
+      await producer.append(more);
+      await until('the live group applied the new events', () => live.length === history.length + more.length);
+      expect(replay.length).toBeLessThan(history.length); // it was applied while the rebuild was still far behind
+      await until('the rebuild caught up', async () => (await b.lag()) === 0n);
+      expect(live).toEqual(ids([...history, ...more]));
+      expect(replay).toEqual(ids([...history, ...more]));
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('excludes a lone consumer of the same group: one of them is active, the other takes over when it stops', async () => {
+    const producer = new PostgresEventLogProducer(db.pool);
+    await producer.append(sampleEventStream('devnet', [fakeAddress('mix')], 30));
+    const [byLone, byMember]: [string[], string[]] = [[], []];
+    const lone = new PostgresEventLogConsumer(db.pool, db.url, log, 200);
+    await lone.start({ group: 'mixed', clusters: ['devnet'], handler: recorder(byLone) });
+    await until('the lone consumer applied the log', () => byLone.length === 30);
+    const member = new PostgresFanOut(db.pool, db.url, log, 200).consumer();
+    await member.start({ group: 'mixed', clusters: ['devnet'], handler: recorder(byMember) });
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await member.owned()).partitions).toEqual([]); // a standby
+      await lone.stop();
+      const later = sampleEventStream('devnet', [fakeAddress('mix')], 5, 1000);
+      await producer.append(later);
+      await until('the member took over', () => byMember.length === 5);
+      expect(byMember).toEqual(ids(later));
+    } finally {
+      await member.stop();
+    }
+  });
+});

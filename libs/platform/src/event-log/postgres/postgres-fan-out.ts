@@ -1,0 +1,366 @@
+import { CLUSTERS, type Cluster } from '@hadron/contracts';
+import { Client, type Pool } from 'pg';
+import { isTransientDbError } from '../../database/pool';
+import type { Logger } from '../../logging/logger';
+import { backoffDelay } from '../../runtime/backoff';
+import { CheckpointedBatch, needsRecord, type PendingRecord } from '../checkpointed-batch';
+import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
+import { BATCH_RETRY_BACKOFF, PG_LOG_CHANNEL, PG_STREAM, postgresLogLag, readLogPage, type PageRecord } from './postgres-event-log';
+
+const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('hadron:consumer:' || $1)) AS ok";
+const UNLOCK = "SELECT pg_advisory_unlock(hashtext('hadron:consumer:' || $1))";
+/** How long a round of batches waits for a slower group once another group's batch is done. */
+const STRAGGLER_MS = 1000;
+/** A standby member asks for its group's lock again after this long. */
+const LOCK_RETRY_MS = 2000;
+
+/**
+ * Every consumer group of one process reading the Postgres log through one reader: a page is read
+ * and validated once, then applied by each group in its own transaction (its checkpoint with its
+ * writes, CheckpointedBatch), the groups side by side on their own connections. Replaying every
+ * projection (an upgrade, `npm run replay -- --projection all`) so reads and parses the log once
+ * instead of once per projection.
+ *
+ * Groups at the same place in the log (within a page) form a cohort and share its pages; a build
+ * replaying from the start beside live ones is its own cohort until it reaches them (then they
+ * merge). Each group keeps what a lone PostgresEventLogConsumer gives it: one active consumer per
+ * group across processes (the same advisory lock, held on the reader's LISTEN connection, so a lone
+ * consumer and a member exclude each other), its own retries with backoff (a stalled group does
+ * not hold the others), its own lag, and stop() draining its in-flight batch.
+ */
+export class PostgresFanOut {
+  private readonly members = new Set<FanOutMember>();
+  private listener?: Client;
+  private running?: Promise<void>;
+  private wakePending = false;
+  private sleeper?: { done: () => void };
+  /** Statements on the LISTEN connection, one at a time (a member's unlock may come while the loop locks). */
+  private onListener: Promise<unknown> = Promise.resolve();
+  /** Pages read ahead, by where they start and what they hold (pageKey); used by the next round only. */
+  private ahead = new Map<string, Promise<PageRecord[]>>();
+  /** Log reads issued (tests and metrics: an idle reader does not poll). */
+  fetches = 0;
+
+  constructor(
+    readonly pool: Pool,
+    private readonly url: string,
+    readonly log: Logger,
+    private readonly idlePollMs = 5000,
+  ) {}
+
+  /** A consumer of one group, read through this fan-out. */
+  consumer(): EventLogConsumer {
+    return new FanOutMember(this);
+  }
+
+  /** @internal */
+  async join(m: FanOutMember): Promise<void> {
+    this.members.add(m);
+    if (!this.running) this.running = this.loop().catch((e) => this.log.fatal({ err: e }, 'postgres fan-out reader stopped unexpectedly'));
+    this.wake();
+  }
+
+  /** @internal Waits for the member's batch in flight, then gives its group's lock back. */
+  async leave(m: FanOutMember): Promise<void> {
+    m.stopping = true;
+    this.wake();
+    await m.inFlight;
+    this.members.delete(m);
+    if (m.locked && this.listener) await this.listenerQuery(this.listener, UNLOCK, [m.opts!.group]).catch(() => undefined);
+    m.locked = false;
+    this.wake();
+    if (this.members.size === 0) await this.running;
+  }
+
+  /** @internal */
+  isListening(): boolean {
+    return !!this.listener;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.members.size > 0) {
+      try {
+        await this.lockGroups();
+      } catch (e) {
+        this.log.warn({ err: (e as Error).message }, 'fan-out reader could not connect for its groups; retrying');
+        this.dropListener();
+        await this.sleep(1000);
+        continue;
+      }
+      this.wakePending = false;
+      const now = Date.now();
+      const ready = [...this.members].filter((m) => m.locked && !m.stopping && !m.busy && m.retryAt <= now);
+      const used = this.ahead;
+      this.ahead = new Map();
+      let progressed = false;
+      if (ready.length > 0) {
+        // Every cohort's page first, then every member's batch: the round waits for the batches
+        // (lockstep keeps the cohorts together) but not for a member still busy a second after another finished.
+        const applies = (await Promise.all(cohorts(ready).map((c) => this.serve(c, used)))).flat();
+        const served = await allOrStragglers(applies, STRAGGLER_MS);
+        progressed = served.some((n) => n !== 0);
+      }
+      for (const p of used.values()) p.catch(() => undefined);
+      if (!progressed) await this.sleep(this.nextWakeIn(now));
+    }
+    const listener = this.listener;
+    this.listener = undefined;
+    this.running = undefined;
+    for (const p of this.ahead.values()) p.catch(() => undefined);
+    this.ahead.clear();
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Reads one page for a cohort and starts each member's batch of it (from where it stands): one promise per member, of the log records it moved past. */
+  private async serve(cohort: FanOutMember[], ahead: Map<string, Promise<PageRecord[]>>): Promise<Promise<number>[]> {
+    const from = cohort.reduce((a, m) => (m.next < a ? m.next : a), cohort[0].next);
+    const limit = Math.max(...cohort.map((m) => m.opts!.maxBatchSize ?? 2000));
+    // The union of what the members read: none reads a type out of it, so it is never transferred.
+    const types = cohort.some((m) => !m.types) ? undefined : new Set(cohort.flatMap((m) => [...m.types!]));
+    const clusters = [...new Set(cohort.flatMap((m) => m.opts!.clusters))];
+    let page: PageRecord[];
+    try {
+      // A page read ahead for another set of members may lack types these read: used only if it is the same request.
+      page = await (ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit));
+    } catch (e) {
+      for (const m of cohort) await m.failed(e as Error);
+      return [];
+    }
+    if (page.length === 0) return [];
+    const after = page[page.length - 1].position.offset + 1n;
+    if (page.filter((r) => !r.skipped).length === limit) this.ahead.set(pageKey(after, limit, types, clusters), this.fetch(clusters, types, after, limit));
+    return cohort.map((m) => m.apply(page).finally(() => this.wake()));
+  }
+
+  private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<PageRecord[]> {
+    this.fetches++;
+    return readLogPage(this.pool, { clusters, types, from, limit });
+  }
+
+  /** Connects (LISTEN) if needed and takes the lock of every member not holding its group's yet. */
+  private async lockGroups(): Promise<void> {
+    if (!this.listener) {
+      const client = new Client({ connectionString: this.url, application_name: 'hadron-consumer:fan-out' });
+      client.on('error', (e) => {
+        this.log.warn({ err: e.message }, 'fan-out listen connection lost; reconnecting');
+        if (this.listener === client) this.dropListener();
+        this.wake();
+      });
+      await client.connect();
+      client.on('notification', () => this.wake());
+      await client.query(`LISTEN ${PG_LOG_CHANNEL}`);
+      this.listener = client;
+    }
+    const now = Date.now();
+    for (const m of this.members) {
+      if (m.locked || m.stopping || m.lockRetryAt > now) continue;
+      const { rows } = await this.listenerQuery<{ ok: boolean }>(this.listener, TRY_LOCK, [m.opts!.group]);
+      if (!rows[0].ok) {
+        m.lockRetryAt = now + LOCK_RETRY_MS;
+        continue;
+      }
+      if (m.stopping || !this.members.has(m)) {
+        await this.listenerQuery(this.listener, UNLOCK, [m.opts!.group]);
+        continue;
+      }
+      m.locked = true;
+      // What the group's previous consumer committed (another process, before it stopped).
+      m.next = (await m.batch!.checkpoints(PG_STREAM)).get(0) ?? m.next;
+      this.log.info({ group: m.opts!.group }, 'consumer active for group');
+    }
+  }
+
+  private listenerQuery<R extends Record<string, unknown>>(client: Client, sql: string, params: unknown[]): Promise<{ rows: R[] }> {
+    const run = this.onListener.then(() => client.query<R>(sql, params));
+    this.onListener = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The connection (and with it every group's lock) is gone: each member must take its lock again. */
+  private dropListener(): void {
+    const l = this.listener;
+    this.listener = undefined;
+    for (const m of this.members) m.locked = false;
+    l?.end().catch(() => undefined);
+  }
+
+  private nextWakeIn(now: number): number {
+    let ms = this.idlePollMs;
+    for (const m of this.members) {
+      if (m.stopping) continue;
+      if (!m.locked) ms = Math.min(ms, Math.max(0, m.lockRetryAt - now) || LOCK_RETRY_MS);
+      else if (m.retryAt > now) ms = Math.min(ms, m.retryAt - now);
+    }
+    return ms;
+  }
+
+  /** @internal */
+  wake(): void {
+    this.wakePending = true;
+    this.sleeper?.done();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.wakePending) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.sleeper = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.sleeper = { done };
+    });
+  }
+}
+
+/**
+ * The results of `runs` once all have settled, or, once one has, after `ms` more (undefined for
+ * the ones still running): a group slow on a batch (a lock, a long rebuild batch) is not waited
+ * for, it rejoins when done, so the other groups (the served builds) keep up meanwhile.
+ */
+async function allOrStragglers<T>(runs: Promise<T>[], ms: number): Promise<(T | undefined)[]> {
+  const results: (T | undefined)[] = runs.map(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const straggled = new Promise<void>((resolve) => {
+    for (const [i, r] of runs.entries()) {
+      r.then(
+        (v) => void (results[i] = v),
+        () => undefined,
+      ).finally(() => {
+        timer ??= setTimeout(resolve, ms);
+      });
+    }
+  });
+  try {
+    await Promise.race([Promise.allSettled(runs), straggled]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return results;
+}
+
+function pageKey(from: bigint, limit: number, types: ReadonlySet<string> | undefined, clusters: readonly string[]): string {
+  return `${from}|${limit}|${types ? [...types].sort().join(',') : '*'}|${[...clusters].sort().join(',')}`;
+}
+
+/** Members sorted by position; one cohort per run of members less than a page apart. */
+function cohorts(members: FanOutMember[]): FanOutMember[][] {
+  const sorted = [...members].sort((a, b) => (a.next < b.next ? -1 : a.next > b.next ? 1 : 0));
+  const out: FanOutMember[][] = [];
+  for (const m of sorted) {
+    const last = out[out.length - 1];
+    if (last && m.next - last[0].next < BigInt(m.opts!.maxBatchSize ?? 2000)) last.push(m);
+    else out.push([m]);
+  }
+  return out;
+}
+
+/** One group's consumer inside a PostgresFanOut. */
+class FanOutMember implements EventLogConsumer {
+  opts?: ConsumeOptions;
+  batch?: CheckpointedBatch;
+  types?: ReadonlySet<string>;
+  private clusters?: ReadonlySet<string>;
+  next = 0n;
+  locked = false;
+  stopping = false;
+  lockRetryAt = 0;
+  /** A failed batch is retried from this time on (backoff). */
+  retryAt = 0;
+  private failures = 0;
+  inFlight?: Promise<unknown>;
+  /** A batch of this group is being applied (a straggler of a past round, the next round leaves it out). */
+  busy = false;
+
+  constructor(private readonly hub: PostgresFanOut) {}
+
+  async start(opts: ConsumeOptions): Promise<void> {
+    this.opts = opts;
+    this.stopping = false;
+    this.types = opts.types ? new Set(opts.types) : undefined;
+    this.clusters = CLUSTERS.every((c) => opts.clusters.includes(c)) ? undefined : new Set(opts.clusters);
+    this.batch = new CheckpointedBatch(this.hub.pool, opts.group, opts.handler, this.hub.log);
+    this.next = (await this.batch.checkpoints(PG_STREAM)).get(0) ?? 0n;
+    await this.hub.join(this);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.opts) return;
+    await this.hub.leave(this);
+  }
+
+  async lag(): Promise<bigint> {
+    if (!this.opts || !this.batch) return 0n;
+    // A standby's own position dates from its start: the group's is where the active consumer left it.
+    const from = this.locked ? this.next : ((await this.batch.checkpoints(PG_STREAM)).get(0) ?? this.next);
+    return postgresLogLag(this.hub.pool, this.opts.clusters, from);
+  }
+
+  async owned(): Promise<OwnedPartitions> {
+    if (!this.locked) return { streams: [PG_STREAM], partitions: [] };
+    return { streams: [PG_STREAM], partitions: [{ stream: PG_STREAM, partition: 0, lag: await this.lag() }] };
+  }
+
+  /** Applies the records of `page` at or past this group's position; returns how many log records it moved past. */
+  apply(page: readonly PageRecord[]): Promise<number> {
+    this.busy = true;
+    const run = this.applyPage(page).finally(() => (this.busy = false));
+    this.inFlight = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyPage(page: readonly PageRecord[]): Promise<number> {
+    if (this.stopping) return 0; // stop() was asked while the page was read: nothing more from this group
+    const from = this.next;
+    const records: PendingRecord[] = [];
+    const positions: LogPosition[] = [];
+    for (const r of page) {
+      if (r.position.offset < from) continue;
+      positions.push(r.position);
+      const mine = !r.skipped && needsRecord(this.types, r.type) && (!this.clusters || r.cluster === undefined || this.clusters.has(r.cluster));
+      if (mine) {
+        records.push(r);
+        continue;
+      }
+      // Runs of records this group does not read collapse into one skipped record (it only moves the checkpoint).
+      const last = records[records.length - 1];
+      const weight = r.weight ?? 1;
+      if (last?.skipped) records[records.length - 1] = { ...last, position: r.position, weight: (last.weight ?? 1) + weight };
+      else records.push({ position: r.position, payload: '', skipped: true, weight });
+    }
+    if (records.length === 0 || !this.batch || !this.opts) return 0;
+    const opts = this.opts;
+    try {
+      // The checkpoint is re-read inside the batch: one behind `from` (commits lost) makes it refuse to run.
+      const outcome = await this.batch.process(PG_STREAM, records, new Map([[0, from]]));
+      this.next = outcome.next.get(0) ?? this.next;
+      this.failures = 0;
+      opts.onCommitted?.({ count: outcome.processed, deadLettered: outcome.deadLettered.length, positions });
+      return outcome.processed;
+    } catch (e) {
+      await this.failed(e as Error);
+      return 0;
+    }
+  }
+
+  /** A failed batch: report it, re-read the stored checkpoint, retry after a backoff (the other groups go on). */
+  async failed(error: Error): Promise<void> {
+    const opts = this.opts!;
+    this.failures++;
+    const transient = isTransientDbError(error);
+    const delay = backoffDelay(this.failures, BATCH_RETRY_BACKOFF);
+    this.hub.log.error(
+      { err: error.message, group: opts.group, transient, failures: this.failures, retryInMs: delay },
+      'postgres consumer batch failed; will retry',
+    );
+    try {
+      opts.onError?.({ error, transient, consecutiveFailures: this.failures, stream: PG_STREAM, partition: 0 });
+    } catch {
+      // a reporting hook must not break the loop
+    }
+    // Always re-read the stored checkpoint: a lost or rolled-back commit must be re-read from it.
+    this.next = (await this.batch!.checkpoints(PG_STREAM).catch(() => undefined))?.get(0) ?? this.next;
+    this.retryAt = Date.now() + delay;
+  }
+}
