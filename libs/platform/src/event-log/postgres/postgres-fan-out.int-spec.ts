@@ -102,6 +102,29 @@ describe('postgres fan-out', () => {
     }
   });
 
+  it('two members of one group in one reader: one is active, the other a standby until it stops', async () => {
+    const producer = new PostgresEventLogProducer(db.pool);
+    await producer.append(sampleEventStream('devnet', [fakeAddress('twin')], 20));
+    const fanOut = new PostgresFanOut(db.pool, db.url, log, 200);
+    const [byA, byB]: [string[], string[]] = [[], []];
+    const a = fanOut.consumer();
+    await a.start({ group: 'twin', clusters: ['devnet'], handler: recorder(byA) });
+    await until('a applied the log', () => byA.length === 20);
+    const b = fanOut.consumer();
+    await b.start({ group: 'twin', clusters: ['devnet'], handler: recorder(byB) });
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await b.owned()).partitions).toEqual([]);
+      await a.stop();
+      const later = sampleEventStream('devnet', [fakeAddress('twin')], 5, 1000);
+      await producer.append(later);
+      await until('b took over', () => byB.length === 5);
+      expect(byB).toEqual(ids(later));
+    } finally {
+      await b.stop();
+    }
+  });
+
   it('excludes a lone consumer of the same group: one of them is active, the other takes over when it stops', async () => {
     const producer = new PostgresEventLogProducer(db.pool);
     await producer.append(sampleEventStream('devnet', [fakeAddress('mix')], 30));

@@ -154,6 +154,12 @@ export class PostgresFanOut {
     const now = Date.now();
     for (const m of this.members) {
       if (m.locked || m.stopping || m.lockRetryAt > now) continue;
+      // Advisory locks are re-entrant within a session: a second member of the same group (another
+      // runner of this process on the same log) must wait for the first, as a consumer elsewhere would.
+      if ([...this.members].some((o) => o !== m && o.locked && o.opts!.group === m.opts!.group)) {
+        m.lockRetryAt = now + LOCK_RETRY_MS;
+        continue;
+      }
       const { rows } = await this.listenerQuery<{ ok: boolean }>(this.listener, TRY_LOCK, [m.opts!.group]);
       if (!rows[0].ok) {
         m.lockRetryAt = now + LOCK_RETRY_MS;
