@@ -6,17 +6,17 @@
  * users start them (`dist/apps/projector/src/main.js`, one consumer group per projection shared by
  * the processes), each run into a fresh database and fresh topics. Reports log events/s (events
  * of the log / time from the first checkpoint to the last, i.e. every projection caught up) and
- * the wall time including start-up, with the 1-process run as the baseline.
+ * the wall time including start-up, with the 1-process run as the baseline (BenchReport: the share of
+ * it is printed beside each case; `--json <file>` writes the cases).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { HadronEvent } from '@hadron/contracts';
 import { createLogger, createPool, endPool, eventLogMigrations, runMigrations, withClient, withDatabase } from '@hadron/platform';
 import { openKafkaEventLog } from '@hadron/platform/event-log/kafka/kafka-event-log';
-import { jsonArg } from '@hadron/platform/testing/bench-args';
 import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
+import { BenchReport } from '@hadron/platform/testing/bench-report';
 import { projectorMigrations } from '../src/migrations';
 import { ALL_PROJECTIONS } from '../src/projections';
 import { generateEvents } from '../test-support/event-generator';
@@ -38,32 +38,26 @@ interface Run {
 async function main(): Promise<void> {
   const brokers = process.env.KAFKA_BROKERS?.split(',').map((b) => b.trim());
   if (!brokers?.length) throw new Error('bench:scale-out needs a Kafka broker: KAFKA_BROKERS=host:port (e.g. eval "$(bash scripts/kafka/start.sh)")');
-  const jsonFile = jsonArg();
   const { adminUrl, stop } = await benchPostgres(ROOT);
   const runs: Run[] = [];
   try {
     say(`${N.toLocaleString('en')} events, ${PARTITIONS} partitions per topic, ${ALL_PROJECTIONS.length} projections (one consumer group each)`);
     for (const processes of [1, 2]) runs.push(await replay(adminUrl, brokers, processes));
-    const base = runs[0];
-    say('\n| projector processes | log events/s | replay s | wall s (with start-up) | vs 1 process |');
-    say('|---:|---:|---:|---:|---:|');
+    const report = new BenchReport('scale-out');
+    report.set('events', N);
+    report.set('partitions', PARTITIONS);
+    say('');
     for (const r of runs)
-      say(
-        `| ${r.processes} | ${r.eventsPerS.toFixed(0)} | ${r.replayS.toFixed(1)} | ${r.wallS.toFixed(1)} | ${(r.eventsPerS / base.eventsPerS).toFixed(2)}× |`,
-      );
-    if (jsonFile) {
-      const cases = runs.map((r) => ({
-        case: `${r.processes} projector process${r.processes > 1 ? 'es' : ''}`,
+      report.add({
+        case: `${r.processes} projector process${r.processes > 1 ? 'es' : ''} (log ev/s)`,
         events_per_s: Math.round(r.eventsPerS),
         p50_ms: null,
         p99_ms: null,
         baseline: r.processes === 1,
-        replay_s: r.replayS,
-        wall_s: r.wallS,
-      }));
-      writeFileSync(jsonFile, JSON.stringify({ bench: 'scale-out', at: new Date().toISOString(), events: N, partitions: PARTITIONS, cases }, null, 2));
-      say(`\nwrote ${jsonFile}`);
-    }
+        replay_s: +r.replayS.toFixed(1),
+        wall_s: +r.wallS.toFixed(1),
+      });
+    report.write();
   } finally {
     await stop();
   }

@@ -3,11 +3,11 @@
  * included), so this is on its hot path. Realistic events (sampleEventStream: every type, the
  * usual mix) as parsed values, the same as JSON text (parse + validate, what a consumer does), and
  * refused events (a bad pool address: the dead-letter path, which also builds the reason).
- *   node -r ./scripts/register-ts.js apps/projector/bench/validate.bench.ts [--json <file>]
+ *   npm run bench:validate [-- --json <file>]
+ * The baseline is JSON.parse alone of the same text: what any consumer pays before validating.
  */
-import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { jsonArg } from '@hadron/platform/testing/bench-args';
+import { BenchReport } from '@hadron/platform/testing/bench-report';
 import { hadronEventSchema, parseHadronEvent } from '@hadron/contracts';
 import { fakeAddress, sampleEventStream } from '@hadron/contracts/testing/sample-events';
 
@@ -30,23 +30,25 @@ function rate(f: (v: unknown) => boolean, inputs: readonly unknown[], ms: number
   return { perSecond: (n / (now - start)) * 1000, accepted };
 }
 
-const cases: Array<{ case: string; f: (v: unknown) => boolean; inputs: readonly unknown[] }> = [
+const cases: Array<{ case: string; f: (v: unknown) => boolean; inputs: readonly unknown[]; baseline?: boolean }> = [
+  { case: 'JSON.parse alone, valid JSON text', f: (v) => JSON.parse(v as string) !== null, inputs: texts, baseline: true },
   { case: 'hadronEventSchema.safeParse, valid values', f: (v) => hadronEventSchema.safeParse(v).success, inputs: events },
   { case: 'parseHadronEvent, valid JSON text', f: (v) => parseHadronEvent(v).ok, inputs: texts },
-  { case: 'JSON.parse alone, same text', f: (v) => JSON.parse(v as string) !== null, inputs: texts },
   { case: 'parseHadronEvent, refused values (reason built)', f: (v) => parseHadronEvent(v).ok, inputs: refused },
 ];
 
 for (const c of cases) rate(c.f, c.inputs, 300); // warm up the JIT
-const results = cases.map((c) => {
+const report = new BenchReport('validate');
+report.set('events', events.length);
+for (const c of cases) {
   const { perSecond } = rate(c.f, c.inputs, 2000);
-  console.log(
-    `${c.case.padEnd(50)} ${Math.round(perSecond).toLocaleString('en-US').padStart(10)} events/s  ${(1e6 / perSecond).toFixed(2).padStart(6)} µs/event`,
-  );
-  return { case: c.case, events_per_s: Math.round(perSecond), us_per_event: Number((1e6 / perSecond).toFixed(2)) };
-});
-const jsonFile = jsonArg();
-if (jsonFile) {
-  writeFileSync(jsonFile, JSON.stringify({ bench: 'validate', at: new Date().toISOString(), events: events.length, cases: results }, null, 2));
-  console.log(`wrote ${jsonFile}`);
+  report.add({
+    case: c.case,
+    events_per_s: Math.round(perSecond),
+    p50_ms: null,
+    p99_ms: null,
+    baseline: !!c.baseline,
+    us_per_event: Number((1e6 / perSecond).toFixed(2)),
+  });
 }
+report.write();
