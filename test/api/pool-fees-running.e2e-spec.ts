@@ -2,6 +2,7 @@ import { QueryBus } from '@nestjs/cqrs';
 import type { FeeSplitRecipient, HadronEvent } from '@hadron/contracts';
 import type { FeeInterval } from '@hadron/contracts/api';
 import { exactDecimal, q32ToQuoteNumber } from '@hadron/domain';
+import { mulberry32 } from '../../apps/projector/test-support/event-generator';
 import { GetPoolFeesQuery } from '../../apps/api/src/swaps/queries/get-pool-fees/get-pool-fees.query';
 import { MID_A, R1, R2, R3, SOL, USDC } from './support/dataset';
 import { addr, poolDiscovered, Q32, swapExecuted, type SwapSpec } from './support/events';
@@ -18,17 +19,6 @@ const DAY = 86_400;
 const T0 = 1_763_596_800; // 2025-11-20 00:00 UTC
 const DAYS = 4;
 const NOW = T0 + DAYS * DAY;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const P1 = addr('running:pool:1');
 const P2 = addr('running:pool:2');
@@ -93,7 +83,7 @@ function history(random: () => number): Placed[] {
 const INTERVALS: FeeInterval[] = ['1h', '24h', '7d', '30d', 'all'];
 
 describe('fees from running totals equal a brute-force sum over the swaps, for random windows, with late arrivals', () => {
-  const random = rng(14);
+  const random = mulberry32(14);
   const placed = history(random);
   let h: ApiHarness;
   let bus: QueryBus;

@@ -98,6 +98,8 @@ export type RpcProxy = Awaited<ReturnType<typeof startRpcProxy>>;
 export async function startRpcProxy(
   target: string,
   rewrite: (call: ProxiedCall) => { result?: unknown; error?: unknown } | undefined,
+  /** Awaited before a request goes upstream (e.g. to hold it until a test releases it). */
+  beforeForward?: (calls: ReadonlyArray<{ method: string; params?: unknown[] }>) => Promise<void> | void,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -105,6 +107,10 @@ export async function startRpcProxy(
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
       void (async () => {
+        if (beforeForward) {
+          const sent = JSON.parse(body) as { method: string; params?: unknown[] } | { method: string; params?: unknown[] }[];
+          await beforeForward(Array.isArray(sent) ? sent : [sent]);
+        }
         const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
         const text = await upstream.text();
         if (!upstream.ok) return void res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);

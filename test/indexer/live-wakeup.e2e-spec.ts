@@ -1,8 +1,6 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createLogger } from '@hadron/platform';
 import { startIndexer } from '../../apps/indexer/src/index';
-import { caughtUp, readEventLog, simIndexerConfig, storageOf, useSimulatedCluster, waitFor } from './indexer-harness';
+import { caughtUp, readEventLog, simIndexerConfig, startRpcProxy, storageOf, useSimulatedCluster, waitFor } from './indexer-harness';
 
 /**
  * THE WEBSOCKET WAKE-UP (RPC_WS_URL_*): with the poll as good as off (a minute), a transaction the
@@ -18,32 +16,21 @@ const fx = useSimulatedCluster({ seed: 'live-wakeup', pools: 2, historySeconds: 
 async function startHoldingProxy(target: string) {
   let hold: ((call: { minContextSlot?: number }) => boolean) | null = null;
   const held: Array<() => void> = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString();
-      void (async () => {
-        const parsed = JSON.parse(body) as { method: string; params?: unknown[] } | Array<{ method: string; params?: unknown[] }>;
-        const listing = !Array.isArray(parsed) && parsed.method === 'getSignaturesForAddress' ? parsed : null;
-        if (listing && hold?.((listing.params?.[1] ?? {}) as { minContextSlot?: number })) await new Promise<void>((r) => held.push(r));
-        const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
-      })().catch(() => res.destroy());
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const proxy = await startRpcProxy(
+    target,
+    () => undefined,
+    async (calls) => {
+      const listing = calls.length === 1 && calls[0].method === 'getSignaturesForAddress' ? calls[0] : null;
+      if (listing && hold?.((listing.params?.[1] ?? {}) as { minContextSlot?: number })) await new Promise<void>((r) => held.push(r));
+    },
+  );
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${new URL(target).pathname}`,
+    ...proxy,
     holdWhen: (f: typeof hold) => (hold = f),
     heldCount: () => held.length,
     release: () => {
       hold = null;
       held.splice(0).forEach((r) => r());
-    },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
     },
   };
 }

@@ -33,13 +33,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { createLogger, startEmbeddedPostgres } from '@hadron/platform';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
+import { freePort } from '@hadron/platform/testing/free-port';
 import { createTestDatabase } from '@hadron/platform/testing/test-database';
 import { startSimulator, type RunningSimulator } from '../../simulator/src/index';
 
@@ -427,17 +427,6 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   } catch {
     // already gone
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Ctrl-C: the case in progress stops and cleans up (app, simulator, database); a second one exits at once. */

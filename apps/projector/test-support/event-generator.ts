@@ -34,7 +34,8 @@ export const POISON_DECODER = 'gen-1-poison';
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const Q32 = 1n << 32n;
 
-function mulberry32(seed: number): () => number {
+/** A small seeded PRNG (mulberry32): the same stream for the same seed, in [0, 1). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -30,11 +30,7 @@ async function fromRunningTotals(tx: SqlTx, schema: string, nowSec: number): Pro
   const key = 'cluster = c.cluster AND pool = c.pool';
   const cols = ['volume_q32', 'spread_q32', 'protocol_fee_q32', 'swap_count'];
   await tx.query(
-    `WITH candidates AS (
-       SELECT DISTINCT cluster, pool FROM read.fee_running_day WHERE day_start >= ${int(bucketStart(start, DAY))}
-       UNION
-       SELECT cluster, pool FROM ${schema}.pool_stats_24h WHERE swap_count > 0
-     ), calc AS (
+    `WITH ${candidates(schema, `read.fee_running_day WHERE day_start >= ${int(bucketStart(start, DAY))}`)}, calc AS (
        SELECT c.cluster, c.pool, ${runningDiff('volume_q32')} AS volume, ${runningDiff('spread_q32')} AS spread,
               ${runningDiff('protocol_fee_q32')} AS fee, ${runningDiff('swap_count')} AS n
          FROM candidates c ${runningThrough('hi', cols, 'fee_running', key, int(x1), int(bucketStart(x1, DAY)))}
@@ -65,11 +61,7 @@ async function fromRollups(tx: SqlTx, schema: string, nowSec: number): Promise<v
   const raw = ranges('x.ts', cover.raw);
   const sums = 'sum(x.volume_q32) AS volume, sum(x.spread_q32) AS spread, sum(x.protocol_fee_q32) AS fee';
   await tx.query(
-    `WITH candidates AS (
-       SELECT DISTINCT cluster, pool FROM read.fee_rollup_hourly WHERE hour_start >= ${int(bucketStart(start, HOUR))}
-       UNION
-       SELECT cluster, pool FROM ${schema}.pool_stats_24h WHERE swap_count > 0
-     ), calc AS (
+    `WITH ${candidates(schema, `read.fee_rollup_hourly WHERE hour_start >= ${int(bucketStart(start, HOUR))}`)}, calc AS (
        SELECT c.cluster, c.pool,
               COALESCE(h.volume, 0) + COALESCE(m.volume, 0) + COALESCE(r.volume, 0) AS volume,
               COALESCE(h.spread, 0) + COALESCE(m.spread, 0) + COALESCE(r.spread, 0) AS spread,
@@ -86,6 +78,13 @@ async function fromRollups(tx: SqlTx, schema: string, nowSec: number): Promise<v
      ${UPSERT(schema, start, nowSec)}`,
   );
 }
+
+/** The pools to refresh: those with swaps since `activeSince` (a view and its condition), and those whose stats are not zero yet. */
+const candidates = (schema: string, activeSince: string) => `candidates AS (
+       SELECT DISTINCT cluster, pool FROM ${activeSince}
+       UNION
+       SELECT cluster, pool FROM ${schema}.pool_stats_24h WHERE swap_count > 0
+     )`;
 
 /** Writes `calc` (cluster, pool, volume, spread, fee, n) for the window; a row only moves forward in time. */
 const UPSERT = (schema: string, start: number, nowSec: number) => `
