@@ -1,4 +1,5 @@
-import { jsonTextInSlices, mapInSlices, SLICE, toJson } from './json';
+import fc from 'fast-check';
+import { jsonTextInSlices, mapInSlices, SLICE, toJson, toJsonWithBigInts } from './json';
 
 describe('toJson', () => {
   it('matches JSON.stringify for plain values', () => {
@@ -13,6 +14,40 @@ describe('toJson', () => {
   it('strings that look like the marker stay strings', () => {
     const tricky = { name: '\u0000n123', other: '\\u0000abc:5', nul: '\u0000' };
     expect(JSON.parse(toJson(tricky))).toEqual(tricky);
+  });
+});
+
+describe('toJsonWithBigInts', () => {
+  it('writes exactly what toJson writes, for any value', () => {
+    const anything = fc.anything({
+      withBigInt: true,
+      withBoxedValues: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withSparseArray: true,
+      withTypedArray: true,
+      withUnicodeString: true,
+    });
+    fc.assert(
+      fc.property(anything, (v) => expect(toJsonWithBigInts(v)).toBe(toJson(v))),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a fees report with raw amounts as bigints', () => {
+    const report = {
+      interval: '24h',
+      mint_x: null,
+      totals: { volume_usd: 1463535.054547096, spread_usd: -0, protocol_fee_x_raw: 18446744073709551615n, protocol_fee_y_raw: 0n, swap_count: 632 },
+      protocol_fee_split: [{ recipient: 'a"\u2028', ppm: 954266, fee_x_raw: 1539098.415026, fee_y_raw: '538763.315344' }],
+      truncated: false,
+      as_of: { slot: null, time: 1764000000, lag_seconds: undefined },
+    };
+    expect(toJsonWithBigInts(report)).toBe(toJson(report));
+    expect(toJsonWithBigInts(report)).toContain('"protocol_fee_x_raw":18446744073709551615,');
   });
 });
 

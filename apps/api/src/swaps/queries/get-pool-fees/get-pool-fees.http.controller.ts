@@ -2,7 +2,7 @@ import { Controller, Inject, Param, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
 import { HeavyQueryGate } from '../../../http/heavy-query-gate';
-import { jsonText, type JsonText } from '../../../http/json';
+import { jsonTextWithBigInts, type JsonText } from '../../../http/json';
 import { PoolAddressPipe } from '../../../http/pool-address.pipe';
 import { DataEndpoint } from '../../../http/data-endpoint.decorator';
 import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
@@ -30,6 +30,7 @@ export class GetPoolFeesHttpController {
   })
   async fees(@Param('address', PoolAddressPipe) address: string, @Query() request: GetPoolFeesRequestDto): Promise<JsonText> {
     const query = new GetPoolFeesQuery(request.cluster, address, request.interval, nowSeconds(this.clock), request.raw_amounts);
-    return this.gate.run(async () => jsonText(await this.queryBus.execute(query)));
+    // Raw amounts are bigints by default (exact JSON numbers): written without a failed JSON.stringify first.
+    return this.gate.run(async () => jsonTextWithBigInts(await this.queryBus.execute(query)));
   }
 }
