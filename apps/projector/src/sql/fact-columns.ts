@@ -37,8 +37,27 @@ export class FactColumns {
     this.signature.push(e.signature);
   }
 
+  /** The columns as arrays, in FACT_COLUMN_TYPES' order (for a StagingTable). */
+  columns(): (string | number | null)[][] {
+    return [this.id, this.cluster, this.pool, this.ts, this.blockTime, this.slot, this.tx, this.ix, this.inner, this.signature];
+  }
+
   params(): string[] {
     const [t, n] = [textArray, numberArray];
     return [t(this.id), t(this.cluster), t(this.pool), n(this.ts), n(this.blockTime), n(this.slot), n(this.tx), n(this.ix), n(this.inner), t(this.signature)];
   }
 }
+
+/** The fact columns' names and SQL types, in order (the types their `unnest` input casts to). */
+export const FACT_COLUMN_TYPES: readonly (readonly [string, string])[] = [
+  ['id', 'text'],
+  ['cluster', 'text'],
+  ['pool', 'text'],
+  ['ts', 'int8'],
+  ['block_time', 'int8'],
+  ['slot', 'int8'],
+  ['tx_index', 'int4'],
+  ['ix_index', 'int4'],
+  ['inner_index', 'int4'],
+  ['signature', 'text'],
+];

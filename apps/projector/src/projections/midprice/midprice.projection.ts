@@ -5,7 +5,8 @@ import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { midpriceProjectionV1 } from './midprice-v1.projection';
 import { midpriceSchemaV2 } from './midprice.schema';
-import { advance, CarriedState, oracleFacts, PointColumns, POINTS_INPUT_SQL, stateKey, writePointsSql, type PoolSources } from './midprice.shared';
+import { StagingTable } from '../../sql/staging';
+import { advance, CarriedState, oracleFacts, POINT_COLUMN_TYPES, PointColumns, stateKey, writePointsSql, type PoolSources } from './midprice.shared';
 
 /** Spec: a midprice sample is an UpdateMidprice or UpdateMidpriceAndSpreadFactor (tags 5 and 10). */
 const SETS_MIDPRICE = new Set(['UpdateMidprice', 'UpdateMidpriceAndBaseSpread']);
@@ -31,13 +32,15 @@ const POINT_IDENTITY = [
  * (an update, or a snapshot read before it), else null: a backfill publishes PoolDiscovered (the
  * oracle read at the end of the backfill) before the history, and its spread must not leak back
  * into that history. Spread-only updates (tag 9) only move the carried spread.
- * Per batch: one read of the carried state of the pools in the batch, one write statement.
+ * Per batch: one read of the carried state of the pools in the batch, the points COPYed into a
+ * staging table, one write statement reading them.
  */
 export function createMidpriceHandler(schema: string): BatchHandler {
   // Per pool, the latest spread by chain position from updates (set by them, or in effect right
   // after them) and, apart, the latest one read by a PoolDiscovered / PoolConfigChanged snapshot.
   const carried = new CarriedState(schema, { update: 'spread_factor', snapshot: 'snapshot_spread_factor' });
-  const sql = writePointsSql(schema, carried.upsertSql('$15'));
+  const staging = new StagingTable('midprice_points_input', POINT_COLUMN_TYPES);
+  const sql = writePointsSql(schema, carried.upsertSql('$1'), staging.relation);
   return async (events, tx) => {
     const facts = oracleFacts(events);
     if (facts.length === 0) return;
@@ -64,9 +67,10 @@ export function createMidpriceHandler(schema: string): BatchHandler {
       advance(st.update, spread, pos);
       points.push(f, pos, d.midpriceQ32, spread);
     }
-    const params = points.params();
-    const { rows } = await tx.query<{ inserted: number }>(sql, [...params, carried.toJson(states)]);
-    if (rows[0].inserted < points.size) await refuseChangedDuplicates(tx, `${schema}.midprice_points`, POINTS_INPUT_SQL, POINT_IDENTITY, params);
+    await staging.with(tx, points.columns(), async () => {
+      const { rows } = await tx.query<{ inserted: number }>(sql, [carried.toJson(states)]);
+      if (rows[0].inserted < points.size) await refuseChangedDuplicates(tx, `${schema}.midprice_points`, staging.relation, POINT_IDENTITY, []);
+    });
   };
 }
 

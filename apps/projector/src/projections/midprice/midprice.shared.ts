@@ -1,7 +1,7 @@
 import { assertNever, type EventOf } from '@hadron/contracts';
 import { compareChainPositions, type ChainPosition } from '@hadron/domain';
 import type { DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
-import { FactColumns } from '../../sql/fact-columns';
+import { FACT_COLUMN_TYPES, FactColumns } from '../../sql/fact-columns';
 import { sqlBucket } from '../../sql/identifiers';
 import { numberArray, textArray } from '../../sql/pg-array';
 import { assertApplicable } from '../event-checks';
@@ -167,7 +167,21 @@ export class PointColumns {
   params(): string[] {
     return [...this.facts.params(), textArray(this.instruction), numberArray(this.sequence), numberArray(this.mid), numberArray(this.spread)];
   }
+
+  /** The same columns as arrays, in POINT_COLUMN_TYPES' order (for a StagingTable). */
+  columns(): (string | number | null)[][] {
+    return [...this.facts.columns(), this.instruction, this.sequence, this.mid, this.spread];
+  }
 }
+
+/** The columns of POINTS_INPUT_SQL with their types: the shape of a staged batch of points. */
+export const POINT_COLUMN_TYPES: readonly (readonly [string, string])[] = [
+  ...FACT_COLUMN_TYPES,
+  ['instruction', 'text'],
+  ['sequence', 'numeric'],
+  ['midprice_q32', 'numeric'],
+  ['spread_factor_q32', 'numeric'],
+];
 
 /** The points of a batch as `unnest` of $1 … $14: the fact columns ($1 … $10), then instruction, sequence, midprice, spread. */
 export const POINTS_INPUT_SQL = `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int4[], $8::int4[], $9::int4[],
@@ -178,9 +192,10 @@ export const POINTS_INPUT_SQL = `SELECT * FROM unnest($1::text[], $2::text[], $3
 /**
  * One statement: insert the points (a copy is a no-op: no conflict target, so every unique index
  * counts), then move each new minute's and hour's last point forward, then save the carried state
- * (`stateSql`, reading $15). Returns `inserted`, the number of new points.
+ * (`stateSql`, reading $15 after the unnest input). Returns `inserted`, the number of new points.
+ * `input`: the points' relation, POINTS_INPUT_SQL by default (v1, frozen) or a staged batch (v2).
  */
-export function writePointsSql(s: string, stateSql: string): string {
+export function writePointsSql(s: string, stateSql: string, input: string = POINTS_INPUT_SQL): string {
   const lastPoint = (table: string, bucketCol: string, from: string, size: number) => `
     INSERT INTO ${s}.${table} AS m (cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature,
                                     midprice_q32, spread_factor_q32, point_id)
@@ -196,7 +211,7 @@ export function writePointsSql(s: string, stateSql: string): string {
         > (m.slot, m.tx_index, m.ix_index, m.inner_index, m.point_id)`;
   return `
   WITH input AS (
-    ${POINTS_INPUT_SQL}
+    ${input}
   ), ins AS (
     INSERT INTO ${s}.midprice_points (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature,
                                       instruction, sequence, midprice_q32, spread_factor_q32)

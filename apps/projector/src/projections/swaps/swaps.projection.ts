@@ -4,8 +4,9 @@ import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
-import { boolArray, numberArray, textArray } from '../../sql/pg-array';
-import { FactColumns } from '../../sql/fact-columns';
+import { numberArray, textArray } from '../../sql/pg-array';
+import { FACT_COLUMN_TYPES, FactColumns } from '../../sql/fact-columns';
+import { StagingTable, type StagedColumn } from '../../sql/staging';
 import { assertApplicable } from '../event-checks';
 import { LATE_COLUMN, recomputeRunningSql, runningCtes } from './swaps-running.sql';
 import { LAST_COLUMNS, POOL_TOTALS_COLUMNS as TOTALS, RECIPIENT_TOTALS_COLUMNS, swapsSchemaV1Served, swapsSchemaV2Served, swapsSchemaV3 } from './swaps.schema';
@@ -72,7 +73,8 @@ export function createSwapsHandlerV1(schema: string): BatchHandler {
 }
 
 function swapsHandler(schema: string, variant: Variant): BatchHandler {
-  const sql = writeSql(schema, variant);
+  const staging = new StagingTable('swaps_input', SWAP_COLUMN_TYPES);
+  const sql = writeSql(schema, variant, staging.relation);
   const recomputeSql = variant.running ? recomputeRunningSql(schema) : '';
   return async (events, tx) => {
     const b = new SwapBatch(variant.refuseChangedCopies);
@@ -94,12 +96,14 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
       }
     }
     if (b.size === 0) return;
-    const params = b.params();
-    const { rows } = await tx.query<{ inserted: number; late?: string | null }>(sql, params);
-    if (variant.refuseChangedCopies && rows[0].inserted < b.size) await refuseChangedDuplicates(tx, `${schema}.swaps`, inputSql(), SWAP_IDENTITY, params);
-    // Running totals the batch did not just append to (a late arrival) are recomputed from the
-    // earliest changed bucket on (swaps-running.sql.ts).
-    if (rows[0].late) await tx.query(recomputeSql, [rows[0].late]);
+    // The batch is COPYed into a staging table, the one input relation of the write statement.
+    await staging.with(tx, b.columns(), async () => {
+      const { rows } = await tx.query<{ inserted: number; late?: string | null }>(sql);
+      if (variant.refuseChangedCopies && rows[0].inserted < b.size) await refuseChangedDuplicates(tx, `${schema}.swaps`, staging.relation, SWAP_IDENTITY, []);
+      // Running totals the batch did not just append to (a late arrival) are recomputed from the
+      // earliest changed bucket on (swaps-running.sql.ts).
+      if (rows[0].late) await tx.query(recomputeSql, [rows[0].late]);
+    });
   };
 }
 
@@ -173,43 +177,55 @@ class SwapBatch {
     s.ppm.push(split === null ? null : numberArray(split.map((w) => w.ppm)));
   }
 
-  params(): string[] {
+  /** The batch's columns as arrays, in SWAP_COLUMN_TYPES' order (for the staging table). */
+  columns(): StagedColumn[] {
     const s = this.s;
-    const [t, n, b] = [textArray, numberArray, boolArray];
     return [
-      ...this.facts.params(),
-      t(s.side),
-      t(s.trader),
-      n(s.amountIn),
-      n(s.toVault),
-      n(s.amountOut),
-      n(s.feeX),
-      n(s.feeY),
-      n(s.decimalsX),
-      n(s.decimalsY),
-      n(s.mid),
-      n(s.volume),
-      n(s.spread),
-      n(s.fee),
-      b(s.priced),
-      b(s.tracked),
-      t(s.recipients),
-      t(s.ppm),
+      ...this.facts.columns(),
+      s.side,
+      s.trader,
+      s.amountIn,
+      s.toVault,
+      s.amountOut,
+      s.feeX,
+      s.feeY,
+      s.decimalsX,
+      s.decimalsY,
+      s.mid,
+      s.volume,
+      s.spread,
+      s.fee,
+      s.priced,
+      s.tracked,
+      s.recipients,
+      s.ppm,
     ];
   }
 }
 
-function inputSql(): string {
-  return `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int4[], $8::int4[], $9::int4[],
-                         $10::text[], $11::text[], $12::text[], $13::numeric[], $14::numeric[], $15::numeric[], $16::numeric[],
-                         $17::numeric[], $18::int2[], $19::int2[], $20::numeric[], $21::numeric[], $22::numeric[], $23::numeric[],
-                         $24::bool[], $25::bool[], $26::text[], $27::text[])
-      AS t(id, cluster, pool, ts, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader, amount_in,
-           amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32, volume_q32, spread_q32,
-           protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm)`;
-}
+/** The batch's input relation (the staging table): columns and types. */
+const SWAP_COLUMN_TYPES: readonly (readonly [string, string])[] = [
+  ...FACT_COLUMN_TYPES,
+  ['side', 'text'],
+  ['trader', 'text'],
+  ['amount_in', 'numeric'],
+  ['amount_in_to_vault', 'numeric'],
+  ['amount_out', 'numeric'],
+  ['fee_x_raw', 'numeric'],
+  ['fee_y_raw', 'numeric'],
+  ['decimals_x', 'int2'],
+  ['decimals_y', 'int2'],
+  ['midprice_q32', 'numeric'],
+  ['volume_q32', 'numeric'],
+  ['spread_q32', 'numeric'],
+  ['protocol_fee_q32', 'numeric'],
+  ['priced', 'bool'],
+  ['split_tracked', 'bool'],
+  ['split_recipients', 'text'],
+  ['split_ppm', 'text'],
+];
 
-function writeSql(s: string, variant: Variant): string {
+function writeSql(s: string, variant: Variant, input: string): string {
   const rollup = (table: string, bucketCol: string, size: number) => `
     INSERT INTO ${s}.${table} AS r (cluster, pool, ${bucketCol}, ${TOTALS.join(', ')})
     SELECT cluster, pool, ${sqlBucket('ts', size)}, sum(volume_q32), sum(spread_q32), sum(protocol_fee_q32),
@@ -251,7 +267,7 @@ function writeSql(s: string, variant: Variant): string {
   if (variant.recipientMinute) parts.push(`recipients_minute AS (${recipientRollup('fee_recipient_minute', 'minute_start', 60)}\n  )`);
   if (variant.running) parts.push(runningCtes(s));
   return `
-  WITH input AS (${inputSql()}
+  WITH input AS (${input}
   ), ins AS (
     -- No conflict target: the primary key (and in v2 the unique (cluster, id)) make a copy a no-op.
     INSERT INTO ${s}.swaps (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader,

@@ -1,0 +1,63 @@
+import { copyFrom } from '@hadron/platform/database/copy-from';
+import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
+import type { ClientBase } from 'pg';
+
+/** A column of a batch: one value per row. */
+export type StagedColumn = readonly (string | number | boolean | null)[];
+
+/**
+ * A batch's input relation, COPYed into a temporary table of the consumer's connection instead of
+ * passed as one array parameter per column and `unnest`ed: Postgres parses COPY text about twice
+ * as fast as the array literals (measured on midprice points: 62 ms against 125–180 ms for 20,000
+ * rows), and the statements reading the batch stay set-based (`FROM <relation>`).
+ * The table lives as long as the session (CREATE … IF NOT EXISTS each batch, a catalog lookup) and
+ * is emptied after each use, so a batch applied in parts under savepoints (poison isolation) sees
+ * only its own rows; a rolled-back attempt takes its rows with it.
+ */
+export class StagingTable {
+  /** `SELECT * FROM` the staged rows: use it where the statement read the unnest input. */
+  readonly relation: string;
+  private readonly createSql: string;
+  private readonly copySql: string;
+  private readonly clearSql: string;
+
+  constructor(name: string, columns: readonly (readonly [name: string, type: string])[]) {
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`unsafe staging table name ${name}`);
+    this.relation = `SELECT * FROM pg_temp.${name}`;
+    this.createSql = `CREATE TEMP TABLE IF NOT EXISTS ${name} (${columns.map(([c, t]) => `${c} ${t}`).join(', ')}) ON COMMIT DELETE ROWS`;
+    this.copySql = `COPY pg_temp.${name} (${columns.map(([c]) => c).join(', ')}) FROM STDIN`;
+    this.clearSql = `DELETE FROM pg_temp.${name}`;
+  }
+
+  /**
+   * Stages `columns` (parallel arrays, in the constructor's order), runs `use`, then empties the
+   * table. `tx` is the consumer's transaction: a pg client (COPY goes over its protocol).
+   */
+  async with<T>(tx: SqlTx, columns: readonly StagedColumn[], use: () => Promise<T>): Promise<T> {
+    await tx.query(this.createSql);
+    await copyFrom(tx as unknown as ClientBase, this.copySql, [Buffer.from(copyText(columns))]);
+    const result = await use();
+    await tx.query(this.clearSql);
+    return result;
+  }
+}
+
+/** COPY text of parallel columns: tab-separated, `\N` for null, t/f, the format's escapes. */
+export function copyText(columns: readonly StagedColumn[]): string {
+  const n = columns.length === 0 ? 0 : columns[0].length;
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < columns.length; c++) {
+      const v = columns[c][i];
+      if (c > 0) out += '\t';
+      if (v === null || v === undefined) out += '\\N';
+      else if (typeof v === 'boolean') out += v ? 't' : 'f';
+      else if (typeof v === 'number') out += String(v);
+      else out += SPECIAL.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+const SPECIAL = /[\\\t\n\r]/;

@@ -1,0 +1,59 @@
+import type { ClientBase } from 'pg';
+
+/**
+ * COPY … FROM STDIN over pg's own protocol support (pg-copy-streams is not a dependency): a
+ * "submittable" query that sends the given chunks as CopyData messages, with back-pressure.
+ * Used by the projections' staging tables (apps/projector/src/sql/staging.ts), benchmarks and bulk
+ * test fixtures; resolves with the row count Postgres reports.
+ */
+export function copyFrom(client: ClientBase, sql: string, chunks: readonly Buffer[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let failure: Error | undefined;
+    let rows = 0;
+    const submittable = {
+      submit(connection: { query(text: string): void }) {
+        connection.query(sql);
+      },
+      handleCopyInResponse(connection: {
+        stream: NodeJS.WritableStream & { writableNeedDrain?: boolean };
+        sendCopyFromChunk(b: Buffer): void;
+        endCopyFrom(): void;
+      }) {
+        void (async () => {
+          for (const chunk of chunks) {
+            connection.sendCopyFromChunk(chunk);
+            if (connection.stream.writableNeedDrain) await new Promise((r) => connection.stream.once('drain', r));
+          }
+          connection.endCopyFrom();
+        })();
+      },
+      handleCommandComplete(msg: { text?: string }) {
+        rows = Number(/COPY (\d+)/.exec(msg.text ?? '')?.[1] ?? 0);
+      },
+      handleError(err: Error) {
+        failure = err;
+      },
+      handleReadyForQuery() {
+        if (failure) reject(failure);
+        else resolve(rows);
+      },
+      handleRowDescription() {},
+      handleDataRow() {},
+      handleEmptyQuery() {},
+      handleCopyData() {},
+      handlePortalSuspended() {},
+    };
+    (client as unknown as { query(s: unknown): void }).query(submittable);
+  });
+}
+
+/** One COPY text-format line: tab-separated, with the format's escapes; null → \N. */
+export function copyLine(values: readonly (string | null)[]): string {
+  return (
+    values
+      .map((v) => (v === null ? '\\N' : SPECIAL.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v))
+      .join('\t') + '\n'
+  );
+}
+
+const SPECIAL = /[\\\t\n\r]/;
