@@ -3,17 +3,48 @@ import { bucketStart, DAY, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../../database/numeric';
 import { ReadDb } from '../../../database/read-db';
 import { poolNotFound } from '../../../http/api-exception.filter';
-import { mapInSlices } from '../../../http/json';
+import { jsonTextWithItems, type JsonText } from '../../../http/json';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetVolumeHistoryQuery } from './get-volume-history.query';
-import type { VolumeBucketDto, VolumeHistoryResponseDto } from './get-volume-history.response.dto';
 
 const VOLUME_SQL = `SELECT day_start, volume_q32, fees_q32 FROM read.volume_daily
   WHERE cluster = $1 AND pool = $2 AND day_start >= $3 AND day_start <= $4 ORDER BY day_start`;
 
+/** A day's row as the database returns it: [day_start, volume_q32, fees_q32] (int8 and numeric as text). */
+export type VolumeRow = [string, string, string];
+
+/** A JSON number as toJson writes it. */
+const jsonNumber = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
+
+/**
+ * One VolumeBucketDto as JSON, written straight from its day and row (undefined: a day without
+ * swaps, zeros): what toJson writes for `{timestamp, volume, fees}`. volume-bucket.spec.ts checks it.
+ */
+export function volumeBucketJson(day: number, row: VolumeRow | undefined, decimalsY: number): string {
+  if (row === undefined) return `{"timestamp":${day},"volume":0,"fees":0}`;
+  const volume = jsonNumber(q32ToQuoteNumber(intOf(row[1]), decimalsY));
+  const fees = jsonNumber(q32ToQuoteNumber(intOf(row[2]), decimalsY));
+  return `{"timestamp":${day},"volume":${volume},"fees":${fees}}`;
+}
+
+/**
+ * The body of a volume history: every UTC day of [firstDay, lastDay], ascending, each day's bucket
+ * from its row (`rows` ascending by day, at most one per day) or zeros, written slice by slice of
+ * the event loop (up to VOLUME_MAX_DAYS buckets; see jsonTextWithItems).
+ */
+export function volumeHistoryJson(envelope: object, firstDay: number, lastDay: number, rows: readonly VolumeRow[], decimalsY: number): Promise<JsonText> {
+  const days = Array.from({ length: (lastDay - firstDay) / DAY + 1 }, (_, i) => firstDay + i * DAY);
+  let next = 0;
+  return jsonTextWithItems(envelope, days, (day) => {
+    while (next < rows.length && Number(rows[next][0]) < day) next++;
+    return volumeBucketJson(day, next < rows.length && Number(rows[next][0]) === day ? rows[next] : undefined, decimalsY);
+  });
+}
+
 /**
  * UTC-day buckets from the daily rollup (DESIGN §5): every day the range touches, ascending,
- * whole-day totals, zero-filled; `timestamp` = the day's midnight.
+ * whole-day totals, zero-filled; `timestamp` = the day's midnight. Rows as arrays, buckets written
+ * straight to JSON (no object per row or bucket).
  */
 @QueryHandler(GetVolumeHistoryQuery)
 export class GetVolumeHistoryHandler implements IQueryHandler<GetVolumeHistoryQuery> {
@@ -22,28 +53,12 @@ export class GetVolumeHistoryHandler implements IQueryHandler<GetVolumeHistoryQu
     private readonly pools: PoolDirectory,
   ) {}
 
-  async execute(q: GetVolumeHistoryQuery): Promise<VolumeHistoryResponseDto> {
+  async execute(q: GetVolumeHistoryQuery): Promise<JsonText> {
     const pool = await this.pools.find(q.cluster, q.address);
     if (!pool) throw poolNotFound();
     const firstDay = bucketStart(q.startTime, DAY);
     const lastDay = bucketStart(q.endTime, DAY);
-    const rows = await this.db.query<{ day_start: string; volume_q32: string; fees_q32: string }>('api-volume-history', VOLUME_SQL, [
-      q.cluster,
-      q.address,
-      firstDay,
-      lastDay,
-    ]);
-    const byDay = new Map(rows.map((r) => [Number(r.day_start), r]));
-    const days = Array.from({ length: (lastDay - firstDay) / DAY + 1 }, (_, i) => firstDay + i * DAY);
-    // Up to VOLUME_MAX_DAYS buckets: built a slice per turn of the event loop (see mapInSlices).
-    const data: VolumeBucketDto[] = await mapInSlices(days, (day) => {
-      const r = byDay.get(day);
-      return {
-        timestamp: day,
-        volume: r ? q32ToQuoteNumber(intOf(r.volume_q32), pool.decimalsY) : 0,
-        fees: r ? q32ToQuoteNumber(intOf(r.fees_q32), pool.decimalsY) : 0,
-      };
-    });
-    return { start_time: q.startTime, end_time: q.endTime, timeframe: '24h', data };
+    const rows = await this.db.queryArrays<VolumeRow>('api-volume-history', VOLUME_SQL, [q.cluster, q.address, firstDay, lastDay]);
+    return volumeHistoryJson({ start_time: q.startTime, end_time: q.endTime, timeframe: '24h' }, firstDay, lastDay, rows, pool.decimalsY);
   }
 }

@@ -5,7 +5,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { DataFreshness } from '../../../freshness/data-freshness';
 import { cacheHistoryWindow } from '../../../http/client-http';
 import { HeavyQueryGate } from '../../../http/heavy-query-gate';
-import { jsonTextInSlices, type JsonText } from '../../../http/json';
+import { type JsonText } from '../../../http/json';
 import { PoolAddressPipe } from '../../../http/pool-address.pipe';
 import { DataEndpoint } from '../../../http/data-endpoint.decorator';
 import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
@@ -39,6 +39,6 @@ export class GetVolumeHistoryHttpController {
   ): Promise<JsonText> {
     const query = request.toQuery(address, nowSeconds(this.clock));
     cacheHistoryWindow(reply, this.freshness, query.cluster, query.endTime);
-    return this.gate.run(async () => jsonTextInSlices(await this.queryBus.execute(query)));
+    return this.gate.run(() => this.queryBus.execute(query));
   }
 }

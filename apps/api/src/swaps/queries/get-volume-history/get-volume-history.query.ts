@@ -1,8 +1,8 @@
 import { Query } from '@nestjs/cqrs';
 import type { Cluster } from '@hadron/contracts/api';
-import type { VolumeHistoryResponseDto } from './get-volume-history.response.dto';
+import type { JsonText } from '../../../http/json';
 
-export class GetVolumeHistoryQuery extends Query<VolumeHistoryResponseDto> {
+export class GetVolumeHistoryQuery extends Query<JsonText> {
   constructor(
     readonly cluster: Cluster,
     readonly address: string,

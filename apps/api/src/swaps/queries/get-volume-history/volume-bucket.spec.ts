@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { DAY, q32ToQuoteNumber } from '@hadron/domain';
+import { intOf } from '../../../database/numeric';
+import { SLICE, toJson } from '../../../http/json';
+import { volumeHistoryJson, type VolumeRow } from './get-volume-history.handler';
+
+/** What the endpoint wrote before buckets were written straight from rows: objects through toJson. */
+function asObjects(envelope: object, firstDay: number, lastDay: number, rows: readonly VolumeRow[], decimalsY: number): string {
+  const byDay = new Map(rows.map((r) => [Number(r[0]), r]));
+  const days = Array.from({ length: (lastDay - firstDay) / DAY + 1 }, (_, i) => firstDay + i * DAY);
+  const data = days.map((day) => {
+    const r = byDay.get(day);
+    return {
+      timestamp: day,
+      volume: r ? q32ToQuoteNumber(intOf(r[1]), decimalsY) : 0,
+      fees: r ? q32ToQuoteNumber(intOf(r[2]), decimalsY) : 0,
+    };
+  });
+  return toJson({ ...envelope, data });
+}
+
+const u128 = fc.bigInt({ min: 0n, max: 2n ** 128n - 1n }).map(String);
+
+describe('volume history written straight from rows', () => {
+  it('is exactly what toJson writes for the bucket objects (any amounts, decimals, gaps)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: 200_000 }),
+        fc.nat({ max: 60 }),
+        fc.uniqueArray(fc.tuple(fc.nat({ max: 60 }), u128, u128), { selector: (r) => r[0], maxLength: 40 }),
+        fc.nat({ max: 18 }),
+        async (firstIndex, length, picked, decimalsY) => {
+          const firstDay = firstIndex * DAY;
+          const lastDay = firstDay + length * DAY;
+          const rows = picked
+            .filter(([i]) => i <= length)
+            .sort((a, b) => a[0] - b[0])
+            .map(([i, v, f]): VolumeRow => [String(firstDay + i * DAY), v, f]);
+          const envelope = { start_time: firstDay + 5, end_time: lastDay + 7, timeframe: '24h' };
+          expect(await volumeHistoryJson(envelope, firstDay, lastDay, rows, decimalsY)).toBe(asObjects(envelope, firstDay, lastDay, rows, decimalsY));
+        },
+      ),
+    );
+  });
+
+  it('a range of more than one slice of the event loop, and numeric text with a fraction', async () => {
+    const lastDay = (3 * SLICE + 5) * DAY;
+    const rows: VolumeRow[] = [
+      ['0', '4294967296000000', '42949672960'],
+      [String(SLICE * DAY), '18446744073709551615.000', '1'],
+      [String(lastDay), '5', '0'],
+    ];
+    const envelope = { start_time: 0, end_time: lastDay, timeframe: '24h' };
+    expect(await volumeHistoryJson(envelope, 0, lastDay, rows, 6)).toBe(asObjects(envelope, 0, lastDay, rows, 6));
+  });
+});
