@@ -250,13 +250,14 @@ function pageKey(from: bigint, limit: number, types: ReadonlySet<string> | undef
   return `${from}|${limit}|${types ? [...types].sort().join(',') : '*'}|${[...clusters].sort().join(',')}`;
 }
 
-/** Members sorted by position; one cohort per run of members less than a page apart. */
+/** Members sorted by position; one cohort per run of members less than two pages apart. */
 function cohorts(members: FanOutMember[]): FanOutMember[][] {
   const sorted = [...members].sort((a, b) => (a.next < b.next ? -1 : a.next > b.next ? 1 : 0));
   const out: FanOutMember[][] = [];
   for (const m of sorted) {
     const last = out[out.length - 1];
-    if (last && m.next - last[0].next < BigInt(m.opts!.maxBatchSize ?? 2000)) last.push(m);
+    // Up to two pages apart: a member a page behind (it straggled) rejoins the others' reads at once.
+    if (last && m.next - last[0].next < 2n * BigInt(m.opts!.maxBatchSize ?? 2000)) last.push(m);
     else out.push([m]);
   }
   return out;
