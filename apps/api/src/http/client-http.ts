@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { CLUSTERS, DEFAULT_CLUSTER, type Cluster } from '@hadron/contracts/api';
 import type { ApiConfig } from '../api.config';
-import { DataFreshness } from '../freshness/data-freshness';
+import { DataFreshness, type ClusterAsOf } from '../freshness/data-freshness';
 
 /** Response headers a web page may read besides the CORS-safelisted ones. */
 export const EXPOSED_HEADERS = ['ETag', 'X-Indexed-Slot', 'X-Indexed-Time', 'X-Data-Lag-Seconds', 'Retry-After'];
@@ -35,9 +35,29 @@ function clusterOf(request: FastifyRequest): Cluster {
   return typeof v === 'string' && (CLUSTERS as readonly string[]).includes(v) ? (v as Cluster) : DEFAULT_CLUSTER;
 }
 
+/** SHA-1 in hex: one call without a Hash object where Node has crypto.hash (20.12+), else createHash. */
+const sha1Hex: (body: string | Buffer) => string =
+  typeof crypto.hash === 'function' ? (body) => crypto.hash('sha1', body, 'hex') : (body) => crypto.createHash('sha1').update(body).digest('hex');
+
 /** A strong validator of the body: hex (no `-`, so a coding suffix can always be told apart). */
 export function entityTag(body: string | Buffer): string {
-  return `"${createHash('sha1').update(body).digest('hex').slice(0, 32)}"`;
+  return `"${sha1Hex(body).slice(0, 32)}"`;
+}
+
+/** The freshness headers of a cluster's state, written once per state (DataFreshness replaces the object when it polls). */
+const freshnessHeaders = new WeakMap<ClusterAsOf, ReadonlyArray<readonly [string, string]>>();
+
+function headersOf(f: ClusterAsOf): ReadonlyArray<readonly [string, string]> {
+  let headers = freshnessHeaders.get(f);
+  if (headers === undefined) {
+    const h: Array<readonly [string, string]> = [];
+    if (f.slot !== null) h.push(['x-indexed-slot', String(f.slot)]);
+    if (f.time !== null) h.push(['x-indexed-time', String(f.time)], ['last-modified', new Date(f.time * 1000).toUTCString()]);
+    if (f.lag_seconds !== null) h.push(['x-data-lag-seconds', String(f.lag_seconds)]);
+    headers = h;
+    freshnessHeaders.set(f, headers);
+  }
+  return headers;
 }
 
 /**
@@ -99,10 +119,7 @@ export async function registerClientHttp(app: NestFastifyApplication, config: Ap
       return done(null, payload);
     }
     if (isData(path)) {
-      const f = freshness.of(clusterOf(request));
-      if (f.slot !== null) void reply.header('x-indexed-slot', String(f.slot));
-      if (f.time !== null) void reply.header('x-indexed-time', String(f.time)).header('last-modified', new Date(f.time * 1000).toUTCString());
-      if (f.lag_seconds !== null) void reply.header('x-data-lag-seconds', String(f.lag_seconds));
+      for (const [name, value] of headersOf(freshness.of(clusterOf(request)))) void reply.header(name, value);
       if (!reply.hasHeader('cache-control')) void reply.header('cache-control', LIVE_CACHE_CONTROL);
     }
     if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload)) || (request.method !== 'GET' && request.method !== 'HEAD')) {
