@@ -14,6 +14,7 @@ import { AUTH2, datasetEvents, NOW, POOL_A, UNKNOWN_POOL, USDC, WIF } from './su
 import { addr, poolDiscovered } from './support/events';
 import { startEntry } from '../pipeline/support/app-process';
 import { inject, publishCaughtUp, startApiHarness, waitFor, type ApiHarness } from './support/harness';
+import { DataFreshness } from '../../apps/api/src/freshness/data-freshness';
 
 /**
  * DATABASE_READ_URL: the API reading a real hot-standby streaming replica of the primary the
@@ -73,6 +74,9 @@ describe('API on a streaming read replica', () => {
 
   it('answers every endpoint exactly as the primary does', async () => {
     const app = await replicaApp();
+    // Both apps read what the indexers published (as_of, freshness headers) now, not at their
+    // last poll: each polls on its own timer, and the bodies are compared byte for byte.
+    for (const a of [h.app, app]) await a.get(DataFreshness).refresh();
     for (const url of urls) {
       const [p, r] = [await h.get(url), await inject(app, url)];
       expect([url, r.status]).toEqual([url, url.includes(UNKNOWN_POOL) ? 404 : 200]);
