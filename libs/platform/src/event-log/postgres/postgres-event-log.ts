@@ -5,6 +5,7 @@ import { backoffDelay } from '../../runtime/backoff';
 import type { Logger } from '../../logging/logger';
 import { CheckpointedBatch, needsRecord, skippedRecord, validatedRecord, type PendingRecord } from '../checkpointed-batch';
 import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, OwnedPartitions, RawLogRecord } from '../event-log.port';
+import { PollSleep } from '../../runtime/poll-sleep';
 
 export const PG_STREAM = 'event_log';
 /** NOTIFY channel of appends: consumers LISTEN on it instead of polling. */
@@ -85,8 +86,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
   private listener?: Client;
   private running?: Promise<void>;
   private stopping = false;
-  private wakePending = false;
-  private sleeper?: { done: () => void; wakeOnAppend: boolean };
+  private readonly pause = new PollSleep();
   private opts?: ConsumeOptions;
   private batch?: CheckpointedBatch;
   private next = 0n;
@@ -103,6 +103,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
   async start(opts: ConsumeOptions): Promise<void> {
     this.opts = opts;
     this.stopping = false;
+    this.pause.reset();
     const batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log);
     this.batch = batch;
     this.next = (await batch.checkpoints(PG_STREAM)).get(0) ?? 0n;
@@ -111,7 +112,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.sleeper?.done();
+    this.pause.stop();
     await this.running;
     await this.listener?.end().catch(() => undefined);
     this.listener = undefined;
@@ -150,15 +151,15 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
       try {
         if (!this.listener && !(await this.becomeActive(opts.group))) {
           discardAhead();
-          await this.sleep(2000);
+          await this.pause.sleep(2000);
           continue;
         }
-        this.wakePending = false;
+        this.pause.consume();
         const from = this.next;
         const records = ahead?.from === from ? await ahead.records : await this.fetch(opts.clusters, types, from, limit);
         ahead = undefined;
         if (records.length === 0) {
-          await this.sleep(this.idlePollMs);
+          await this.pause.sleep(this.idlePollMs);
           continue;
         }
         const after = records[records.length - 1].position.offset + 1n;
@@ -183,7 +184,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         }
         // Always re-read the stored checkpoint: a lost or rolled-back commit must be re-read from it.
         await this.resync(batch);
-        await this.sleep(delay, { wakeOnAppend: false });
+        await this.pause.sleep(delay, { wakeOnNews: false });
       }
     }
     await ahead?.records.catch(() => undefined);
@@ -220,22 +221,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
   }
 
   private wake(): void {
-    this.wakePending = true;
-    if (this.sleeper?.wakeOnAppend) this.sleeper.done();
-  }
-
-  /** Sleeps until `ms` passes, stop() is called, or (unless backing off) new events are appended. */
-  private sleep(ms: number, { wakeOnAppend = true } = {}): Promise<void> {
-    if ((wakeOnAppend && this.wakePending) || this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.sleeper = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.sleeper = { done, wakeOnAppend };
-    });
+    this.pause.wake();
   }
 }
 

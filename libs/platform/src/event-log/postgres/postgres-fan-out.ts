@@ -6,6 +6,7 @@ import { backoffDelay } from '../../runtime/backoff';
 import { CheckpointedBatch, needsRecord, type PendingRecord } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
 import { BATCH_RETRY_BACKOFF, PG_LOG_CHANNEL, PG_STREAM, postgresLogLag, readLogPage, type PageRecord } from './postgres-event-log';
+import { PollSleep } from '../../runtime/poll-sleep';
 
 const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('hadron:consumer:' || $1)) AS ok";
 const UNLOCK = "SELECT pg_advisory_unlock(hashtext('hadron:consumer:' || $1))";
@@ -32,8 +33,7 @@ export class PostgresFanOut {
   private readonly members = new Set<FanOutMember>();
   private listener?: Client;
   private running?: Promise<void>;
-  private wakePending = false;
-  private sleeper?: { done: () => void };
+  private readonly pause = new PollSleep();
   /** Statements on the LISTEN connection, one at a time (a member's unlock may come while the loop locks). */
   private onListener: Promise<unknown> = Promise.resolve();
   /** Pages read ahead, by where they start and what they hold (pageKey); used by the next round only. */
@@ -84,10 +84,10 @@ export class PostgresFanOut {
       } catch (e) {
         this.log.warn({ err: (e as Error).message }, 'fan-out reader could not connect for its groups; retrying');
         this.dropListener();
-        await this.sleep(1000);
+        await this.pause.sleep(1000);
         continue;
       }
-      this.wakePending = false;
+      this.pause.consume();
       const now = Date.now();
       const ready = [...this.members].filter((m) => m.locked && !m.stopping && !m.busy && m.retryAt <= now);
       const used = this.ahead;
@@ -101,7 +101,7 @@ export class PostgresFanOut {
         progressed = served.some((n) => n !== 0);
       }
       for (const p of used.values()) p.catch(() => undefined);
-      if (!progressed) await this.sleep(this.nextWakeIn(now));
+      if (!progressed) await this.pause.sleep(this.nextWakeIn(now));
     }
     const listener = this.listener;
     this.listener = undefined;
@@ -202,21 +202,7 @@ export class PostgresFanOut {
 
   /** @internal */
   wake(): void {
-    this.wakePending = true;
-    this.sleeper?.done();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.wakePending) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.sleeper = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.sleeper = { done };
-    });
+    this.pause.wake();
   }
 }
 
