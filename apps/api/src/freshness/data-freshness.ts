@@ -5,6 +5,7 @@ import type { ApiConfig } from '../api.config';
 import { ReadDb } from '../database/read-db';
 import { API_CONFIG, API_LOGGER } from '../http/tokens';
 import type { AsOfDto } from './as-of.dto';
+import { readIndexerStatus } from './indexer-status';
 
 /** What each cluster's active indexer publishes about its progress (component_status `indexer:<cluster>`). */
 const FRESHNESS_SQL = `SELECT component, detail FROM component_status WHERE component LIKE 'indexer:%'`;
@@ -13,8 +14,6 @@ export interface ClusterAsOf extends AsOfDto {
   /** Backfill finished: windows that ended before `time` are complete (no older history still to come). */
   backfillDone: boolean;
 }
-
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 export const UNKNOWN_AS_OF: ClusterAsOf = { slot: null, time: null, lag_seconds: null, backfillDone: false };
 
@@ -69,13 +68,8 @@ export class DataFreshness implements OnModuleInit, OnModuleDestroy {
     const rows = await this.db.query<{ component: string; detail: Record<string, unknown> | null }>('api-freshness', FRESHNESS_SQL);
     const next = new Map<string, ClusterAsOf>();
     for (const r of rows) {
-      const d = r.detail ?? {};
-      next.set(r.component.slice('indexer:'.length), {
-        slot: num(d.cursorSlot),
-        time: num(d.indexedBlockTime),
-        lag_seconds: num(d.lagSeconds),
-        backfillDone: d.backfillDone === true,
-      });
+      const s = readIndexerStatus(r.component, r.detail);
+      next.set(s.cluster, { slot: s.cursorSlot, time: s.indexedBlockTime, lag_seconds: s.lagSeconds, backfillDone: s.backfillDone });
     }
     const published = JSON.stringify([...next]);
     // The map is replaced before the generation moves: a reader that saw the new generation sees the new values.

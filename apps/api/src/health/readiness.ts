@@ -3,6 +3,7 @@ import type { Logger } from '@hadron/platform/logging/logger';
 import type { ApiConfig } from '../api.config';
 import { ReadDb } from '../database/read-db';
 import { API_CONFIG, API_LOGGER } from '../http/tokens';
+import { INDEXER_COMPONENT_PREFIX, readIndexerStatus, type IndexerStatus } from '../freshness/indexer-status';
 import { ApiMetrics } from '../metrics/api-metrics';
 import { PoolListSnapshot } from '../pools/pool-list/pool-list.snapshot';
 import type { ClusterFreshnessDto, ReadinessDetailDto, ReplicaStatusDto } from './health.response.dto';
@@ -50,8 +51,6 @@ interface StatusRow {
   detail: Record<string, unknown> | null;
   age_s: number;
 }
-
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /**
  * Ready = the database answers (within 800 ms), every cluster's active indexer says it is ready
@@ -129,23 +128,23 @@ export class ReadinessCheck {
     const stale = (r: StatusRow) => r.age_s > this.config.READY_MAX_STALENESS_S;
     const staleReason = (r: StatusRow) => `${r.component} status is ${Math.round(r.age_s)} s old (> ${this.config.READY_MAX_STALENESS_S} s)`;
     const clusters = rows
-      .filter((r) => r.component.startsWith('indexer:'))
+      .filter((r) => r.component.startsWith(INDEXER_COMPONENT_PREFIX))
       .map((r): ClusterFreshness => {
-        const d = r.detail ?? {};
+        const s = readIndexerStatus(r.component, r.detail);
         const f: ClusterFreshness = {
-          cluster: r.component.slice('indexer:'.length),
-          ready: d.ready === true,
-          backfill_done: d.backfillDone === true,
-          indexed_slot: num(d.cursorSlot),
-          indexed_time: num(d.indexedBlockTime),
-          head_slot: num(d.headSlot),
-          lag_slots: num(d.slotLag),
-          lag_seconds: num(d.lagSeconds),
-          rpc_failing_seconds: num(d.rpcFailingSeconds) ?? 0,
+          cluster: s.cluster,
+          ready: s.ready,
+          backfill_done: s.backfillDone,
+          indexed_slot: s.cursorSlot,
+          indexed_time: s.indexedBlockTime,
+          head_slot: s.headSlot,
+          lag_slots: s.slotLag,
+          lag_seconds: s.lagSeconds,
+          rpc_failing_seconds: s.rpcFailingSeconds ?? 0,
           age_s: Math.round(r.age_s * 10) / 10,
         };
         if (stale(r)) reasons.push(staleReason(r));
-        else if (!f.ready) reasons.push(indexerReason(f, d));
+        else if (!f.ready) reasons.push(indexerReason(f, s));
         return f;
       });
     if (clusters.length === 0) reasons.push('no indexer has published its status yet');
@@ -165,13 +164,13 @@ export class ReadinessCheck {
 }
 
 /** Why an indexer says it is not ready, from what it published (its own thresholds decided). */
-function indexerReason(f: ClusterFreshness, d: Record<string, unknown>): string {
+function indexerReason(f: ClusterFreshness, s: IndexerStatus): string {
   const why: string[] = [];
   if (!f.backfill_done) why.push('backfilling');
   if (f.lag_slots !== null && f.lag_slots > 0) why.push(`${f.lag_slots} slots${f.lag_seconds !== null ? ` (${f.lag_seconds} s)` : ''} behind the head`);
   if (f.rpc_failing_seconds > 0) why.push(`RPC failing for ${Math.round(f.rpc_failing_seconds)} s`);
-  if (num(d.gaps)) why.push(`${d.gaps} transaction(s) in the gap ledger`);
-  if (num(d.heldPools)) why.push(`${d.heldPools} pool(s) held`);
-  if (num(d.cycleFailures)) why.push(`${d.cycleFailures} failed cycle(s) in a row`);
+  if (s.gaps) why.push(`${s.gaps} transaction(s) in the gap ledger`);
+  if (s.heldPools) why.push(`${s.heldPools} pool(s) held`);
+  if (s.cycleFailures) why.push(`${s.cycleFailures} failed cycle(s) in a row`);
   return `indexer:${f.cluster} not ready${why.length ? `: ${why.join(', ')}` : ''}`;
 }
