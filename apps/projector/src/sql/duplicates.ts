@@ -8,18 +8,22 @@ import { PoisonEventError } from '../projection';
  * is refused as a poison event, so it lands in the dead letters with both versions in the reason.
  */
 
-/** Within one batch: the first copy of an id is kept; a later copy with another payload is refused. */
+/**
+ * Within one batch: the first copy of an id is kept; a later copy with another payload is refused.
+ * A fingerprint is written only when an id comes twice (rare: a redelivered copy), not per event.
+ */
 export class BatchIds {
-  private readonly seen = new Map<string, string>();
+  private readonly seen = new Map<string, () => string>();
 
   /** True for the first copy of `id`; false for an identical later copy; throws for a different one. */
-  first(id: string, fingerprint: string): boolean {
+  first(id: string, fingerprint: () => string): boolean {
     const before = this.seen.get(id);
     if (before === undefined) {
       this.seen.set(id, fingerprint);
       return true;
     }
-    if (before !== fingerprint) throw new PoisonEventError(id, `duplicate event id with a different payload in one batch: ${before} then ${fingerprint}`);
+    const [was, is] = [before(), fingerprint()];
+    if (was !== is) throw new PoisonEventError(id, `duplicate event id with a different payload in one batch: ${was} then ${is}`);
     return false;
   }
 }

@@ -63,7 +63,7 @@ export function createMidpriceHandler(schema: string): BatchHandler {
         continue;
       }
       const spread = after ?? inEffectBefore(st, pos);
-      if (!ids.first(f.id, fingerprint(f))) continue;
+      if (!ids.first(f.id, () => fingerprint(f))) continue;
       advance(st.update, spread, pos);
       points.push(f, pos, d.midpriceQ32, spread);
     }

@@ -142,7 +142,7 @@ class SwapBatch {
   add(e: EventOf<'SwapExecuted'>): void {
     const d = e.data;
     if (this.refuseChangedCopies) {
-      if (!this.ids.first(e.id, JSON.stringify([e.blockTime, e.slot, e.txIndex, e.ixIndex, e.innerIndex, e.signature, d]))) return;
+      if (!this.ids.first(e.id, () => JSON.stringify([e.blockTime, e.slot, e.txIndex, e.ixIndex, e.innerIndex, e.signature, d]))) return;
     } else {
       if (this.seen.has(e.id)) return;
       this.seen.add(e.id);
