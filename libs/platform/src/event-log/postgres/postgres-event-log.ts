@@ -140,11 +140,11 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
     const limit = opts.maxBatchSize ?? 2000;
     const types = opts.types ? new Set(opts.types) : undefined;
     let failures = 0;
-    // The page after a full one is read while the current one is being applied (replay speed);
-    // it is used only if the checkpoint lands exactly where it starts.
-    let ahead: { from: bigint; records: Promise<PendingRecord[]> } | undefined;
+    // The page after a full one is read while the current one is validated and applied (replay
+    // speed); it is used only if the checkpoint lands exactly where it starts.
+    let ahead: { from: bigint; rows: Promise<LogRows> } | undefined;
     const discardAhead = () => {
-      ahead?.records.catch(() => undefined);
+      ahead?.rows.catch(() => undefined);
       ahead = undefined;
     };
     while (!this.stopping) {
@@ -156,14 +156,15 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         }
         this.pause.consume();
         const from = this.next;
-        const records = ahead?.from === from ? await ahead.records : await this.fetch(opts.clusters, types, from, limit);
+        const page = ahead?.from === from ? await ahead.rows : await this.fetch(opts.clusters, types, from, limit);
         ahead = undefined;
-        if (records.length === 0) {
+        if (page.rows.length === 0) {
           await this.pause.sleep(this.idlePollMs);
           continue;
         }
-        const after = records[records.length - 1].position.offset + 1n;
-        if (records.filter((r) => !r.skipped).length === limit) ahead = { from: after, records: this.fetch(opts.clusters, types, after, limit) };
+        const after = page.after;
+        if (page.full) ahead = { from: after, rows: this.fetch(opts.clusters, types, after, limit) };
+        const records = await validateLogPage(page);
         // Re-read the checkpoint inside the batch: a standby that took over may have advanced it;
         // a checkpoint behind `from` (commits lost) makes the batch refuse to run.
         const outcome = await batch.process(PG_STREAM, records, new Map([[0, from]]));
@@ -187,12 +188,12 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         await this.pause.sleep(delay, { wakeOnNews: false });
       }
     }
-    await ahead?.records.catch(() => undefined);
+    await ahead?.rows.catch(() => undefined);
   }
 
-  private async fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<PendingRecord[]> {
+  private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<LogRows> {
     this.fetches++;
-    return readLogPage(this.pool, { clusters, types, from, limit });
+    return readLogRows(this.pool, { clusters, types, from, limit });
   }
 
   private async resync(batch: CheckpointedBatch): Promise<void> {
@@ -251,11 +252,33 @@ export interface PageRequest {
   limit: number;
 }
 
+/** A row of a log page as read, not yet validated. */
+interface LogRow {
+  seq: string;
+  cluster: string | null;
+  payload: string | null;
+  type: string | null;
+  writer_epoch: string | null;
+  covered: string | null;
+}
+
+/** One page of the Postgres log as read: its rows, not yet validated (validateLogPage). */
+export interface LogRows {
+  rows: readonly LogRow[];
+  types: ReadonlySet<string> | undefined;
+  /** Where the next page starts (past the last row, the reach marker included). */
+  after: bigint;
+  /** The page holds `limit` records of the group's types: the log may go on past it. */
+  full: boolean;
+}
+
 /**
- * One page of the Postgres log, validated: `limit` records of `types` (all types when unset) of
- * `clusters` from `from` on, in seq order.
+ * The rows of one page of the Postgres log, unvalidated (validateLogPage): `limit` records of
+ * `types` (all types when unset) of `clusters` from `from` on, in seq order. A consumer reading
+ * ahead asks for the next page (from `after`) as soon as these arrive, then validates them while
+ * the database reads it.
  */
-export async function readLogPage(pool: Pool, { clusters, types, from, limit }: PageRequest): Promise<PageRecord[]> {
+export async function readLogRows(pool: Pool, { clusters, types, from, limit }: PageRequest): Promise<LogRows> {
   // With a type filter, a page is `limit` records of the types the group reads (others are
   // never transferred nor parsed). A last row marks how far the page reaches in the log — its
   // last record, or when the page is short the highest visible seq (appends commit in seq order,
@@ -271,14 +294,7 @@ export async function readLogPage(pool: Pool, { clusters, types, from, limit }: 
     params.push(clusters);
     mine = `AND cluster = ANY($${params.length}::text[])`;
   }
-  const { rows } = await pool.query<{
-    seq: string;
-    cluster: string | null;
-    payload: string | null;
-    type: string | null;
-    writer_epoch: string | null;
-    covered: string | null;
-  }>(
+  const { rows } = await pool.query<LogRow>(
     types
       ? `WITH page AS (
            SELECT seq, cluster, payload, type, writer_epoch FROM event_log
@@ -296,8 +312,16 @@ export async function readLogPage(pool: Pool, { clusters, types, from, limit }: 
       : `SELECT seq, cluster, payload, type, writer_epoch, NULL::bigint AS covered FROM event_log WHERE seq >= $1 ${mine} ORDER BY seq LIMIT $2`,
     params,
   );
-  // Validated here, so a read-ahead page is checked while the database applies the current one;
-  // in slices, so the current batch's query results are not kept waiting behind the whole page.
+  let records = 0;
+  for (const r of rows) if (r.covered === null && r.payload !== null && needsRecord(types, r.type)) records++;
+  return { rows, types, after: rows.length === 0 ? from : BigInt(rows[rows.length - 1].seq) + 1n, full: records === limit };
+}
+
+/** The records of a page read by readLogRows, each validated against the contracts (skipped ones not parsed). */
+export async function validateLogPage({ rows, types }: LogRows): Promise<PageRecord[]> {
+  // Validated while the database reads the next page and applies the current one (the consumers
+  // ask for the next page before validating this one); in slices, so the current batch's query
+  // results are not kept waiting behind the whole page.
   const out: PageRecord[] = [];
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];

@@ -5,7 +5,16 @@ import type { Logger } from '../../logging/logger';
 import { backoffDelay } from '../../runtime/backoff';
 import { CheckpointedBatch, needsRecord, type PendingRecord } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
-import { BATCH_RETRY_BACKOFF, PG_LOG_CHANNEL, PG_STREAM, postgresLogLag, readLogPage, type PageRecord } from './postgres-event-log';
+import {
+  BATCH_RETRY_BACKOFF,
+  PG_LOG_CHANNEL,
+  PG_STREAM,
+  postgresLogLag,
+  readLogRows,
+  validateLogPage,
+  type LogRows,
+  type PageRecord,
+} from './postgres-event-log';
 import { PollSleep } from '../../runtime/poll-sleep';
 
 const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('hadron:consumer:' || $1)) AS ok";
@@ -36,8 +45,8 @@ export class PostgresFanOut {
   private readonly pause = new PollSleep();
   /** Statements on the LISTEN connection, one at a time (a member's unlock may come while the loop locks). */
   private onListener: Promise<unknown> = Promise.resolve();
-  /** Pages read ahead, by where they start and what they hold (pageKey); used by the next round only. */
-  private ahead = new Map<string, Promise<PageRecord[]>>();
+  /** Pages read ahead (rows not yet validated), by where they start and what they hold (pageKey); used by the next round only. */
+  private ahead = new Map<string, Promise<LogRows>>();
   /** Log reads issued (tests and metrics: an idle reader does not poll). */
   fetches = 0;
 
@@ -112,7 +121,7 @@ export class PostgresFanOut {
   }
 
   /** Reads one page for a cohort and starts each member's batch of it (from where it stands): one promise per member, of the log records it moved past. */
-  private async serve(cohort: FanOutMember[], ahead: Map<string, Promise<PageRecord[]>>): Promise<Promise<number>[]> {
+  private async serve(cohort: FanOutMember[], ahead: Map<string, Promise<LogRows>>): Promise<Promise<number>[]> {
     const from = cohort.reduce((a, m) => (m.next < a ? m.next : a), cohort[0].next);
     const limit = Math.max(...cohort.map((m) => m.opts!.maxBatchSize ?? 2000));
     // The union of what the members read: none reads a type out of it, so it is never transferred.
@@ -121,20 +130,21 @@ export class PostgresFanOut {
     let page: PageRecord[];
     try {
       // A page read ahead for another set of members may lack types these read: used only if it is the same request.
-      page = await (ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit));
+      const rows = await (ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit));
+      if (rows.rows.length === 0) return [];
+      // The next page is read while this one is validated and applied.
+      if (rows.full) this.ahead.set(pageKey(rows.after, limit, types, clusters), this.fetch(clusters, types, rows.after, limit));
+      page = await validateLogPage(rows);
     } catch (e) {
       for (const m of cohort) await m.failed(e as Error);
       return [];
     }
-    if (page.length === 0) return [];
-    const after = page[page.length - 1].position.offset + 1n;
-    if (page.filter((r) => !r.skipped).length === limit) this.ahead.set(pageKey(after, limit, types, clusters), this.fetch(clusters, types, after, limit));
     return cohort.map((m) => m.apply(page).finally(() => this.wake()));
   }
 
-  private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<PageRecord[]> {
+  private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<LogRows> {
     this.fetches++;
-    return readLogPage(this.pool, { clusters, types, from, limit });
+    return readLogRows(this.pool, { clusters, types, from, limit });
   }
 
   /** Connects (LISTEN) if needed and takes the lock of every member not holding its group's yet. */
