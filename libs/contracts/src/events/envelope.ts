@@ -16,12 +16,29 @@ export const U64_DECIMAL_RE = /^(0|[1-9][0-9]*)$/;
 export const BASE58_KEY_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 export const BASE58_SIGNATURE_RE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
 
+/** Whether digits that match U64_DECIMAL_RE are at most 2^64 − 1 (no leading zeros: length, then text order). */
+export const fitsU64 = (digits: string): boolean => digits.length < 20 || (digits.length === 20 && digits <= U64_MAX_TEXT);
+
+/**
+ * The contracts' bounds, named once: the schemas here and in *.v1.ts use them, and so does the
+ * hand-written fast path of parseHadronEvent (hadron-event.fast-path.ts).
+ */
+export const CONTRACT_VERSION = 1 as const;
+export const ID_MAX_LENGTH = 200;
+export const DECODER_VERSION_MAX_LENGTH = 32;
+export const SYMBOL_MAX_LENGTH = 64;
+export const NAME_MAX_LENGTH = 128;
+export const ICON_MAX_LENGTH = 2048;
+export const DECIMALS_MAX = 30;
+export const PPM_MAX = 1_000_000;
+export const BYTE_MAX = 255;
+
 /** u64 as a decimal string: JS numbers lose precision above 2^53. */
 export const u64String = z
   .string()
   .regex(U64_DECIMAL_RE, 'must be a decimal u64 string')
   // zod runs refinements after a failed regex too: only judge the size of well-formed digits.
-  .refine((s) => !U64_DECIMAL_RE.test(s) || s.length < 20 || (s.length === 20 && s <= U64_MAX_TEXT), 'exceeds u64');
+  .refine((s) => !U64_DECIMAL_RE.test(s) || fitsU64(s), 'exceeds u64');
 
 /** Base58 public key or signature text (not checked on-curve; that is the decoder's job). */
 export const base58 = z.string().regex(BASE58_KEY_RE, 'must be a base58 public key');
@@ -29,8 +46,8 @@ export const signature = z.string().regex(BASE58_SIGNATURE_RE, 'must be a base58
 
 export const envelopeShape = {
   /** Deterministic: `signature:ixIndex[:innerIndex]` for instruction facts, `account:slot` for account state. */
-  id: z.string().min(1).max(200),
-  version: z.literal(1),
+  id: z.string().min(1).max(ID_MAX_LENGTH),
+  version: z.literal(CONTRACT_VERSION),
   cluster: z.enum(CLUSTERS),
   /** Pool config address; the log key, so all facts of one pool stay in order. */
   pool: base58,
@@ -43,20 +60,20 @@ export const envelopeShape = {
   /** Top-level instruction index and inner index inside the tx (null for account-state facts). */
   ixIndex: int().nonnegative().nullable(),
   innerIndex: int().nonnegative().nullable(),
-  decoderVersion: z.string().min(1).max(32),
+  decoderVersion: z.string().min(1).max(DECODER_VERSION_MAX_LENGTH),
 };
 
 export const tokenSchema = z.object({
   mint: base58,
-  symbol: z.string().max(64),
-  name: z.string().max(128),
-  decimals: int().min(0).max(30),
-  icon: z.string().max(2048),
+  symbol: z.string().max(SYMBOL_MAX_LENGTH),
+  name: z.string().max(NAME_MAX_LENGTH),
+  decimals: int().min(0).max(DECIMALS_MAX),
+  icon: z.string().max(ICON_MAX_LENGTH),
 });
 export type TokenMetadata = z.infer<typeof tokenSchema>;
 
 export const POOL_STATES = ['Uninitialized', 'Initialized', 'Paused', 'RejectSwaps', 'Closed'] as const;
 export type PoolStateName = (typeof POOL_STATES)[number];
 
-export const feeSplitRecipientSchema = z.object({ recipient: base58, ppm: int().min(0).max(1_000_000) });
+export const feeSplitRecipientSchema = z.object({ recipient: base58, ppm: int().min(0).max(PPM_MAX) });
 export type FeeSplitRecipient = z.infer<typeof feeSplitRecipientSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { base58, envelopeShape, int, feeSplitRecipientSchema } from './envelope';
+import { base58, envelopeShape, int, feeSplitRecipientSchema, PPM_MAX } from './envelope';
 
 /**
  * The fee split a pool's fee config names. `recipients` is empty when the pool uses the default
@@ -10,7 +10,7 @@ export const feeSplitChangedV1 = z.object({
   type: z.literal('FeeSplitChanged'),
   data: z.object({
     feeConfig: base58,
-    feePpm: int().min(0).max(1_000_000),
+    feePpm: int().min(0).max(PPM_MAX),
     recipients: z.array(feeSplitRecipientSchema),
   }),
 });

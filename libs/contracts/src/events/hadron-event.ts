@@ -1,3 +1,4 @@
+import { fastParseHadronEvent } from './hadron-event.fast-path';
 import { hadronEventSchema, type HadronEvent } from './hadron-event.schema';
 
 export * from './hadron-event.schema';
@@ -14,8 +15,11 @@ export function parseHadronEvent(payload: unknown): ParseResult {
       return { ok: false, reason: `not JSON: ${(e as Error).message}` };
     }
   }
-  // The hot path of every consumer. zod 4 compiles each object schema to straight-line checks: a
-  // valid event costs about what JSON.parse of it does (apps/projector/bench/validate.bench.ts).
+  // The hot path of every consumer (replay validates each event): hand-written checks that accept
+  // exactly what the schema does and return what zod would. Whatever they do not accept goes to
+  // zod, whose verdict and reason are the contract (apps/projector/bench/validate.bench.ts).
+  const event = fastParseHadronEvent(value);
+  if (event !== undefined) return { ok: true, event };
   const result = hadronEventSchema.safeParse(value);
   if (result.success) return { ok: true, event: result.data };
   const reason = result.error.issues

@@ -1,5 +1,7 @@
 import { z } from 'zod/v4';
-import { base58, envelopeShape, int, feeSplitRecipientSchema, u64String } from './envelope';
+import { base58, DECIMALS_MAX, envelopeShape, int, feeSplitRecipientSchema, u64String } from './envelope';
+
+export const SWAP_SIDES = ['buy', 'sell'] as const;
 
 /**
  * One successful Hadron swap instruction (direct or via CPI). Amounts are exact atoms taken from
@@ -11,7 +13,7 @@ export const swapExecutedV1 = z.object({
   ...envelopeShape,
   type: z.literal('SwapExecuted'),
   data: z.object({
-    side: z.enum(['buy', 'sell']),
+    side: z.enum(SWAP_SIDES),
     trader: base58,
     inputMint: base58,
     outputMint: base58,
@@ -23,8 +25,8 @@ export const swapExecutedV1 = z.object({
     feeRaw: u64String,
     feeMint: base58,
     feeRecipientAta: base58,
-    decimalsX: int().min(0).max(30),
-    decimalsY: int().min(0).max(30),
+    decimalsX: int().min(0).max(DECIMALS_MAX),
+    decimalsY: int().min(0).max(DECIMALS_MAX),
     /** Oracle midprice (Q32, quote atoms per base atom) in effect when the swap executed. */
     midpriceQ32: u64String.nullable(),
     spreadFactorQ32: u64String.nullable(),
