@@ -140,11 +140,11 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
     const limit = opts.maxBatchSize ?? 2000;
     const types = opts.types ? new Set(opts.types) : undefined;
     let failures = 0;
-    // The page after a full one is read while the current one is validated and applied (replay
+    // The page after a full one is read and validated while the current one is applied (replay
     // speed); it is used only if the checkpoint lands exactly where it starts.
-    let ahead: { from: bigint; rows: Promise<LogRows> } | undefined;
+    let ahead: { from: bigint; read: PageRead } | undefined;
     const discardAhead = () => {
-      ahead?.rows.catch(() => undefined);
+      discardPageRead(ahead?.read);
       ahead = undefined;
     };
     while (!this.stopping) {
@@ -156,15 +156,18 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         }
         this.pause.consume();
         const from = this.next;
-        const page = ahead?.from === from ? await ahead.rows : await this.fetch(opts.clusters, types, from, limit);
+        const read = ahead?.from === from ? ahead.read : this.fetch(opts.clusters, types, from, limit);
         ahead = undefined;
+        const page = await read.rows;
         if (page.rows.length === 0) {
+          discardPageRead(read);
           await this.pause.sleep(this.idlePollMs);
           continue;
         }
         const after = page.after;
-        if (page.full) ahead = { from: after, rows: this.fetch(opts.clusters, types, after, limit) };
-        const records = await validateLogPage(page);
+        // Asked for as soon as this page's rows are in, before this page is validated.
+        if (page.full) ahead = { from: after, read: this.fetch(opts.clusters, types, after, limit) };
+        const records = await read.records;
         // Re-read the checkpoint inside the batch: a standby that took over may have advanced it;
         // a checkpoint behind `from` (commits lost) makes the batch refuse to run.
         const outcome = await batch.process(PG_STREAM, records, new Map([[0, from]]));
@@ -188,12 +191,12 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         await this.pause.sleep(delay, { wakeOnNews: false });
       }
     }
-    await ahead?.rows.catch(() => undefined);
+    discardPageRead(ahead?.read);
   }
 
-  private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<LogRows> {
+  private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): PageRead {
     this.fetches++;
-    return readLogRows(this.pool, { clusters, types, from, limit });
+    return startPageRead(this.pool, { clusters, types, from, limit });
   }
 
   private async resync(batch: CheckpointedBatch): Promise<void> {
@@ -317,11 +320,32 @@ export async function readLogRows(pool: Pool, { clusters, types, from, limit }: 
   return { rows, types, after: rows.length === 0 ? from : BigInt(rows[rows.length - 1].seq) + 1n, full: records === limit };
 }
 
+/** A page being read: its rows, and its records validated as soon as the rows arrive. */
+export interface PageRead {
+  rows: Promise<LogRows>;
+  records: Promise<PageRecord[]>;
+}
+
+/**
+ * Reads a page and validates it as soon as its rows arrive, without waiting to be asked: a reader
+ * keeps the next page's PageRead while it applies the current one, so both the database's read and
+ * Node's validation of page k+1 overlap the batch of page k. A read never used must be dropped
+ * with discardPageRead (its failure is then nobody's).
+ */
+export function startPageRead(pool: Pool, request: PageRequest): PageRead {
+  const rows = readLogRows(pool, request);
+  return { rows, records: rows.then(validateLogPage) };
+}
+
+export function discardPageRead(read: PageRead | undefined): void {
+  read?.rows.catch(() => undefined);
+  read?.records.catch(() => undefined);
+}
+
 /** The records of a page read by readLogRows, each validated against the contracts (skipped ones not parsed). */
 export async function validateLogPage({ rows, types }: LogRows): Promise<PageRecord[]> {
-  // Validated while the database reads the next page and applies the current one (the consumers
-  // ask for the next page before validating this one); in slices, so the current batch's query
-  // results are not kept waiting behind the whole page.
+  // In slices: a page read ahead is validated while the current batch runs, whose query results
+  // must not wait behind the whole page.
   const out: PageRecord[] = [];
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];

@@ -10,9 +10,9 @@ import {
   PG_LOG_CHANNEL,
   PG_STREAM,
   postgresLogLag,
-  readLogRows,
-  validateLogPage,
-  type LogRows,
+  discardPageRead,
+  startPageRead,
+  type PageRead,
   type PageRecord,
 } from './postgres-event-log';
 import { PollSleep } from '../../runtime/poll-sleep';
@@ -45,8 +45,8 @@ export class PostgresFanOut {
   private readonly pause = new PollSleep();
   /** Statements on the LISTEN connection, one at a time (a member's unlock may come while the loop locks). */
   private onListener: Promise<unknown> = Promise.resolve();
-  /** Pages read ahead (rows not yet validated), by where they start and what they hold (pageKey); used by the next round only. */
-  private ahead = new Map<string, Promise<LogRows>>();
+  /** Pages read (and validated) ahead, by where they start and what they hold (pageKey); used by the next round only. */
+  private ahead = new Map<string, PageRead>();
   /** Log reads issued (tests and metrics: an idle reader does not poll). */
   fetches = 0;
 
@@ -109,19 +109,19 @@ export class PostgresFanOut {
         const served = await allOrStragglers(applies, STRAGGLER_MS);
         progressed = served.some((n) => n !== 0);
       }
-      for (const p of used.values()) p.catch(() => undefined);
+      for (const p of used.values()) discardPageRead(p);
       if (!progressed) await this.pause.sleep(this.nextWakeIn(now));
     }
     const listener = this.listener;
     this.listener = undefined;
     this.running = undefined;
-    for (const p of this.ahead.values()) p.catch(() => undefined);
+    for (const p of this.ahead.values()) discardPageRead(p);
     this.ahead.clear();
     await listener?.end().catch(() => undefined);
   }
 
   /** Reads one page for a cohort and starts each member's batch of it (from where it stands): one promise per member, of the log records it moved past. */
-  private async serve(cohort: FanOutMember[], ahead: Map<string, Promise<LogRows>>): Promise<Promise<number>[]> {
+  private async serve(cohort: FanOutMember[], ahead: Map<string, PageRead>): Promise<Promise<number>[]> {
     const from = cohort.reduce((a, m) => (m.next < a ? m.next : a), cohort[0].next);
     const limit = Math.max(...cohort.map((m) => m.opts!.maxBatchSize ?? 2000));
     // The union of what the members read: none reads a type out of it, so it is never transferred.
@@ -130,11 +130,15 @@ export class PostgresFanOut {
     let page: PageRecord[];
     try {
       // A page read ahead for another set of members may lack types these read: used only if it is the same request.
-      const rows = await (ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit));
-      if (rows.rows.length === 0) return [];
-      // The next page is read while this one is validated and applied.
+      const read = ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit);
+      const rows = await read.rows;
+      if (rows.rows.length === 0) {
+        discardPageRead(read);
+        return [];
+      }
+      // The next page is asked for as soon as this one's rows are in: it is read and validated while this one is.
       if (rows.full) this.ahead.set(pageKey(rows.after, limit, types, clusters), this.fetch(clusters, types, rows.after, limit));
-      page = await validateLogPage(rows);
+      page = await read.records;
     } catch (e) {
       for (const m of cohort) await m.failed(e as Error);
       return [];
@@ -142,9 +146,9 @@ export class PostgresFanOut {
     return cohort.map((m) => m.apply(page).finally(() => this.wake()));
   }
 
-  private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): Promise<LogRows> {
+  private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): PageRead {
     this.fetches++;
-    return readLogRows(this.pool, { clusters, types, from, limit });
+    return startPageRead(this.pool, { clusters, types, from, limit });
   }
 
   /** Connects (LISTEN) if needed and takes the lock of every member not holding its group's yet. */
