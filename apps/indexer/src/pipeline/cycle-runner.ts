@@ -145,10 +145,15 @@ export class CycleRunner {
   ): Promise<void> {
     const { rt } = this;
     const progress = rt.state.progress;
-    const programCursors = programCursorsAfter(progress.programCursors, listing.listed, throughSlot);
-    const startSlot = progress.startSlot ?? listing.refs[0]?.slot ?? cycle.targetSlot;
-    const backfillDone = progress.backfillDone || last;
-    const lastSignature = out.lastSignature ?? progress.lastSignature;
+    // What this chunk moves forward: committed with the events, then made the in-memory truth.
+    const advanced = {
+      throughSlot,
+      lastSignature: out.lastSignature ?? progress.lastSignature,
+      startSlot: progress.startSlot ?? listing.refs[0]?.slot ?? cycle.targetSlot,
+      backfillDone: progress.backfillDone || last,
+      cycle: last ? null : cycle,
+      programCursors: programCursorsAfter(progress.programCursors, listing.listed, throughSlot),
+    };
     // Fenced: the append and the cursor it moves happen only while this process holds the cluster.
     await rt.fenced(async (db, epoch) => {
       const appendStarted = performance.now();
@@ -158,12 +163,7 @@ export class CycleRunner {
       await rt.d.store.commit(
         rt.cluster,
         {
-          throughSlot,
-          lastSignature,
-          startSlot,
-          backfillDone,
-          cycle: last ? null : cycle,
-          programCursors,
+          ...advanced,
           pools: [...pools.values()],
           gaps: out.gaps,
           problems: out.problems,
@@ -183,16 +183,7 @@ export class CycleRunner {
       ),
     );
     // Durable: make it the in-memory truth.
-    rt.state.progress = {
-      ...progress,
-      throughSlot,
-      lastSignature,
-      startSlot,
-      backfillDone,
-      cycle: last ? null : cycle,
-      programCursors,
-      pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])),
-    };
+    rt.state.progress = { ...progress, ...advanced, pools: new Map([...pools].map(([k, v]) => [k, structuredClone(v)])) };
     rt.state.observedThrough = throughSlot;
     rt.state.lastProgressAt = rt.now();
     for (const config of rt.state.progress.pools.keys()) rt.state.held.delete(config);
