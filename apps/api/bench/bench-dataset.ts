@@ -12,7 +12,7 @@ import { runningViewsFromSwaps } from '../../projector/src';
  * - every other pool: 500 swaps over the last 7 days and 200 points over the last day.
  * A third of the swaps carry a two-recipient fee split. Rollups are derived from the rows.
  * It follows the physical tables of the projector's current versions (swaps v3 with its running
- * totals, midprice v2, pools v1) — the only place outside the projector that writes
+ * totals, midprice v3 with its five-minute last points, pools v1) — the only place outside the projector that writes
  * them: a change of those tables needs a change here.
  */
 export const BIG = { count: 1_000_000, step: 3 };
@@ -117,6 +117,7 @@ export async function generateDataset(
          FROM ${M}.midprice_points ORDER BY cluster, pool, ts - ts % ${size}, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC`,
     );
   await lastPoint('midprice_minute', 'minute_start', 60);
+  await lastPoint('midprice_five_minute', 'five_minute_start', 300);
   await lastPoint('midprice_hourly', 'hour_start', 3600);
   await step('analyze', `ANALYZE`);
   const [{ swaps, points }] = (

@@ -2,7 +2,7 @@ import { chainPosition } from '@hadron/domain';
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
 import { advance, CarriedState, oracleFacts, PointColumns, stateKey, writePointsSql } from './midprice.shared';
-import { midpriceSchemaV1 } from './midprice.schema';
+import { midpriceSchemaV1Served } from './midprice.schema';
 
 /**
  * `midprice` v1 (released; frozen): one point per MidpriceUpdated, with the field its instruction
@@ -35,9 +35,10 @@ export function createMidpriceHandlerV1(schema: string): BatchHandler {
   };
 }
 
+/** Released v1 (frozen tables), served with the current version's set of views (the five-minute one derived). */
 export const midpriceProjectionV1: ProjectionDefinition = {
   name: 'midprice',
-  schema: midpriceSchemaV1,
+  schema: midpriceSchemaV1Served,
   eventTypes: ['MidpriceUpdated', 'PoolDiscovered', 'PoolConfigChanged'],
   createHandler: createMidpriceHandlerV1,
 };

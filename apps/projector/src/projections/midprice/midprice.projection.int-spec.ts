@@ -4,8 +4,8 @@ import { addr, applyBatch, dump, midpriceUpdated, poolConfigChanged, poolDiscove
 import { createServedBuild } from '../../../test-support/served-build';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
-import { createMidpriceHandler } from './midprice.projection';
-import { midpriceSchemaV2 } from './midprice.schema';
+import { createMidpriceHandler, createMidpriceHandlerV2 } from './midprice.projection';
+import { fiveMinuteFromMinutes, midpriceSchemaV2, midpriceSchemaV3 } from './midprice.schema';
 
 const T = 1_763_798_400; // a minute and hour start
 const S1 = Q - 1000n;
@@ -14,12 +14,19 @@ const S3 = Q - 3000n;
 /** The oracle as a backfill's PoolDiscovered reads it: at the backfill's target slot, the end of the history. */
 const S_NOW = Q - 9000n;
 const MID_NOW = 9n * Q;
-const SCHEMA = 'proj_midprice_v2_test';
+const SCHEMA = 'proj_midprice_v3_test';
+/** A v2 build fed the same batches (not served): its derived five-minute view must equal v3's table. */
+const V2_SCHEMA = 'proj_midprice_v2_beside';
 
-describe('midprice projection v2', () => {
+describe('midprice projection v3 (v2 points, and the last point of every 5 minutes)', () => {
   let db: TestDatabase;
   const handler = createMidpriceHandler(quoteIdent(SCHEMA));
-  const apply = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, handler, events);
+  const handlerV2 = createMidpriceHandlerV2(quoteIdent(V2_SCHEMA));
+  /** Each batch to the v3 build (served) and to the v2 build beside it; the v2 one only when v3 took it. */
+  const apply = async (events: Parameters<typeof applyBatch>[2]) => {
+    await applyBatch(db.pool, handler, events);
+    await applyBatch(db.pool, handlerV2, events);
+  };
   const points = async (pool: string, cluster = 'mainnet-beta') =>
     (
       await db.pool.query(
@@ -38,7 +45,8 @@ describe('midprice projection v2', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
-    await createServedBuild(db.pool, midpriceSchemaV2, SCHEMA);
+    await createServedBuild(db.pool, midpriceSchemaV2, V2_SCHEMA);
+    await createServedBuild(db.pool, midpriceSchemaV3, SCHEMA); // last: the read views point at v3
   });
   afterAll(() => db.drop());
 
@@ -88,10 +96,18 @@ describe('midprice projection v2', () => {
         { hour_start: String(T), slot: '14' },
         { hour_start: String(T + 3600), slot: '150' },
       ]);
+      const fiveMinute = await db.pool.query(
+        'SELECT five_minute_start, ts, slot, point_id, midprice, spread_factor_q32 FROM read.midprice_five_minute WHERE pool = $1 ORDER BY five_minute_start',
+        [P],
+      );
+      expect(fiveMinute.rows).toEqual([
+        { five_minute_start: String(T), ts: String(T + 59), slot: '14', point_id: u5.id, midprice: '5', spread_factor_q32: S3.toString() },
+        { five_minute_start: String(T + 3600), ts: String(T + 3700), slot: '150', point_id: live.id, midprice: '6', spread_factor_q32: S_NOW.toString() },
+      ]);
     });
 
     it('writes nothing new when batches are delivered again', async () => {
-      const tables = ['midprice_points', 'midprice_minute', 'midprice_hourly', 'midprice_state'];
+      const tables = ['midprice_points', 'midprice_minute', 'midprice_five_minute', 'midprice_hourly', 'midprice_state'];
       const before = await Promise.all(tables.map((t) => dump(db.pool, `${quoteIdent(SCHEMA)}.${t}`, 't')));
       await apply([discovered, u1, u2, u3, u3]);
       await apply([u4, u5, u6, live]);
@@ -182,5 +198,14 @@ describe('midprice projection v2', () => {
     const P = addr('mid2:poison');
     const zero = midpriceUpdated({ pool: P, slot: 1 }, 1n, null);
     await expect(apply([{ ...zero, data: { ...zero.data, midpriceQ32: '0' } }])).rejects.toThrow(`event ${zero.id}: midpriceQ32 is 0`);
+  });
+  it('a v2 build serves the same five-minute rows, derived from its minutes, as v3 writes (every pool above)', async () => {
+    const cols =
+      'cluster, pool, five_minute_start, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, midprice, base_spread_factor, point_id';
+    const order = 'ORDER BY cluster, pool, five_minute_start';
+    const derived = await db.pool.query(`SELECT ${cols} FROM (${fiveMinuteFromMinutes.select(quoteIdent(V2_SCHEMA))}) d ${order}`);
+    const table = await db.pool.query(`SELECT ${cols} FROM read.midprice_five_minute ${order}`);
+    expect(table.rows.length).toBeGreaterThan(5);
+    expect(derived.rows).toEqual(table.rows);
   });
 });

@@ -4,7 +4,7 @@ import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { midpriceProjectionV1 } from './midprice-v1.projection';
-import { midpriceSchemaV2 } from './midprice.schema';
+import { midpriceSchemaV2Served, midpriceSchemaV3 } from './midprice.schema';
 import { StagingTable } from '../../sql/staging';
 import { advance, CarriedState, oracleFacts, POINT_COLUMN_TYPES, PointColumns, stateKey, writePointsSql, type PoolSources } from './midprice.shared';
 
@@ -26,8 +26,8 @@ const POINT_IDENTITY = [
 ];
 
 /**
- * `midprice` v2: one point per update that set the midprice (tags 5, 10), plus the last point of
- * each minute and hour. The spread of a tag-5 point is the indexer's `spreadFactorAfterQ32` when
+ * `midprice` v3: one point per update that set the midprice (tags 5, 10), plus the last point of
+ * each minute, 5 minutes and hour (v2: the same without the 5 minutes). The spread of a tag-5 point is the indexer's `spreadFactorAfterQ32` when
  * the event carries it, else the latest spread from a source positioned strictly before the point
  * (an update, or a snapshot read before it), else null: a backfill publishes PoolDiscovered (the
  * oracle read at the end of the backfill) before the history, and its spread must not leak back
@@ -36,11 +36,20 @@ const POINT_IDENTITY = [
  * staging table, one write statement reading them.
  */
 export function createMidpriceHandler(schema: string): BatchHandler {
+  return midpriceHandler(schema, true);
+}
+
+/** v2 (released; frozen tables): v3 without the last point of every 5 minutes. */
+export function createMidpriceHandlerV2(schema: string): BatchHandler {
+  return midpriceHandler(schema, false);
+}
+
+function midpriceHandler(schema: string, fiveMinute: boolean): BatchHandler {
   // Per pool, the latest spread by chain position from updates (set by them, or in effect right
   // after them) and, apart, the latest one read by a PoolDiscovered / PoolConfigChanged snapshot.
   const carried = new CarriedState(schema, { update: 'spread_factor', snapshot: 'snapshot_spread_factor' });
   const staging = new StagingTable('midprice_points_input', POINT_COLUMN_TYPES);
-  const sql = writePointsSql(schema, carried.upsertSql('$1'), staging.relation);
+  const sql = writePointsSql(schema, carried.upsertSql('$1'), staging.relation, fiveMinute);
   return async (events, tx) => {
     const facts = oracleFacts(events);
     if (facts.length === 0) return;
@@ -86,10 +95,18 @@ function fingerprint(e: EventOf<'MidpriceUpdated'>): string {
   return JSON.stringify([e.blockTime, e.slot, e.txIndex, e.ixIndex, e.innerIndex, e.signature, d.instruction, d.sequence, d.midpriceQ32, d.spreadFactorQ32]);
 }
 
+/** Released v2, still able to consume its build while v3 replays (served with v3's set of views). */
+export const midpriceProjectionV2: ProjectionDefinition = {
+  name: 'midprice',
+  schema: midpriceSchemaV2Served,
+  eventTypes: ['MidpriceUpdated', 'PoolDiscovered', 'PoolConfigChanged'],
+  createHandler: createMidpriceHandlerV2,
+};
+
 export const midpriceProjection: ProjectionDefinition = {
   name: 'midprice',
-  schema: midpriceSchemaV2,
+  schema: midpriceSchemaV3,
   eventTypes: ['MidpriceUpdated', 'PoolDiscovered', 'PoolConfigChanged'],
   createHandler: createMidpriceHandler,
-  previousVersions: [midpriceProjectionV1],
+  previousVersions: [midpriceProjectionV2, midpriceProjectionV1],
 };

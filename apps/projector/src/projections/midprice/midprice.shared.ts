@@ -193,9 +193,10 @@ export const POINTS_INPUT_SQL = `SELECT * FROM unnest($1::text[], $2::text[], $3
  * One statement: insert the points (a copy is a no-op: no conflict target, so every unique index
  * counts), then move each new minute's and hour's last point forward, then save the carried state
  * (`stateSql`, reading $15 after the unnest input). Returns `inserted`, the number of new points.
- * `input`: the points' relation, POINTS_INPUT_SQL by default (v1, frozen) or a staged batch (v2).
+ * `input`: the points' relation, POINTS_INPUT_SQL by default (v1, frozen) or a staged batch (v2, v3).
+ * `fiveMinute`: also the last point of every 5 minutes (v3's `midprice_five_minute`).
  */
-export function writePointsSql(s: string, stateSql: string, input: string = POINTS_INPUT_SQL): string {
+export function writePointsSql(s: string, stateSql: string, input: string = POINTS_INPUT_SQL, fiveMinute = false): string {
   const lastPoint = (table: string, bucketCol: string, from: string, size: number) => `
     INSERT INTO ${s}.${table} AS m (cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature,
                                     midprice_q32, spread_factor_q32, point_id)
@@ -220,11 +221,16 @@ export function writePointsSql(s: string, stateSql: string, input: string = POIN
     ON CONFLICT DO NOTHING
     RETURNING cluster, pool, ts, id, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32
   ), minute_last AS (
-    -- The last new point of each minute; the last of each hour is among them (hours are whole minutes).
+    -- The last new point of each minute; the last of each 5 minutes and hour is among them (both are whole minutes).
     SELECT DISTINCT ON (cluster, pool, ${sqlBucket('ts', 60)}) *
       FROM ins ORDER BY cluster, pool, ${sqlBucket('ts', 60)}, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC
   ), minute AS (${lastPoint('midprice_minute', 'minute_start', 'minute_last', 60)}
-  ), hourly AS (${lastPoint('midprice_hourly', 'hour_start', 'minute_last', 3600)}
+  ), hourly AS (${lastPoint('midprice_hourly', 'hour_start', 'minute_last', 3600)}${
+    fiveMinute
+      ? `
+  ), five_minute AS (${lastPoint('midprice_five_minute', 'five_minute_start', 'minute_last', 300)}`
+      : ''
+  }
   ), state AS (${stateSql}
   )
   SELECT count(*)::int AS inserted FROM ins`;

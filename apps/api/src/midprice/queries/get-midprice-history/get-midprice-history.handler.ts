@@ -12,17 +12,21 @@ const POINT = 'ts, slot, tx_index, ix_index, inner_index, id, signature, midpric
 const ROLLUP_POINT = 'ts, slot, tx_index, ix_index, inner_index, point_id AS id, signature, midprice_q32, spread_factor_q32';
 const NEWEST_FIRST = 'slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC';
 
-/** $3 bucket size; $4/$5 whole hours; $6..$9 whole minutes; $10..$13 raw partial minutes. */
+/** $3 bucket size; $4/$5 whole hours; $6..$9 whole 5 minutes; $10..$13 whole minutes; $14..$17 raw partial minutes. */
 const SAMPLED_SQL = `WITH c AS (
     SELECT ${ROLLUP_POINT} FROM read.midprice_hourly WHERE cluster = $1 AND pool = $2 AND hour_start >= $4 AND hour_start < $5
     UNION ALL
-    SELECT ${ROLLUP_POINT} FROM read.midprice_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $6 AND minute_start < $7
+    SELECT ${ROLLUP_POINT} FROM read.midprice_five_minute WHERE cluster = $1 AND pool = $2 AND five_minute_start >= $6 AND five_minute_start < $7
     UNION ALL
-    SELECT ${ROLLUP_POINT} FROM read.midprice_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $8 AND minute_start < $9
+    SELECT ${ROLLUP_POINT} FROM read.midprice_five_minute WHERE cluster = $1 AND pool = $2 AND five_minute_start >= $8 AND five_minute_start < $9
     UNION ALL
-    SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $10 AND ts < $11
+    SELECT ${ROLLUP_POINT} FROM read.midprice_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $10 AND minute_start < $11
     UNION ALL
-    SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $12 AND ts < $13
+    SELECT ${ROLLUP_POINT} FROM read.midprice_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $12 AND minute_start < $13
+    UNION ALL
+    SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $14 AND ts < $15
+    UNION ALL
+    SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $16 AND ts < $17
   )
   SELECT DISTINCT ON (bucket) bucket, slot, signature, midprice_q32, spread_factor_q32
     FROM (SELECT *, ts - ((ts % $3::int8) + $3::int8) % $3::int8 AS bucket FROM c) x
@@ -113,6 +117,7 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
   private async sampled(q: GetMidpriceHistoryQuery, timeframe: SampledTimeframe): Promise<JsonText> {
     const plan = planSampled(timeframe, q.startTime, q.endTime);
     await this.assertBucketLimit(q, timeframe, plan.size);
+    const [f1, f2] = plan.fiveMinutes;
     const [m1, m2] = plan.minutes;
     const [r1, r2] = plan.raw;
     const rows = await this.db.queryArrays<SampleRow>('api-midprice-sampled', SAMPLED_SQL, [
@@ -121,6 +126,10 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
       plan.size,
       plan.hours.from,
       plan.hours.to,
+      f1.from,
+      f1.to,
+      f2.from,
+      f2.to,
       m1.from,
       m1.to,
       m2.from,

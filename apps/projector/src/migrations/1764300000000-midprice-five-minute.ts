@@ -1,0 +1,33 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { fiveMinuteFromMinutes } from '../projections/midprice/midprice.schema';
+import { quoteIdent } from '../sql/identifiers';
+
+/**
+ * Midprice v3 keeps the last point of every 5 minutes (`read.midprice_five_minute`), which the
+ * API's sampled history reads for 5-minute runs. On a database whose served midprice build is v1
+ * or v2 (a fresh database starts with v1; an upgrade from the previous release serves v2 while v3
+ * replays beside it) that view is created derived from the served build's minutes, so the API's
+ * one sampled query reads the same views whichever version is served. v3's switch replaces it
+ * with a view of its table.
+ */
+export class MidpriceFiveMinute1764300000000 implements MigrationInterface {
+  name = 'MidpriceFiveMinute1764300000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    const served: Array<{ schema_name: string }> = await q.query(
+      `SELECT schema_name FROM "projector"."projection_builds" WHERE projection = 'midprice' AND status = 'active' AND version IN (1, 2)`,
+    );
+    if (!served[0]) return;
+    const [existing]: Array<{ v: string | null }> = await q.query(`SELECT to_regclass($1)::text AS v`, [`read.${fiveMinuteFromMinutes.name}`]);
+    if (existing.v === null)
+      await q.query(`CREATE VIEW "read"."${fiveMinuteFromMinutes.name}" AS ${fiveMinuteFromMinutes.select(quoteIdent(served[0].schema_name))}`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    // Only the derived view this migration may have created (a v3 build's view stays).
+    const served: Array<{ n: number }> = await q.query(
+      `SELECT count(*)::int AS n FROM "projector"."projection_builds" WHERE projection = 'midprice' AND status = 'active' AND version IN (1, 2)`,
+    );
+    if (served[0].n > 0) await q.query(`DROP VIEW IF EXISTS "read"."${fiveMinuteFromMinutes.name}"`);
+  }
+}

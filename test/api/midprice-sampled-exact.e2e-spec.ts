@@ -1,0 +1,103 @@
+import type { HadronEvent } from '@hadron/contracts';
+import { TIMEFRAME_SECONDS, type SampledTimeframe } from '@hadron/contracts/api';
+import { mulberry32 } from '../../apps/projector/test-support/event-generator';
+import { MID_A, SOL, USDC } from './support/dataset';
+import { addr, midpriceUpdated, poolDiscovered, Q32 } from './support/events';
+import { startApiHarness, type ApiHarness } from './support/harness';
+
+/**
+ * Sampled midprice history (hours, 5 minutes and minutes from the rollups, raw points at the
+ * edges) against a brute force over `read.midprice_points`: for random windows and every sampled
+ * timeframe, each bucket's sample is the last point in it by chain position. The points come in
+ * bursts inside one second and quiet stretches, some positioned in the chain before points of
+ * earlier seconds (so "last by time" and "last by chain position" differ), and arrive in shuffled
+ * batches (late arrivals rewrite the rollups' last points).
+ */
+const DAY = 86_400;
+const T0 = 1_763_596_800; // 2025-11-20 00:00 UTC
+const NOW = T0 + 3 * DAY;
+const POOL = addr('sampled-exact:pool');
+const QUOTER = addr('sampled-exact:quoter');
+const TIMEFRAMES = Object.keys(TIMEFRAME_SECONDS) as SampledTimeframe[];
+
+function history(random: () => number): HadronEvent[] {
+  const out: HadronEvent[] = [];
+  let t = T0 + Math.floor(random() * 300);
+  let bump = 0;
+  while (t < NOW - 60) {
+    const e = midpriceUpdated(
+      { pool: POOL, blockTime: t, bump: bump++ % 4 },
+      MID_A + BigInt(Math.floor(random() * 1e9)),
+      Q32 - BigInt(Math.floor(random() * 1e6)),
+      QUOTER,
+    );
+    // One in ten is positioned in the chain up to ~10 minutes before its block time says.
+    out.push(random() < 0.1 ? { ...e, slot: e.slot - Math.floor(random() * 2400) } : e);
+    t += random() < 0.3 ? 0 : random() < 0.85 ? Math.floor(random() * 200) : Math.floor(random() * 7200);
+  }
+  return out;
+}
+
+describe('sampled midprice history equals the last point of each bucket by chain position (brute force)', () => {
+  const random = mulberry32(51);
+  const events = history(random);
+  let h: ApiHarness;
+
+  beforeAll(async () => {
+    const discovered = poolDiscovered(
+      { pool: POOL, blockTime: T0 - DAY },
+      { tokenX: SOL, tokenY: USDC, authority: addr('sampled-exact:auth'), quotingAuthority: QUOTER, midpriceQ32: MID_A, spreadFactorQ32: Q32 },
+    );
+    h = await startApiHarness({ now: NOW, events: [discovered] });
+  }, 60_000);
+  afterAll(async () => h?.close());
+
+  async function bruteForce(size: number, start: number, end: number) {
+    const { rows } = await h.db.pool.query<{ b: string; slot: string; signature: string; m: string; s: string }>(
+      `SELECT DISTINCT ON (b) ts - ts % $3 AS b, slot, signature, midprice_q32 AS m, spread_factor_q32 AS s
+         FROM read.midprice_points WHERE cluster = 'mainnet-beta' AND pool = $1 AND ts >= $2 AND ts <= $4
+        ORDER BY b, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC`,
+      [POOL, start, size, end],
+    );
+    return rows.map((r) => ({
+      timestamp: Number(r.b),
+      slot: Number(r.slot),
+      midprice: Number(r.m) / 2 ** 32,
+      base_spread_factor: Number(r.s) / 2 ** 32,
+      signature: r.signature,
+    }));
+  }
+
+  async function checkWindows(count: number): Promise<number> {
+    let buckets = 0;
+    for (let i = 0; i < count; i++) {
+      const timeframe = TIMEFRAMES[Math.floor(random() * TIMEFRAMES.length)];
+      const size = TIMEFRAME_SECONDS[timeframe];
+      const start = T0 - 600 + Math.floor(random() * 3 * DAY);
+      // Up to ~2 000 buckets, at least a few seconds: windows on and off every level's edges.
+      const end = Math.min(NOW, start + 5 + Math.floor(random() * Math.min(2 * DAY, 2000 * size)));
+      const r = await h.get(`/pools/${POOL}/midprice/history?timeframe=${timeframe}&start_time=${start}&end_time=${end}`);
+      expect(r.status).toBe(200);
+      const where = `${timeframe} [${start}, ${end}]`;
+      const want = await bruteForce(size, start, end);
+      expect({ where, data: (r.body as { data: unknown[] }).data }).toEqual({ where, data: want });
+      buckets += want.length;
+    }
+    return buckets;
+  }
+
+  it('holds for every timeframe after each of several shuffled batches', async () => {
+    for (let i = events.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [events[i], events[j]] = [events[j], events[i]];
+    }
+    const batches = 3;
+    const size = Math.ceil(events.length / batches);
+    for (let b = 0; b < batches; b++) {
+      await h.project(events.slice(b * size, (b + 1) * size));
+      expect(await checkWindows(40)).toBeGreaterThan(100);
+    }
+    const n = (await h.db.pool.query('SELECT count(*)::int AS n FROM read.midprice_points WHERE pool = $1', [POOL])).rows[0].n;
+    expect(n).toBe(events.length);
+  });
+});
