@@ -1,6 +1,6 @@
 import type { HadronEvent } from '@hadron/contracts';
 import { TIMEFRAME_SECONDS, type SampledTimeframe } from '@hadron/contracts/api';
-import { mulberry32 } from '../../apps/projector/test-support/event-generator';
+import { mulberry32, shuffle } from '../../apps/projector/test-support/event-generator';
 import { MID_A, SOL, USDC } from './support/dataset';
 import { addr, midpriceUpdated, poolDiscovered, Q32 } from './support/events';
 import { startApiHarness, type ApiHarness } from './support/harness';
@@ -87,10 +87,7 @@ describe('sampled midprice history equals the last point of each bucket by chain
   }
 
   it('holds for every timeframe after each of several shuffled batches', async () => {
-    for (let i = events.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [events[i], events[j]] = [events[j], events[i]];
-    }
+    shuffle(events, random);
     const batches = 3;
     const size = Math.ceil(events.length / batches);
     for (let b = 0; b < batches; b++) {

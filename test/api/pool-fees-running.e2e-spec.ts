@@ -2,7 +2,7 @@ import { QueryBus } from '@nestjs/cqrs';
 import type { FeeSplitRecipient, HadronEvent } from '@hadron/contracts';
 import type { FeeInterval } from '@hadron/contracts/api';
 import { exactDecimal, q32ToQuoteNumber } from '@hadron/domain';
-import { mulberry32 } from '../../apps/projector/test-support/event-generator';
+import { mulberry32, shuffle } from '../../apps/projector/test-support/event-generator';
 import { GetPoolFeesQuery } from '../../apps/api/src/swaps/queries/get-pool-fees/get-pool-fees.query';
 import { MID_A, R1, R2, R3, SOL, USDC } from './support/dataset';
 import { addr, poolDiscovered, Q32, swapExecuted, type SwapSpec } from './support/events';
@@ -186,10 +186,7 @@ describe('fees from running totals equal a brute-force sum over the swaps, for r
     expect(await checkWindows(40)).toBeGreaterThan(10);
 
     // The holes, in shuffled batches: each may be days before swaps already applied, or across days.
-    for (let i = late.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [late[i], late[j]] = [late[j], late[i]];
-    }
+    shuffle(late, random);
     const batches = 4;
     const size = Math.ceil(late.length / batches);
     for (let b = 0; b < batches; b++) {

@@ -46,6 +46,15 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
+/** Shuffles `items` in place (Fisher–Yates) with `random` (e.g. a mulberry32): the same seed, the same order. */
+export function shuffle<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
+
 /** A base58 string of exactly `length` chars (first char never '1'), distinct per (label, n). */
 function b58(label: string, n: number, length: number): string {
   let h = 2166136261;
