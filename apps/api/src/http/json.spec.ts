@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { jsonTextInSlices, mapInSlices, SLICE, toJson, toJsonWithBigInts } from './json';
+import { jsonInt8, jsonString, jsonTextInSlices, mapInSlices, SLICE, toJson, toJsonWithBigInts } from './json';
 
 describe('toJson', () => {
   it('matches JSON.stringify for plain values', () => {
@@ -70,5 +70,32 @@ describe('the slice-by-slice writers', () => {
     setImmediate(() => (ranMeanwhile = true));
     expect(await mapInSlices(items, (i) => i * 2)).toEqual(items.map((i) => i * 2));
     expect(ranMeanwhile).toBe(true);
+  });
+});
+
+describe('the item writers', () => {
+  it('jsonString writes what JSON.stringify writes, for any string (escapes, lone surrogates, pairs)', () => {
+    for (const s of ['', 'Sig1111m1tttt', '"', '\\', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', 'x\udc00', '\ud83d\ude00', 'é'])
+      expect(jsonString(s)).toBe(JSON.stringify(s));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => expect(jsonString(s)).toBe(JSON.stringify(s))),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }), (s) =>
+        expect(jsonString(s)).toBe(JSON.stringify(s)),
+      ),
+    );
+    expect(jsonString(null)).toBe('null');
+  });
+
+  it('jsonInt8 writes what toJson writes for Number(v), for any int8 text (also beyond 2^53) or number', () => {
+    for (const v of ['0', '-1', '999999999999999', '-99999999999999', '9007199254740993', '-9223372036854775808', '9223372036854775807', 1795697851, 0]) {
+      expect(jsonInt8(v)).toBe(toJson(Number(v)));
+    }
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), (n) => expect(jsonInt8(String(n))).toBe(toJson(Number(String(n))))),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -138,5 +138,22 @@ export async function jsonTextWithItems<R>(envelope: object, rows: readonly R[],
   return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"data":[${data}]}` as JsonText;
 }
 
-/** A JSON value of a nullable string (what toJson writes for it). */
-export const jsonString = (s: string | null): string => (s === null ? 'null' : JSON.stringify(s));
+/**
+ * What JSON.stringify escapes in a string: quote, backslash, control characters, and lone
+ * surrogates (a pair is written as is; it only takes the slower path here).
+ */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A JSON value of a nullable string (what toJson writes for it). A string with nothing to escape
+ * (a signature, an address) is only quoted: a third cheaper than JSON.stringify.
+ */
+export const jsonString = (s: string | null): string => (s === null ? 'null' : NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`);
+
+/**
+ * The JSON number toJson writes for `Number(v)`, `v` an int8 column as node-postgres returns it
+ * (its text) or a number. Postgres writes an int8 with no `+` and no leading zero, so text of at
+ * most 15 characters is exactly that number's JSON (below 2^53, no exponent): it is used as it
+ * is, without a parse and a format per value. Longer text goes through Number (rounded, as toJson would).
+ */
+export const jsonInt8 = (v: string | number): string => (typeof v === 'string' && v.length <= 15 ? v : String(Number(v)));

@@ -1,7 +1,7 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { MIDPRICE_MAX_BUCKETS, type SampledTimeframe } from '@hadron/contracts/api';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
-import { jsonString, jsonTextWithItems, type JsonText } from '../../../http/json';
+import { jsonInt8, jsonString, jsonTextWithItems, type JsonText } from '../../../http/json';
 import { ReadDb } from '../../../database/read-db';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
@@ -86,16 +86,22 @@ export type SampleRow = [string | number, string | number, string | null, string
 
 const Q32 = 4_294_967_296;
 
+/** Q32 text as the JSON number of value / 2^32: Number(u64 text) rounds once, dividing by 2^32 is exact. */
+const q32Json = (q: string | null): string => (q === null ? 'null' : String(Number(q) / Q32));
+
+/** The spread factor last written, and its JSON: a pool parameter, the same sample after sample. */
+let lastSpread: string | null = null;
+let lastSpreadJson = 'null';
+
 /**
  * One MidpriceSampleDto as JSON, written straight from its row: what toJson writes for
  * `{timestamp, slot, midprice, base_spread_factor, signature}` (midprice and spread Q32-decoded as
- * JSON numbers: Number(u64 text) rounds once, dividing by 2^32 is exact). midprice-sample.spec.ts
- * checks it against toJson.
+ * JSON numbers; timestamp and slot are int8, see jsonInt8). midprice-sample.spec.ts checks it
+ * against toJson.
  */
 export function sampleJson(r: SampleRow): string {
-  const mid = r[3] === null ? 'null' : String(Number(r[3]) / Q32);
-  const spread = r[4] === null ? 'null' : String(Number(r[4]) / Q32);
-  return `{"timestamp":${Number(r[0])},"slot":${Number(r[1])},"midprice":${mid},"base_spread_factor":${spread},"signature":${jsonString(r[2])}}`;
+  if (r[4] !== lastSpread) lastSpreadJson = q32Json((lastSpread = r[4]));
+  return `{"timestamp":${jsonInt8(r[0])},"slot":${jsonInt8(r[1])},"midprice":${q32Json(r[3])},"base_spread_factor":${lastSpreadJson},"signature":${jsonString(r[2])}}`;
 }
 
 function newestFirst(a: Point, b: Point): number {
@@ -165,12 +171,9 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     let more = false;
     if (upper > q.startTime) {
       const rows = await this.db.queryArrays<SampleRow>('api-midprice-raw', RAW_SQL, [q.cluster, q.address, q.startTime, upper, q.limit + 1]);
-      const cut = cutRawPage(
-        rows.map((r) => ({ ts: Number(r[0]), row: r })),
-        q.limit,
-      );
+      const cut = cutRawPage(rows, q.limit, (r) => Number(r[0]));
       if (cut.kind === 'page') {
-        page = cut.page.map((p) => p.row);
+        page = cut.page;
         more = cut.more;
       } else {
         const second = await this.db.query<PointRow & { older: boolean }>('api-midprice-second', SECOND_SQL, [q.cluster, q.address, cut.second, q.startTime]);

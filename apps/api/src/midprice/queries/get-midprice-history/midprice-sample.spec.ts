@@ -4,12 +4,15 @@ import { sampleJson, type SampleRow } from './get-midprice-history.handler';
 
 const Q32 = 4_294_967_296;
 const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String);
+/** Any int8 as Postgres writes it (also beyond 2^53, where Number rounds). */
+const int8 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String);
 const row = fc.tuple(
-  fc.oneof(fc.nat({ max: 9_999_999_999 }), fc.nat({ max: 9_999_999_999 }).map(String)),
-  fc.oneof(fc.nat(), fc.nat({ max: Number.MAX_SAFE_INTEGER }).map(String)),
+  fc.oneof(fc.nat({ max: 9_999_999_999 }), fc.nat({ max: 9_999_999_999 }).map(String), int8),
+  fc.oneof(fc.nat(), fc.nat({ max: Number.MAX_SAFE_INTEGER }).map(String), int8),
   fc.option(fc.string({ unit: 'binary' })),
   fc.option(u64),
-  fc.option(u64),
+  // A spread factor often repeats from one sample to the next (sampleJson reuses its JSON then).
+  fc.option(fc.oneof(u64, fc.constantFrom('4294705152', '4294967296', '0'))),
 ) as fc.Arbitrary<SampleRow>;
 
 /** What the endpoint wrote before rows were rendered directly: the sample object through toJson. */

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { cutRawPage } from './raw-page';
+import { cutRawPage as cutBy } from './raw-page';
 
 const pts = (...ts: number[]) => ts.map((t, i) => ({ ts: t, n: i }));
+const cutRawPage = <T extends { ts: number }>(rows: readonly T[], limit: number) => cutBy(rows, limit, (p) => p.ts);
 
 describe('cutRawPage', () => {
   it('a short page is complete', () => {

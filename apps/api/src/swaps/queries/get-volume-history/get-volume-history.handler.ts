@@ -16,15 +16,32 @@ export type VolumeRow = [string, string, string];
 /** A JSON number as toJson writes it. */
 const jsonNumber = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
 
+const Q32 = 4_294_967_296;
+
+/**
+ * A Q32 quote-atom amount (integer text of a numeric column) in quote units, as JSON: what
+ * `jsonNumber(q32ToQuoteNumber(intOf(text), decimalsY))` writes, without its exact decimal (BigInt
+ * arithmetic and a ~40-digit string per value). Both are the double nearest to
+ * text / (2^32 × 10^decimalsY): Number() of a decimal literal rounds correctly, `textE-decimalsY`
+ * is the exact quotient by 10^decimalsY, and dividing by 2^32 is exact while the result stays far
+ * from the subnormal and overflow ranges (the length bounds). Text with a fraction, or that is no
+ * number, takes the exact path (and its errors). volume-bucket.spec.ts checks both ways agree.
+ */
+export function quoteAmountJson(text: string, decimalsY: number): string {
+  if (decimalsY <= 280 && text.length <= 300 && !text.includes('.')) {
+    const units = Number(`${text}e-${decimalsY}`);
+    if (!Number.isNaN(units)) return jsonNumber(units / Q32);
+  }
+  return jsonNumber(q32ToQuoteNumber(intOf(text), decimalsY));
+}
+
 /**
  * One VolumeBucketDto as JSON, written straight from its day and row (undefined: a day without
  * swaps, zeros): what toJson writes for `{timestamp, volume, fees}`. volume-bucket.spec.ts checks it.
  */
 export function volumeBucketJson(day: number, row: VolumeRow | undefined, decimalsY: number): string {
   if (row === undefined) return `{"timestamp":${day},"volume":0,"fees":0}`;
-  const volume = jsonNumber(q32ToQuoteNumber(intOf(row[1]), decimalsY));
-  const fees = jsonNumber(q32ToQuoteNumber(intOf(row[2]), decimalsY));
-  return `{"timestamp":${day},"volume":${volume},"fees":${fees}}`;
+  return `{"timestamp":${day},"volume":${quoteAmountJson(row[1], decimalsY)},"fees":${quoteAmountJson(row[2], decimalsY)}}`;
 }
 
 /**

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DAY, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../../database/numeric';
 import { SLICE, toJson } from '../../../http/json';
-import { volumeHistoryJson, type VolumeRow } from './get-volume-history.handler';
+import { quoteAmountJson, volumeHistoryJson, type VolumeRow } from './get-volume-history.handler';
 
 /** What the endpoint wrote before buckets were written straight from rows: objects through toJson. */
 function asObjects(envelope: object, firstDay: number, lastDay: number, rows: readonly VolumeRow[], decimalsY: number): string {
@@ -20,6 +20,15 @@ function asObjects(envelope: object, firstDay: number, lastDay: number, rows: re
 }
 
 const u128 = fc.bigInt({ min: 0n, max: 2n ** 128n - 1n }).map(String);
+/** Amounts as a numeric column's text: small to far beyond u64, with a `.000` tail, with a fraction. */
+const amount = fc.oneof(
+  fc.nat().map(String),
+  fc.bigInt({ min: 0n, max: 2n ** 64n }).map(String),
+  fc.bigInt({ min: 0n, max: 2n ** 64n }).map((n) => `${n}.000`),
+  fc.bigInt({ min: 0n, max: 2n ** 64n }).map((n) => `${n}.5`),
+  u128,
+  fc.bigInt({ min: 0n, max: 10n ** 300n }).map(String),
+);
 
 describe('volume history written straight from rows', () => {
   it('is exactly what toJson writes for the bucket objects (any amounts, decimals, gaps)', async () => {
@@ -27,8 +36,8 @@ describe('volume history written straight from rows', () => {
       fc.asyncProperty(
         fc.nat({ max: 200_000 }),
         fc.nat({ max: 60 }),
-        fc.uniqueArray(fc.tuple(fc.nat({ max: 60 }), u128, u128), { selector: (r) => r[0], maxLength: 40 }),
-        fc.nat({ max: 18 }),
+        fc.uniqueArray(fc.tuple(fc.nat({ max: 60 }), amount, amount), { selector: (r) => r[0], maxLength: 40 }),
+        fc.nat({ max: 24 }),
         async (firstIndex, length, picked, decimalsY) => {
           const firstDay = firstIndex * DAY;
           const lastDay = firstDay + length * DAY;
@@ -40,6 +49,40 @@ describe('volume history written straight from rows', () => {
           expect(await volumeHistoryJson(envelope, firstDay, lastDay, rows, decimalsY)).toBe(asObjects(envelope, firstDay, lastDay, rows, decimalsY));
         },
       ),
+    );
+  });
+
+  it('an amount is written as the exact path writes it, for any digits and decimals (fast path included)', () => {
+    for (const [text, decimalsY] of [
+      ['0', 6],
+      ['1', 22],
+      ['1', 23],
+      ['999999999999999', 0],
+      ['1000000000000000', 9],
+      ['4294967296000000', 6],
+      ['123456789012345', 255],
+      ['18446744073709551615', 280],
+      ['18446744073709551615', 281],
+      ['18446744073709551615.000', 6],
+      ['-4294967296', 3],
+      ['-0', 2],
+      [` ${'9'.repeat(298)}`, 0],
+      ['9'.repeat(300), 0],
+      ['9'.repeat(301), 0],
+      ['1'.repeat(300), 280],
+      ['9'.repeat(312), 0], // text / 10^decimals would overflow, the quotient does not
+      ['123456789', 310], // subnormal: rounded twice but for the bound
+      ['987654321987654321', 312],
+      ['987654321987654321', 330],
+    ] as const) {
+      expect(quoteAmountJson(text, decimalsY)).toBe(toJson(q32ToQuoteNumber(intOf(text), decimalsY)));
+    }
+    expect(() => quoteAmountJson('NaN', 6)).toThrow(SyntaxError); // as the exact path: no numeric NaN in a sum
+    fc.assert(
+      fc.property(amount, fc.oneof(fc.nat({ max: 30 }), fc.nat({ max: 300 })), (text, decimalsY) =>
+        expect(quoteAmountJson(text, decimalsY)).toBe(toJson(q32ToQuoteNumber(intOf(text), decimalsY))),
+      ),
+      { numRuns: 5000 },
     );
   });
 
