@@ -143,14 +143,10 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
     // The page after a full one is read and validated while the current one is applied (replay
     // speed); it is used only if the checkpoint lands exactly where it starts.
     let ahead: { from: bigint; read: PageRead } | undefined;
-    const discardAhead = () => {
-      discardPageRead(ahead?.read);
-      ahead = undefined;
-    };
     while (!this.stopping) {
       try {
         if (!this.listener && !(await this.becomeActive(opts.group))) {
-          discardAhead();
+          ahead = undefined;
           await this.pause.sleep(2000);
           continue;
         }
@@ -160,7 +156,6 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         ahead = undefined;
         const page = await read.rows;
         if (page.rows.length === 0) {
-          discardPageRead(read);
           await this.pause.sleep(this.idlePollMs);
           continue;
         }
@@ -172,11 +167,11 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         // a checkpoint behind `from` (commits lost) makes the batch refuse to run.
         const outcome = await batch.process(PG_STREAM, records, new Map([[0, from]]));
         this.next = outcome.next.get(0) ?? this.next;
-        if (this.next !== after) discardAhead();
+        if (this.next !== after) ahead = undefined;
         failures = 0;
         opts.onCommitted?.({ count: outcome.processed, deadLettered: outcome.deadLettered.length, positions: records.map((r) => r.position) });
       } catch (e) {
-        discardAhead();
+        ahead = undefined;
         failures++;
         const transient = isTransientDbError(e);
         const delay = backoffDelay(failures, BATCH_RETRY_BACKOFF);
@@ -191,7 +186,8 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         await this.pause.sleep(delay, { wakeOnNews: false });
       }
     }
-    discardPageRead(ahead?.read);
+    // A read still under way finishes before stop() returns (the caller may end the pool next).
+    await ahead?.read.records.catch(() => undefined);
   }
 
   private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): PageRead {
@@ -329,17 +325,16 @@ export interface PageRead {
 /**
  * Reads a page and validates it as soon as its rows arrive, without waiting to be asked: a reader
  * keeps the next page's PageRead while it applies the current one, so both the database's read and
- * Node's validation of page k+1 overlap the batch of page k. A read never used must be dropped
- * with discardPageRead (its failure is then nobody's).
+ * Node's validation of page k+1 overlap the batch of page k. A failure reaches whoever awaits the
+ * read; a read nobody awaits (dropped, or its rows failed so its records are never asked for)
+ * fails silently instead of as an unhandled rejection, which would end the process.
  */
 export function startPageRead(pool: Pool, request: PageRequest): PageRead {
   const rows = readLogRows(pool, request);
-  return { rows, records: rows.then(validateLogPage) };
-}
-
-export function discardPageRead(read: PageRead | undefined): void {
-  read?.rows.catch(() => undefined);
-  read?.records.catch(() => undefined);
+  const records = rows.then(validateLogPage);
+  rows.catch(() => undefined);
+  records.catch(() => undefined);
+  return { rows, records };
 }
 
 /** The records of a page read by readLogRows, each validated against the contracts (skipped ones not parsed). */

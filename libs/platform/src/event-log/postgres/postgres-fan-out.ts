@@ -5,16 +5,7 @@ import type { Logger } from '../../logging/logger';
 import { backoffDelay } from '../../runtime/backoff';
 import { CheckpointedBatch, needsRecord, type PendingRecord } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
-import {
-  BATCH_RETRY_BACKOFF,
-  PG_LOG_CHANNEL,
-  PG_STREAM,
-  postgresLogLag,
-  discardPageRead,
-  startPageRead,
-  type PageRead,
-  type PageRecord,
-} from './postgres-event-log';
+import { BATCH_RETRY_BACKOFF, PG_LOG_CHANNEL, PG_STREAM, postgresLogLag, startPageRead, type PageRead, type PageRecord } from './postgres-event-log';
 import { PollSleep } from '../../runtime/poll-sleep';
 
 const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('hadron:consumer:' || $1)) AS ok";
@@ -109,13 +100,11 @@ export class PostgresFanOut {
         const served = await allOrStragglers(applies, STRAGGLER_MS);
         progressed = served.some((n) => n !== 0);
       }
-      for (const p of used.values()) discardPageRead(p);
       if (!progressed) await this.pause.sleep(this.nextWakeIn(now));
     }
     const listener = this.listener;
     this.listener = undefined;
     this.running = undefined;
-    for (const p of this.ahead.values()) discardPageRead(p);
     this.ahead.clear();
     await listener?.end().catch(() => undefined);
   }
@@ -132,10 +121,7 @@ export class PostgresFanOut {
       // A page read ahead for another set of members may lack types these read: used only if it is the same request.
       const read = ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit);
       const rows = await read.rows;
-      if (rows.rows.length === 0) {
-        discardPageRead(read);
-        return [];
-      }
+      if (rows.rows.length === 0) return [];
       // The next page is asked for as soon as this one's rows are in: it is read and validated while this one is.
       if (rows.full) this.ahead.set(pageKey(rows.after, limit, types, clusters), this.fetch(clusters, types, rows.after, limit));
       page = await read.records;
