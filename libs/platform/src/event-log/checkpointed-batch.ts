@@ -20,10 +20,6 @@ export interface PendingRecord {
   parsed?: ParseResult;
 }
 
-export function validatedRecord(position: LogPosition, payload: string, type?: string | null, writerEpoch?: bigint): PendingRecord {
-  return { position, payload, type, writerEpoch, parsed: parseHadronEvent(payload) };
-}
-
 export function skippedRecord(position: LogPosition): PendingRecord {
   return { position, payload: '', skipped: true };
 }
@@ -115,7 +111,8 @@ export class CheckpointedBatch {
     records: readonly PendingRecord[],
     believed?: ReadonlyMap<number, bigint>,
   ): Promise<BatchOutcome> {
-    const partitions = [...new Set(records.map((r) => r.position.partition))];
+    const partitions: number[] = [];
+    for (const r of records) if (!partitions.includes(r.position.partition)) partitions.push(r.position.partition);
     const { rows } = await client.query<{ partition: number; next_offset: string }>(
       `SELECT partition, next_offset FROM event_log_checkpoint
         WHERE group_id = $1 AND stream = $2 AND partition = ANY($3::int[]) FOR UPDATE`,
@@ -127,11 +124,19 @@ export class CheckpointedBatch {
       const stored = next.get(p) ?? 0n;
       if (expected !== undefined && stored < expected) throw new CheckpointBehindError(stream, p, stored, expected);
     }
-    const fresh = records.filter((r) => r.position.offset >= (next.get(r.position.partition) ?? 0n));
 
+    // One pass over the records at or past the checkpoint (the others were applied before): each
+    // is applied, dead-lettered or skipped, and the checkpoint moves past the last one of each partition.
     const valid: DeliveredEvent[] = [];
     const dead: BatchOutcome['deadLettered'] = [];
-    for (const r of fresh) {
+    const last = new Map<number, bigint>();
+    let processed = 0;
+    for (const r of records) {
+      const { partition, offset } = r.position;
+      if (offset < (next.get(partition) ?? 0n)) continue;
+      processed += r.weight ?? 1;
+      const top = last.get(partition);
+      if (top === undefined || offset > top) last.set(partition, offset);
       if (r.skipped) continue;
       const parsed = r.parsed ?? parseHadronEvent(r.payload);
       if (!parsed.ok) dead.push({ position: r.position, reason: `invalid payload: ${parsed.reason}`, payload: r.payload, eventId: idOf(r.payload) });
@@ -153,12 +158,9 @@ export class CheckpointedBatch {
     if (valid.length > 0) await this.applyIsolatingPoison(client, valid, dead);
     if (dead.length > 0) await this.deadLetter(client, dead);
 
-    for (const r of fresh) {
-      const after = r.position.offset + 1n;
-      if (after > (next.get(r.position.partition) ?? 0n)) next.set(r.position.partition, after);
-    }
+    for (const [p, offset] of last) next.set(p, offset + 1n);
     const touched = [...next].filter(([p]) => partitions.includes(p));
-    if (fresh.length > 0) {
+    if (last.size > 0) {
       await client.query(
         `INSERT INTO event_log_checkpoint (group_id, stream, partition, next_offset, updated_at)
          SELECT $1, $2, p, o, now() FROM unnest($3::int[], $4::bigint[]) AS t(p, o)
@@ -167,7 +169,7 @@ export class CheckpointedBatch {
         [this.group, stream, touched.map(([p]) => p), touched.map(([, o]) => o.toString())],
       );
     }
-    return { processed: fresh.reduce((n, r) => n + (r.weight ?? 1), 0), deadLettered: dead, next };
+    return { processed, deadLettered: dead, next };
   }
 
   private async applyIsolatingPoison(client: PoolClient, events: DeliveredEvent[], dead: BatchOutcome['deadLettered']): Promise<void> {

@@ -3,7 +3,7 @@ import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import { backoffDelay } from '../../runtime/backoff';
 import type { Logger } from '../../logging/logger';
-import { CheckpointedBatch, needsRecord, skippedRecord, validatedRecord, type PendingRecord } from '../checkpointed-batch';
+import { CheckpointedBatch, needsRecord, type PendingRecord } from '../checkpointed-batch';
 import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, OwnedPartitions, RawLogRecord } from '../event-log.port';
 import { PollSleep } from '../../runtime/poll-sleep';
 
@@ -348,18 +348,16 @@ export async function validateLogPage({ rows, types }: LogRows): Promise<PageRec
     if (out.length > 0 && position.offset < out[out.length - 1].position.offset) throw new Error(`event_log page out of order at seq ${r.seq}`);
     if (r.covered !== null) {
       // The reach marker: the records of the range not returned above, as one skipped record.
-      out.push({ ...skippedRecord(position), weight: Number(r.covered) - out.length });
+      out.push({ position, payload: '', skipped: true, weight: Number(r.covered) - out.length });
       continue;
     }
     if (r.payload === null || !needsRecord(types, r.type)) {
-      out.push({ ...skippedRecord(position), cluster: r.cluster ?? undefined });
+      out.push({ position, payload: '', skipped: true, cluster: r.cluster ?? undefined });
       continue;
     }
     if (i > 0 && i % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    out.push({
-      ...validatedRecord(position, r.payload, r.type, r.writer_epoch === null ? undefined : BigInt(r.writer_epoch)),
-      cluster: r.cluster ?? undefined,
-    });
+    const writerEpoch = r.writer_epoch === null ? undefined : BigInt(r.writer_epoch);
+    out.push({ position, payload: r.payload, type: r.type, writerEpoch, parsed: parseHadronEvent(r.payload), cluster: r.cluster ?? undefined });
   }
   return out;
 }

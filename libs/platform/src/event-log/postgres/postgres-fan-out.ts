@@ -316,11 +316,14 @@ class FanOutMember implements EventLogConsumer {
         records.push(r);
         continue;
       }
-      // Runs of records this group does not read collapse into one skipped record (it only moves the checkpoint).
+      // Runs of records this group does not read collapse into one skipped record (it only moves
+      // the checkpoint); the skipped records in `records` are this batch's own, so it grows in place.
       const last = records[records.length - 1];
       const weight = r.weight ?? 1;
-      if (last?.skipped) records[records.length - 1] = { ...last, position: r.position, weight: (last.weight ?? 1) + weight };
-      else records.push({ position: r.position, payload: '', skipped: true, weight });
+      if (last?.skipped) {
+        last.position = r.position;
+        last.weight = (last.weight ?? 1) + weight;
+      } else records.push({ position: r.position, payload: '', skipped: true, weight });
     }
     if (records.length === 0 || !this.batch || !this.opts) return 0;
     const opts = this.opts;
