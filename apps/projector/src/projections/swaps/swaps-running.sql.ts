@@ -6,7 +6,8 @@ import { LAST_COLUMNS, POOL_TOTALS_COLUMNS, RECIPIENT_TOTALS_COLUMNS } from './s
  * per second (within its UTC day) and per day (whole history), for pools and for recipients.
  *
  * In the batch's statement (`runningCtes`, fed by the `ins` and `shares` CTEs of the swaps
- * handler): each bucket's own totals are upserted and, where the batch only appends — its earliest
+ * handler): each bucket's own totals are added (a plain insert for buckets after the partition's
+ * last stored one, an upsert for the others) and, where the batch only appends — its earliest
  * bucket of a partition (a pool's day for seconds, a pool for days; and the same per recipient) is
  * at or after the partition's last stored bucket — `run_*` is final at once: the last stored
  * `run_*` plus the running sum of the batch's buckets. That is every batch of a replay in chain
@@ -97,6 +98,13 @@ function tableCtes(s: string, t: RunningTable): string {
   const inPart = t.seconds ? ` AND x.ts >= k.day AND x.ts < k.day + ${DAY}` : '';
   const run = t.own.map((c) => `run_${c}`);
   const append = `k.last_bucket IS NULL OR k.start >= k.last_bucket`;
+  const rest = [...t.own, ...(t.withLast ? LAST_COLUMNS : []), ...run];
+  const columns = [...t.keys, t.bucketCol, ...rest].join(', ');
+  const values = [...t.keys, 'bucket', ...rest].join(', ');
+  // `<name>_w` is the batch's buckets with their running totals. Those after the partition's last
+  // stored bucket (every bucket of an append but its first) cannot exist yet, there being one
+  // writer per build: `<name>_new` inserts them without ON CONFLICT's per-row arbiter check
+  // (measured: a third of such an insert's time). The others are upserted.
   return `${t.name}_g AS (
     SELECT ${t.keys.join(', ')}, ${t.seconds ? 'ts' : day('ts')} AS bucket${t.seconds ? `, ${day('ts')} AS day` : ''}, ${t.aggregates}
       FROM ${t.source} GROUP BY ${t.keys.map((_, i) => i + 1).join(', ')}, ${t.keys.length + 1}
@@ -107,12 +115,18 @@ function tableCtes(s: string, t: RunningTable): string {
                           WHERE ${eq(t.keys, 'x', 'p')}${inPart.replaceAll('k.', 'p.')} ORDER BY x.${t.bucketCol} DESC LIMIT 1) l ON true
   ), ${t.name}_late AS (
     SELECT ${part.join(', ')}, start FROM ${t.name}_k k WHERE NOT (${append})
-  ), ${t.name} AS (
-    INSERT INTO ${s}.${t.table} AS r (${t.keys.join(', ')}, ${t.bucketCol}, ${t.own.join(', ')}${t.withLast ? `, ${LAST_COLUMNS.join(', ')}` : ''}, ${run.join(', ')})
-    SELECT ${cols(t.keys, 'g')}, g.bucket, ${t.own.map((c) => `g.${c}`).join(', ')}${t.withLast ? ', g.last[5], g.last[1], g.last[2], g.last[3], g.last[4]' : ''},
-           ${t.own.map((c) => `CASE WHEN ${append} THEN coalesce(k.run_${c}, 0) + sum(g.${c}) OVER w ELSE 0 END`).join(',\n           ')}
+  ), ${t.name}_w AS (
+    SELECT ${cols(t.keys, 'g')}, g.bucket, ${t.own.map((c) => `g.${c}`).join(', ')}${t.withLast ? `, g.last[5] AS ${LAST_COLUMNS[0]}, g.last[1] AS ${LAST_COLUMNS[1]}, g.last[2] AS ${LAST_COLUMNS[2]}, g.last[3] AS ${LAST_COLUMNS[3]}, g.last[4] AS ${LAST_COLUMNS[4]}` : ''},
+           k.last_bucket,
+           ${t.own.map((c) => `CASE WHEN ${append} THEN coalesce(k.run_${c}, 0) + sum(g.${c}) OVER w ELSE 0 END AS run_${c}`).join(',\n           ')}
       FROM ${t.name}_g g JOIN ${t.name}_k k ON ${eq(part, 'g', 'k')}
     WINDOW w AS (PARTITION BY ${cols(part, 'g')} ORDER BY g.bucket)
+  ), ${t.name}_new AS (
+    INSERT INTO ${s}.${t.table} (${columns})
+    SELECT ${values} FROM ${t.name}_w WHERE last_bucket IS NULL OR bucket > last_bucket
+  ), ${t.name} AS (
+    INSERT INTO ${s}.${t.table} AS r (${columns})
+    SELECT ${values} FROM ${t.name}_w WHERE bucket <= last_bucket
     ON CONFLICT (${t.keys.join(', ')}, ${t.bucketCol}) DO UPDATE SET
       ${t.own.map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ')},${
         t.withLast
