@@ -49,7 +49,7 @@ function midpriceHandler(schema: string, fiveMinute: boolean): BatchHandler {
   // after them) and, apart, the latest one read by a PoolDiscovered / PoolConfigChanged snapshot.
   const carried = new CarriedState(schema, { update: 'spread_factor', snapshot: 'snapshot_spread_factor' });
   const staging = new StagingTable('midprice_points_input', POINT_COLUMN_TYPES);
-  const sql = writePointsSql(schema, carried.upsertSql('$1'), staging.relation, fiveMinute);
+  const sql = writePointsSql(schema, carried.upsertSql('$1'), { input: staging.relation, fiveMinute, byId: true });
   return async (events, tx) => {
     const facts = oracleFacts(events);
     if (facts.length === 0) return;

@@ -190,13 +190,17 @@ export const POINTS_INPUT_SQL = `SELECT * FROM unnest($1::text[], $2::text[], $3
            midprice_q32, spread_factor_q32)`;
 
 /**
- * One statement: insert the points (a copy is a no-op: no conflict target, so every unique index
- * counts), then move each new minute's and hour's last point forward, then save the carried state
- * (`stateSql`, reading $15 after the unnest input). Returns `inserted`, the number of new points.
+ * One statement: insert the points (a copy is a no-op), then move each new minute's and hour's
+ * last point forward, then save the carried state (`stateSql`, reading $15 after the unnest
+ * input). Returns `inserted`, the number of new points.
  * `input`: the points' relation, POINTS_INPUT_SQL by default (v1, frozen) or a staged batch (v2, v3).
  * `fiveMinute`: also the last point of every 5 minutes (v3's `midprice_five_minute`).
+ * `byId` (v2, v3): the unique (cluster, id) is the one conflict arbiter. The primary key holds both
+ * columns, so a point conflicting on it conflicts on (cluster, id) too, and one arbiter is one
+ * index check per point instead of two. Without it (v1) there is no conflict target: every unique
+ * index counts.
  */
-export function writePointsSql(s: string, stateSql: string, input: string = POINTS_INPUT_SQL, fiveMinute = false): string {
+export function writePointsSql(s: string, stateSql: string, { input = POINTS_INPUT_SQL, fiveMinute = false, byId = false } = {}): string {
   const lastPoint = (table: string, bucketCol: string, from: string, size: number) => `
     INSERT INTO ${s}.${table} AS m (cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature,
                                     midprice_q32, spread_factor_q32, point_id)
@@ -218,7 +222,7 @@ export function writePointsSql(s: string, stateSql: string, input: string = POIN
                                       instruction, sequence, midprice_q32, spread_factor_q32)
     SELECT cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction, sequence,
            midprice_q32, spread_factor_q32 FROM input
-    ON CONFLICT DO NOTHING
+    ON CONFLICT ${byId ? '(cluster, id) ' : ''}DO NOTHING
     RETURNING cluster, pool, ts, id, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32
   ), minute_last AS (
     -- The last new point of each minute; the last of each 5 minutes and hour is among them (both are whole minutes).

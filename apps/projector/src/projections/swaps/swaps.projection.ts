@@ -269,7 +269,9 @@ function writeSql(s: string, variant: Variant, input: string): string {
   return `
   WITH input AS (${input}
   ), ins AS (
-    -- No conflict target: the primary key (and in v2 the unique (cluster, id)) make a copy a no-op.
+    -- A copy is a no-op. v1: no conflict target, its primary key decides. v2, v3: the unique (cluster, id)
+    -- alone: the primary key holds both columns, so any row conflicting on it conflicts on (cluster, id)
+    -- too, and one arbiter is one index check per row instead of two.
     INSERT INTO ${s}.swaps (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader,
                             amount_in, amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32,
                             volume_q32, spread_q32, protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm)
@@ -277,7 +279,7 @@ function writeSql(s: string, variant: Variant, input: string): string {
            amount_in, amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32,
            volume_q32, spread_q32, protocol_fee_q32, priced, split_tracked, split_recipients::text[], split_ppm::int4[]
       FROM input
-    ON CONFLICT DO NOTHING
+    ON CONFLICT ${variant.refuseChangedCopies ? '(cluster, id) ' : ''}DO NOTHING
     RETURNING cluster, pool, ts, id, slot, tx_index, ix_index, inner_index, volume_q32, spread_q32, protocol_fee_q32,
               fee_x_raw, fee_y_raw, priced, split_recipients, split_ppm
   ), ${parts.join(', ')}
