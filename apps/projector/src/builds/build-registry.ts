@@ -208,7 +208,7 @@ export class BuildNotServingError extends Error {
  * notices a checkpoint behind its own commits and re-reads from it).
  */
 export function guardBuild(build: BuildRecord, handler: BatchHandler): BatchHandler {
-  return async (events, tx) => {
+  const guarded: BatchHandler = async (events, tx, prepared) => {
     const { rows } = await tx.query<{ status: string }>(
       `SELECT status, CASE WHEN status = 'building' THEN set_config('synchronous_commit', 'off', true) END AS relaxed
          FROM ${REGISTRY} WHERE projection = $1 AND build_id = $2 FOR SHARE`,
@@ -216,8 +216,11 @@ export function guardBuild(build: BuildRecord, handler: BatchHandler): BatchHand
     );
     const status = rows[0]?.status;
     if (status !== 'building' && status !== 'active') throw new BuildNotServingError(build, status);
-    await handler(events, tx);
+    await (prepared === undefined ? handler(events, tx) : handler(events, tx, prepared));
   };
+  // Preparing needs no database, so no guard: the batch it is used for still passes the one above.
+  if (handler.prepare) guarded.prepare = handler.prepare;
+  return guarded;
 }
 
 /** One rebuild per projection at a time, across processes: a session advisory lock on a held connection. */

@@ -30,16 +30,22 @@ export class StagingTable {
   }
 
   /**
-   * Stages `columns` (parallel arrays, in the constructor's order), runs `use`, then empties the
-   * table. `tx` is the consumer's transaction: a pg client (COPY goes over its protocol).
+   * Stages `input` (parallel arrays, in the constructor's order, or their COPY text built ahead by
+   * `stagedText`), runs `use`, then empties the table. `tx` is the consumer's transaction: a pg
+   * client (COPY goes over its protocol).
    */
-  async with<T>(tx: SqlTx, columns: readonly StagedColumn[], use: () => Promise<T>): Promise<T> {
+  async with<T>(tx: SqlTx, input: readonly StagedColumn[] | Buffer, use: () => Promise<T>): Promise<T> {
     await tx.query(this.createSql);
-    await copyFrom(tx as unknown as ClientBase, this.copySql, [Buffer.from(copyText(columns))]);
+    await copyFrom(tx as unknown as ClientBase, this.copySql, [Buffer.isBuffer(input) ? input : stagedText(input)]);
     const result = await use();
     await tx.query(this.clearSql);
     return result;
   }
+}
+
+/** What `StagingTable.with` sends for `columns`: their COPY text, encoded. */
+export function stagedText(columns: readonly StagedColumn[]): Buffer {
+  return Buffer.from(copyText(columns));
 }
 
 /** COPY text of parallel columns: tab-separated, `\N` for null, t/f, the format's escapes. */

@@ -1,4 +1,4 @@
-import { parseHadronEvent, type ParseResult } from '@hadron/contracts';
+import { parseHadronEvent, type HadronEvent, type ParseResult } from '@hadron/contracts';
 import type { Pool, PoolClient } from 'pg';
 import { isTransientDbError } from '../database/pool';
 import type { Logger } from '../logging/logger';
@@ -18,6 +18,12 @@ export interface PendingRecord {
   weight?: number;
   /** The payload already checked against the contracts (a consumer may do it while the previous batch commits). */
   parsed?: ParseResult;
+}
+
+/** A handler's `prepare` result for exactly these events (CheckpointedBatch.prepare). */
+export interface PreparedBatch {
+  readonly events: readonly HadronEvent[];
+  readonly value: unknown;
 }
 
 export function skippedRecord(position: LogPosition): PendingRecord {
@@ -81,11 +87,11 @@ export class CheckpointedBatch {
    * `believed`: per partition, the checkpoint this consumer last committed (or read); a stored
    * checkpoint behind it raises CheckpointBehindError before anything is applied.
    */
-  async process(stream: string, records: readonly PendingRecord[], believed?: ReadonlyMap<number, bigint>): Promise<BatchOutcome> {
+  async process(stream: string, records: readonly PendingRecord[], believed?: ReadonlyMap<number, bigint>, prepared?: PreparedBatch): Promise<BatchOutcome> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const outcome = await this.processInTx(client, stream, records, believed);
+      const outcome = await this.processInTx(client, stream, records, believed, prepared);
       await client.query('COMMIT');
       return outcome;
     } catch (e) {
@@ -93,6 +99,37 @@ export class CheckpointedBatch {
       throw e;
     } finally {
       client.release();
+    }
+  }
+
+  /** Whether the handler has database-free work to do ahead (BatchHandler.prepare). */
+  get canPrepare(): boolean {
+    return this.handler.prepare !== undefined;
+  }
+
+  /**
+   * The handler's database-free work (BatchHandler.prepare) for `records`, done ahead by a consumer
+   * reading ahead: undefined when the handler has none, when a record would be dead-lettered (the
+   * batch then runs the usual way), or when it throws. `process` uses it only if the batch's
+   * events turn out to be exactly these.
+   */
+  prepare(records: readonly PendingRecord[]): PreparedBatch | undefined {
+    const prepare = this.handler.prepare;
+    if (!prepare) return undefined;
+    const events: DeliveredEvent[] = [];
+    for (const r of records) {
+      if (r.skipped) continue;
+      const parsed = r.parsed;
+      if (!parsed?.ok || (r.type !== undefined && r.type !== null && r.type !== parsed.event.type)) return undefined;
+      events.push(
+        r.writerEpoch === undefined ? { event: parsed.event, position: r.position } : { event: parsed.event, position: r.position, writerEpoch: r.writerEpoch },
+      );
+    }
+    if (events.length === 0) return undefined;
+    try {
+      return { events: events.map((e) => e.event), value: prepare(events) };
+    } catch {
+      return undefined;
     }
   }
 
@@ -110,6 +147,7 @@ export class CheckpointedBatch {
     stream: string,
     records: readonly PendingRecord[],
     believed?: ReadonlyMap<number, bigint>,
+    prepared?: PreparedBatch,
   ): Promise<BatchOutcome> {
     const partitions: number[] = [];
     for (const r of records) if (!partitions.includes(r.position.partition)) partitions.push(r.position.partition);
@@ -155,7 +193,8 @@ export class CheckpointedBatch {
         );
     }
 
-    if (valid.length > 0) await this.applyIsolatingPoison(client, valid, dead);
+    const ahead = prepared && dead.length === 0 && sameEvents(prepared.events, valid) ? prepared.value : undefined;
+    if (valid.length > 0) await this.applyIsolatingPoison(client, valid, dead, ahead);
     if (dead.length > 0) await this.deadLetter(client, dead);
 
     for (const [p, offset] of last) next.set(p, offset + 1n);
@@ -172,8 +211,8 @@ export class CheckpointedBatch {
     return { processed, deadLettered: dead, next };
   }
 
-  private async applyIsolatingPoison(client: PoolClient, events: DeliveredEvent[], dead: BatchOutcome['deadLettered']): Promise<void> {
-    if (await this.tryApply(client, events, 'batch')) return;
+  private async applyIsolatingPoison(client: PoolClient, events: DeliveredEvent[], dead: BatchOutcome['deadLettered'], prepared?: unknown): Promise<void> {
+    if (await this.tryApply(client, events, 'batch', prepared)) return;
     this.log.warn({ group: this.group, size: events.length }, 'batch refused a poison event; splitting it to isolate the event');
     await this.bisect(client, events, dead);
   }
@@ -200,19 +239,19 @@ export class CheckpointedBatch {
   }
 
   /** True if applied; false if refused as poison (rolled back); rethrows anything else. */
-  private async tryApply(client: PoolClient, events: DeliveredEvent[], savepoint: string): Promise<boolean> {
-    return (await this.attempt(client, events, savepoint)) === undefined;
+  private async tryApply(client: PoolClient, events: DeliveredEvent[], savepoint: string, prepared?: unknown): Promise<boolean> {
+    return (await this.attempt(client, events, savepoint, prepared)) === undefined;
   }
 
   private async tryApplyOne(client: PoolClient, event: DeliveredEvent): Promise<Error | undefined> {
     return this.attempt(client, [event], 'one');
   }
 
-  private async attempt(client: PoolClient, events: DeliveredEvent[], savepoint: string): Promise<Error | undefined> {
+  private async attempt(client: PoolClient, events: DeliveredEvent[], savepoint: string, prepared?: unknown): Promise<Error | undefined> {
     const tx: SqlTx = client;
     await client.query(`SAVEPOINT ${savepoint}`);
     try {
-      await this.handler(events, tx);
+      await (prepared === undefined ? this.handler(events, tx) : this.handler(events, tx, prepared));
       await client.query(`RELEASE SAVEPOINT ${savepoint}`);
       return undefined;
     } catch (e) {
@@ -258,4 +297,11 @@ function idOf(payload: string): string | null {
 
 export function fmt(p: LogPosition): string {
   return `${p.stream}/${p.partition}@${p.offset}`;
+}
+
+/** Whether a batch's events are exactly the prepared ones (the same objects, in order). */
+function sameEvents(prepared: readonly HadronEvent[], batch: readonly DeliveredEvent[]): boolean {
+  if (prepared.length !== batch.length) return false;
+  for (let i = 0; i < batch.length; i++) if (prepared[i] !== batch[i].event) return false;
+  return true;
 }

@@ -64,7 +64,21 @@ export interface DeliveredEvent {
   writerEpoch?: bigint;
 }
 
-export type BatchHandler = (events: readonly DeliveredEvent[], tx: SqlTx) => Promise<void>;
+/**
+ * Applies a batch inside the consumer's transaction. `prepared`, when given, is what this
+ * handler's `prepare` returned for exactly these events (the same objects, in the same order).
+ */
+export interface BatchHandler {
+  (events: readonly DeliveredEvent[], tx: SqlTx, prepared?: unknown): Promise<void>;
+  /**
+   * Optional: the part of a batch's work that needs no database (building its input rows, say),
+   * pure in the events. A consumer that reads ahead runs it on the next page while the current
+   * batch is in the database, and hands its result back only for exactly the events it was given;
+   * otherwise (another checkpoint, a dead-lettered record, a poison split) the handler runs
+   * without it. A throw is not an error here: the batch just runs without it.
+   */
+  prepare?: (events: readonly DeliveredEvent[]) => unknown;
+}
 
 /**
  * Marks an error as "this event can never be applied" (a poison event). Only such errors, and

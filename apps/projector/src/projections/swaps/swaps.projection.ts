@@ -1,12 +1,12 @@
 import { assertNever, type EventOf } from '@hadron/contracts';
 import { chainPosition, normaliseSplit, valueSwap } from '@hadron/domain';
-import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
+import type { BatchHandler, DeliveredEvent } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
 import { numberArray, textArray } from '../../sql/pg-array';
 import { FACT_COLUMN_TYPES, FactColumns } from '../../sql/fact-columns';
-import { StagingTable, type StagedColumn } from '../../sql/staging';
+import { StagingTable, stagedText, type StagedColumn } from '../../sql/staging';
 import { assertApplicable } from '../event-checks';
 import { LATE_COLUMN, recomputeRunningSql, runningCtes } from './swaps-running.sql';
 import { LAST_COLUMNS, POOL_TOTALS_COLUMNS as TOTALS, RECIPIENT_TOTALS_COLUMNS, swapsSchemaV1Served, swapsSchemaV2Served, swapsSchemaV3 } from './swaps.schema';
@@ -76,7 +76,9 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
   const staging = new StagingTable('swaps_input', SWAP_COLUMN_TYPES);
   const sql = writeSql(schema, variant, staging.relation);
   const recomputeSql = variant.running ? recomputeRunningSql(schema) : '';
-  return async (events, tx) => {
+  // The batch's input (its columns' COPY text) needs no database: built ahead when the consumer
+  // reads ahead (BatchHandler.prepare), while the previous batch's statement runs.
+  const prepare = (events: readonly DeliveredEvent[]): SwapInput | undefined => {
     const b = new SwapBatch(variant.refuseChangedCopies);
     for (const { event } of events) {
       assertApplicable(event);
@@ -95,16 +97,29 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
           assertNever(event);
       }
     }
-    if (b.size === 0) return;
+    return b.size === 0 ? undefined : { size: b.size, text: stagedText(b.columns()) };
+  };
+  const handler: BatchHandler = async (events, tx, prepared) => {
+    const input = (prepared as SwapInput | undefined) ?? prepare(events);
+    if (input === undefined) return;
     // The batch is COPYed into a staging table, the one input relation of the write statement.
-    await staging.with(tx, b.columns(), async () => {
+    await staging.with(tx, input.text, async () => {
       const { rows } = await tx.query<{ inserted: number; late?: string | null }>(sql);
-      if (variant.refuseChangedCopies && rows[0].inserted < b.size) await refuseChangedDuplicates(tx, `${schema}.swaps`, staging.relation, SWAP_IDENTITY, []);
+      if (variant.refuseChangedCopies && rows[0].inserted < input.size)
+        await refuseChangedDuplicates(tx, `${schema}.swaps`, staging.relation, SWAP_IDENTITY, []);
       // Running totals the batch did not just append to (a late arrival) are recomputed from the
       // earliest changed bucket on (swaps-running.sql.ts).
       if (rows[0].late) await tx.query(recomputeSql, [rows[0].late]);
     });
   };
+  handler.prepare = prepare;
+  return handler;
+}
+
+/** A batch's swaps as the write statement's input: how many, and their COPY text. */
+interface SwapInput {
+  size: number;
+  text: Buffer;
 }
 
 class SwapBatch {

@@ -3,7 +3,7 @@ import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import { backoffDelay } from '../../runtime/backoff';
 import type { Logger } from '../../logging/logger';
-import { CheckpointedBatch, needsRecord, type PendingRecord } from '../checkpointed-batch';
+import { CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
 import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, OwnedPartitions, RawLogRecord } from '../event-log.port';
 import { PollSleep } from '../../runtime/poll-sleep';
 
@@ -140,9 +140,10 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
     const limit = opts.maxBatchSize ?? 2000;
     const types = opts.types ? new Set(opts.types) : undefined;
     let failures = 0;
-    // The page after a full one is read and validated while the current one is applied (replay
-    // speed); it is used only if the checkpoint lands exactly where it starts.
-    let ahead: { from: bigint; read: PageRead } | undefined;
+    // The page after a full one is read and validated, and its batch prepared (BatchHandler.prepare),
+    // while the current one is applied (replay speed); it is used only if the checkpoint lands
+    // exactly where it starts.
+    let ahead: { from: bigint; read: PageRead; prepared?: Promise<PreparedBatch | undefined> } | undefined;
     while (!this.stopping) {
       try {
         if (!this.listener && !(await this.becomeActive(opts.group))) {
@@ -152,7 +153,8 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         }
         this.pause.consume();
         const from = this.next;
-        const read = ahead?.from === from ? ahead.read : this.fetch(opts.clusters, types, from, limit);
+        const current = ahead?.from === from ? ahead : undefined;
+        const read = current?.read ?? this.fetch(opts.clusters, types, from, limit);
         ahead = undefined;
         const page = await read.rows;
         if (page.rows.length === 0) {
@@ -161,11 +163,23 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         }
         const after = page.after;
         // Asked for as soon as this page's rows are in, before this page is validated.
-        if (page.full) ahead = { from: after, read: this.fetch(opts.clusters, types, after, limit) };
+        if (page.full) {
+          const next = this.fetch(opts.clusters, types, after, limit);
+          ahead = {
+            from: after,
+            read: next,
+            prepared: batch.canPrepare
+              ? next.records.then(
+                  (r) => batch.prepare(r),
+                  () => undefined,
+                )
+              : undefined,
+          };
+        }
         const records = await read.records;
         // Re-read the checkpoint inside the batch: a standby that took over may have advanced it;
         // a checkpoint behind `from` (commits lost) makes the batch refuse to run.
-        const outcome = await batch.process(PG_STREAM, records, new Map([[0, from]]));
+        const outcome = await batch.process(PG_STREAM, records, new Map([[0, from]]), await current?.prepared);
         this.next = outcome.next.get(0) ?? this.next;
         if (this.next !== after) ahead = undefined;
         failures = 0;

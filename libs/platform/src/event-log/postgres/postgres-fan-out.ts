@@ -3,7 +3,7 @@ import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import type { Logger } from '../../logging/logger';
 import { backoffDelay } from '../../runtime/backoff';
-import { CheckpointedBatch, needsRecord, type PendingRecord } from '../checkpointed-batch';
+import { CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
 import { BATCH_RETRY_BACKOFF, PG_LOG_CHANNEL, PG_STREAM, postgresLogLag, startPageRead, type PageRead, type PageRecord } from './postgres-event-log';
 import { PollSleep } from '../../runtime/poll-sleep';
@@ -122,8 +122,16 @@ export class PostgresFanOut {
       const read = ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit);
       const rows = await read.rows;
       if (rows.rows.length === 0) return [];
-      // The next page is asked for as soon as this one's rows are in: it is read and validated while this one is.
-      if (rows.full) this.ahead.set(pageKey(rows.after, limit, types, clusters), this.fetch(clusters, types, rows.after, limit));
+      // The next page is asked for as soon as this one's rows are in: it is read and validated while
+      // this one is, and each member prepares its batch of it (BatchHandler.prepare) meanwhile.
+      if (rows.full) {
+        const next = this.fetch(clusters, types, rows.after, limit);
+        this.ahead.set(pageKey(rows.after, limit, types, clusters), next);
+        next.records.then(
+          (p) => cohort.forEach((m) => m.prepareAhead(p, rows.after)),
+          () => undefined,
+        );
+      }
       page = await read.records;
     } catch (e) {
       for (const m of cohort) await m.failed(e as Error);
@@ -265,6 +273,8 @@ class FanOutMember implements EventLogConsumer {
   inFlight?: Promise<unknown>;
   /** A batch of this group is being applied (a straggler of a past round, the next round leaves it out). */
   busy = false;
+  /** Its batch of a page read ahead, prepared while the current batch runs (used only for that page). */
+  private ahead?: { page: readonly PageRecord[]; prepared: PreparedBatch | undefined };
 
   constructor(private readonly hub: PostgresFanOut) {}
 
@@ -303,9 +313,36 @@ class FanOutMember implements EventLogConsumer {
     return run;
   }
 
+  /** Prepares its batch of `page`, read ahead to start at `from` (where this group will be once its current batch commits). */
+  prepareAhead(page: readonly PageRecord[], from: bigint): void {
+    if (this.stopping || !this.batch?.canPrepare) return;
+    this.ahead = { page, prepared: this.batch.prepare(this.recordsOf(page, from).records) };
+  }
+
   private async applyPage(page: readonly PageRecord[]): Promise<number> {
     if (this.stopping) return 0; // stop() was asked while the page was read: nothing more from this group
     const from = this.next;
+    const { records, positions } = this.recordsOf(page, from);
+    // The batch uses what was prepared only if its events are exactly those (CheckpointedBatch).
+    const prepared = this.ahead?.page === page ? this.ahead.prepared : undefined;
+    this.ahead = undefined;
+    if (records.length === 0 || !this.batch || !this.opts) return 0;
+    const opts = this.opts;
+    try {
+      // The checkpoint is re-read inside the batch: one behind `from` (commits lost) makes it refuse to run.
+      const outcome = await this.batch.process(PG_STREAM, records, new Map([[0, from]]), prepared);
+      this.next = outcome.next.get(0) ?? this.next;
+      this.failures = 0;
+      opts.onCommitted?.({ count: outcome.processed, deadLettered: outcome.deadLettered.length, positions });
+      return outcome.processed;
+    } catch (e) {
+      await this.failed(e as Error);
+      return 0;
+    }
+  }
+
+  /** The records of `page` from `from` on, as this group's batch: runs of records it does not read collapse into one skipped record. */
+  private recordsOf(page: readonly PageRecord[], from: bigint): { records: PendingRecord[]; positions: LogPosition[] } {
     const records: PendingRecord[] = [];
     const positions: LogPosition[] = [];
     for (const r of page) {
@@ -325,19 +362,7 @@ class FanOutMember implements EventLogConsumer {
         last.weight = (last.weight ?? 1) + weight;
       } else records.push({ position: r.position, payload: '', skipped: true, weight });
     }
-    if (records.length === 0 || !this.batch || !this.opts) return 0;
-    const opts = this.opts;
-    try {
-      // The checkpoint is re-read inside the batch: one behind `from` (commits lost) makes it refuse to run.
-      const outcome = await this.batch.process(PG_STREAM, records, new Map([[0, from]]));
-      this.next = outcome.next.get(0) ?? this.next;
-      this.failures = 0;
-      opts.onCommitted?.({ count: outcome.processed, deadLettered: outcome.deadLettered.length, positions });
-      return outcome.processed;
-    } catch (e) {
-      await this.failed(e as Error);
-      return 0;
-    }
+    return { records, positions };
   }
 
   /** A failed batch: report it, re-read the stored checkpoint, retry after a backoff (the other groups go on). */
