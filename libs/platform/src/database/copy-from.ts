@@ -10,6 +10,11 @@ export function copyFrom(client: ClientBase, sql: string, chunks: readonly Buffe
   return new Promise((resolve, reject) => {
     let failure: Error | undefined;
     let rows = 0;
+    // pg drops its active query before calling handleError, both for an error from the server
+    // (bad data: ReadyForQuery follows but goes to no query) and for a lost connection (nothing
+    // follows): handleReadyForQuery never comes after an error, so the error settles the promise.
+    // Waiting for it instead left a COPY whose connection was terminated pending forever, and the
+    // consumer's batch with it.
     const submittable = {
       submit(connection: { query(text: string): void }) {
         connection.query(sql);
@@ -21,6 +26,7 @@ export function copyFrom(client: ClientBase, sql: string, chunks: readonly Buffe
       }) {
         void (async () => {
           for (const chunk of chunks) {
+            if (failure) return;
             connection.sendCopyFromChunk(chunk);
             if (connection.stream.writableNeedDrain) await new Promise((r) => connection.stream.once('drain', r));
           }
@@ -32,6 +38,7 @@ export function copyFrom(client: ClientBase, sql: string, chunks: readonly Buffe
       },
       handleError(err: Error) {
         failure = err;
+        reject(err);
       },
       handleReadyForQuery() {
         if (failure) reject(failure);
