@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { createLogger } from '../logging/logger';
+import { freePort } from '../testing/free-port';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 
 const log = createLogger('test', 'silent');
 const ROOT = resolve(__dirname, '../../../..');
-const randomPort = () => 54400 + Math.floor(Math.random() * 500);
 
 /** The OS user the server runs as: `postgres` when we are root (the module creates it), else us. */
 function serverOwner(): { uid?: number; gid?: number } {
@@ -102,7 +102,7 @@ const legacy = {
   },
   /** A data directory of that release with its data, on a free port; left running when `running`. */
   async make(dataDir: string, opts: { running?: boolean; extra?: string } = {}): Promise<number> {
-    const port = randomPort();
+    const port = await freePort();
     this.init(dataDir);
     this.start(dataDir, port, opts.extra);
     await this.seed(port);
@@ -125,7 +125,7 @@ describe('embedded Postgres (the zero-setup default)', () => {
 
   it('keeps data across a stop and start, and reuses a server left running by a killed process', async () => {
     const dataDir = join(dir, 'pg');
-    const port = randomPort();
+    const port = await freePort();
     const captured = capturingLogger();
     const first = await startEmbeddedPostgres({ dataDir, port, log: captured.log });
     expect(first.reused).toBe(false);
