@@ -120,10 +120,8 @@ export class CheckpointedBatch {
     for (const r of records) {
       if (r.skipped) continue;
       const parsed = r.parsed;
-      if (!parsed?.ok || (r.type !== undefined && r.type !== null && r.type !== parsed.event.type)) return undefined;
-      events.push(
-        r.writerEpoch === undefined ? { event: parsed.event, position: r.position } : { event: parsed.event, position: r.position, writerEpoch: r.writerEpoch },
-      );
+      if (!parsed?.ok || storedTypeDiffers(r, parsed.event)) return undefined;
+      events.push(delivered(r, parsed.event));
     }
     if (events.length === 0) return undefined;
     try {
@@ -178,19 +176,14 @@ export class CheckpointedBatch {
       if (r.skipped) continue;
       const parsed = r.parsed ?? parseHadronEvent(r.payload);
       if (!parsed.ok) dead.push({ position: r.position, reason: `invalid payload: ${parsed.reason}`, payload: r.payload, eventId: idOf(r.payload) });
-      else if (r.type !== undefined && r.type !== null && r.type !== parsed.event.type) {
+      else if (storedTypeDiffers(r, parsed.event)) {
         dead.push({
           position: r.position,
           reason: `invalid payload: stored as type ${r.type} but the payload is a ${parsed.event.type}`,
           payload: r.payload,
           eventId: parsed.event.id,
         });
-      } else
-        valid.push(
-          r.writerEpoch === undefined
-            ? { event: parsed.event, position: r.position }
-            : { event: parsed.event, position: r.position, writerEpoch: r.writerEpoch },
-        );
+      } else valid.push(delivered(r, parsed.event));
     }
 
     const ahead = prepared && dead.length === 0 && sameEvents(prepared.events, valid) ? prepared.value : undefined;
@@ -304,4 +297,14 @@ function sameEvents(prepared: readonly HadronEvent[], batch: readonly DeliveredE
   if (prepared.length !== batch.length) return false;
   for (let i = 0; i < batch.length; i++) if (prepared[i] !== batch[i].event) return false;
   return true;
+}
+
+/** A record stored with a type (column / header) that is not its payload's: dead-lettered. */
+function storedTypeDiffers(r: PendingRecord, event: HadronEvent): boolean {
+  return r.type !== undefined && r.type !== null && r.type !== event.type;
+}
+
+/** The event a record delivers to the handler (with its appender's epoch when it was fenced). */
+function delivered(r: PendingRecord, event: HadronEvent): DeliveredEvent {
+  return r.writerEpoch === undefined ? { event, position: r.position } : { event, position: r.position, writerEpoch: r.writerEpoch };
 }
