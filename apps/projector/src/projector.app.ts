@@ -6,6 +6,8 @@ import { ProjectorRunner, type ProjectionLag, type ProjectorLag } from './runner
 
 export const projectorEnvShape = {
   PROJECTOR_BATCH_SIZE: envInt(1, 50_000, 5000),
+  /** How long one batch may run before its session is ended and it is retried (0: no deadline). */
+  PROJECTOR_BATCH_TIMEOUT_MS: envInt(0, 86_400_000, 300_000),
   /** Readiness: the projector is ready when every projection is at most this many events behind. */
   READY_MAX_LAG: envInt(0, Number.MAX_SAFE_INTEGER, 1000),
 };
@@ -24,7 +26,13 @@ export interface RunningProjector extends Running {
 export async function startProjector(storage: Storage, config: ProjectorConfig, log: Logger): Promise<RunningProjector> {
   const metrics = new PromProjectorMetrics();
   collectDefaultMetrics({ register: metrics.registry, prefix: 'hadron_projector_' });
-  const runner = new ProjectorRunner({ pool: storage.pool, log: log.child({ component: 'projector' }), metrics, maxBatchSize: config.PROJECTOR_BATCH_SIZE });
+  const runner = new ProjectorRunner({
+    pool: storage.pool,
+    log: log.child({ component: 'projector' }),
+    metrics,
+    maxBatchSize: config.PROJECTOR_BATCH_SIZE,
+    batchTimeoutMs: config.PROJECTOR_BATCH_TIMEOUT_MS,
+  });
   await runner.start(() => storage.eventLog.consumer(storage.pool, storage.url));
 
   // One status per projection: the build readers see (during an in-place upgrade the old one,

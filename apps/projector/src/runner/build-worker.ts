@@ -17,6 +17,7 @@ export interface BuildWorkerOptions {
   build: BuildRecord;
   consumer: EventLogConsumer;
   maxBatchSize: number;
+  batchTimeoutMs?: number;
   metrics: ProjectorMetrics;
   log: Logger;
   /** For a `building` build: called once it has applied everything in the log (lag 0). */
@@ -59,13 +60,14 @@ export class BuildWorker {
   }
 
   async start(): Promise<void> {
-    const { def, build, maxBatchSize, metrics } = this.opts;
+    const { def, build, maxBatchSize, batchTimeoutMs, metrics } = this.opts;
     await this.consumer.start({
       group: build.consumerGroup,
       // Always every cluster: on the Postgres log the checkpoint is one position for all of them.
       clusters: CLUSTERS,
       types: def.eventTypes,
       maxBatchSize,
+      batchTimeoutMs,
       handler: guardBuild(build, def.createHandler(quoteIdent(build.schemaName))),
       onCommitted: ({ count, deadLettered, positions }) => {
         this.lastCommitAt = Date.now();

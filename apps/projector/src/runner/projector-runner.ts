@@ -16,6 +16,8 @@ export interface ProjectorRunnerOptions {
   metrics?: ProjectorMetrics;
   projections?: readonly ProjectionDefinition[];
   maxBatchSize?: number;
+  /** ConsumeOptions.batchTimeoutMs (default: the event log's, 5 minutes). */
+  batchTimeoutMs?: number;
   /** How often the registry is re-read to follow switches made by `npm run replay`. */
   registryPollMs?: number;
   lagPollMs?: number;
@@ -276,6 +278,7 @@ export class ProjectorRunner {
       build,
       consumer: this.factory!(),
       maxBatchSize: this.opts.maxBatchSize ?? 2000,
+      batchTimeoutMs: this.opts.batchTimeoutMs,
       metrics: this.metrics,
       log: this.opts.log,
       onCaughtUp,

@@ -16,7 +16,7 @@ import { startProjector, type RunningProjector } from '../projector.app';
 
 type Owned = { projection: string; group: string; lag: string; owned: Array<{ topic: string; partition: number; lag: string }>; idle?: true };
 
-const config = { PROJECTOR_BATCH_SIZE: 500, READY_MAX_LAG: 1_000_000 };
+const config = { PROJECTOR_BATCH_SIZE: 500, PROJECTOR_BATCH_TIMEOUT_MS: 300_000, READY_MAX_LAG: 1_000_000 };
 /** Consumer groups a projector runs: one per projection of the registry. */
 const PROJECTIONS = ALL_PROJECTIONS.length;
 

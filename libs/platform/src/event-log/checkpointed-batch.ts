@@ -54,6 +54,30 @@ export class CheckpointBehindError extends Error {
   }
 }
 
+/** How long a batch may run (BEGIN to COMMIT) when the consumer sets no `batchTimeoutMs`: 5 minutes. */
+export const DEFAULT_BATCH_TIMEOUT_MS = 300_000;
+
+/**
+ * A batch ran past its deadline (ConsumeOptions.batchTimeoutMs): its database session was ended
+ * (pg_terminate_backend: its transaction rolls back and its locks go) and the consumer retries it.
+ * Without a deadline such a batch — a statement waiting on a lock nobody releases, a connection
+ * lost where the client never notices, a handler awaiting something that never comes — would hold
+ * its consumer, and in a fan-out every member, without a word, while Kafka kept heartbeating.
+ */
+export class BatchTimeoutError extends Error {
+  override readonly name = 'BatchTimeoutError';
+  readonly code = '57014'; // query_canceled, as Postgres reports a statement_timeout
+  constructor(
+    readonly group: string,
+    readonly records: number,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `a batch of ${records} records of group ${group} ran longer than its ${timeoutMs} ms deadline: its database session was ended, nothing of it was committed, and it will be retried`,
+    );
+  }
+}
+
 export interface BatchOutcome {
   /** Log records at or past the checkpoint that this call moved past (applied, dead-lettered or skipped). */
   processed: number;
@@ -81,6 +105,8 @@ export class CheckpointedBatch {
     private readonly group: string,
     private readonly handler: BatchHandler,
     private readonly log: Logger,
+    /** BEGIN to COMMIT; 0: no deadline. */
+    private readonly timeoutMs = DEFAULT_BATCH_TIMEOUT_MS,
   ) {}
 
   /**
@@ -89,17 +115,56 @@ export class CheckpointedBatch {
    */
   async process(stream: string, records: readonly PendingRecord[], believed?: ReadonlyMap<number, bigint>, prepared?: PreparedBatch): Promise<BatchOutcome> {
     const client = await this.pool.connect();
-    try {
+    const work = (async () => {
       await client.query('BEGIN');
       const outcome = await this.processInTx(client, stream, records, believed, prepared);
       await client.query('COMMIT');
       return outcome;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    let overdue: BatchTimeoutError | undefined;
+    let ended = false;
+    const deadline = new Promise<never>((_, reject) => {
+      if (this.timeoutMs > 0) timer = setTimeout(() => reject((overdue = new BatchTimeoutError(this.group, records.length, this.timeoutMs))), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([work, deadline]);
     } catch (e) {
+      if (overdue !== undefined && e === overdue) {
+        // The attempt may still be waiting on the server (a lock) or on nothing at all: end its
+        // session so its transaction and locks go now (the retry takes the same checkpoint rows),
+        // and drop its client. Whatever it does next fails on the dead connection, unheard.
+        work.catch(() => undefined);
+        ended = true;
+        await this.endSession(client, overdue);
+        throw e;
+      }
       await client.query('ROLLBACK').catch(() => undefined);
       throw e;
     } finally {
-      client.release();
+      clearTimeout(timer);
+      if (!ended) client.release();
     }
+  }
+
+  /** Terminates the overdue batch's backend (bounded: the database may be what hangs) and destroys its client. */
+  private async endSession(client: PoolClient, e: BatchTimeoutError): Promise<void> {
+    const pid = (client as unknown as { processID?: number }).processID;
+    this.log.error(
+      { group: this.group, records: e.records, timeoutMs: e.timeoutMs, backendPid: pid },
+      'batch ran past its deadline; ending its database session',
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const terminated =
+      pid === undefined
+        ? Promise.resolve()
+        : this.pool.query('SELECT pg_terminate_backend($1)', [pid]).then(
+            () => undefined,
+            (err: Error) => this.log.warn({ group: this.group, backendPid: pid, err: err.message }, 'could not terminate the overdue batch session'),
+          );
+    await Promise.race([terminated, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    clearTimeout(timer);
+    client.release(e);
   }
 
   /** Whether the handler has database-free work to do ahead (BatchHandler.prepare). */

@@ -120,6 +120,12 @@ export interface ConsumeOptions {
   types?: readonly string[];
   /** Records of the types read per batch (skipped ones do not count, so batches stay full). */
   maxBatchSize?: number;
+  /**
+   * How long one batch may run, BEGIN to COMMIT (default 5 minutes; 0: no deadline). Past it, the
+   * batch's database session is ended and the batch fails (BatchTimeoutError) and is retried, so a
+   * stuck batch is reported and cleared instead of holding the consumer silently.
+   */
+  batchTimeoutMs?: number;
   /** Called after each committed batch (progress, metrics). */
   onCommitted?: (info: { count: number; deadLettered: number; positions: readonly LogPosition[] }) => void;
   /** Called after each failed batch attempt, before the retry (metrics, health). */

@@ -90,7 +90,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
     this.stopping = false;
     this.types = opts.types ? new Set(opts.types) : undefined;
     this.topics = opts.clusters.map((c) => eventsTopic(this.prefix, c));
-    this.batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log);
+    this.batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log, opts.batchTimeoutMs);
     await this.kafkaTopics.ensure([...this.topics, ...opts.clusters.map((c) => deadLetterTopic(this.prefix, c))]);
 
     const consumer = this.kafka.consumer({

@@ -104,7 +104,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
     this.opts = opts;
     this.stopping = false;
     this.pause.reset();
-    const batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log);
+    const batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log, opts.batchTimeoutMs);
     this.batch = batch;
     this.next = (await batch.checkpoints(PG_STREAM)).get(0) ?? 0n;
     this.running = this.loop(batch, opts).catch((e) => this.log.fatal({ err: e }, 'postgres consumer stopped unexpectedly'));

@@ -283,7 +283,7 @@ class FanOutMember implements EventLogConsumer {
     this.stopping = false;
     this.types = opts.types ? new Set(opts.types) : undefined;
     this.clusters = CLUSTERS.every((c) => opts.clusters.includes(c)) ? undefined : new Set(opts.clusters);
-    this.batch = new CheckpointedBatch(this.hub.pool, opts.group, opts.handler, this.hub.log);
+    this.batch = new CheckpointedBatch(this.hub.pool, opts.group, opts.handler, this.hub.log, opts.batchTimeoutMs);
     this.next = (await this.batch.checkpoints(PG_STREAM)).get(0) ?? 0n;
     await this.hub.join(this);
   }

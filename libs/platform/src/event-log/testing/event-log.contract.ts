@@ -31,6 +31,7 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
     beforeAll(async () => {
       h = await makeHarness();
       await h.db.pool.query('CREATE TABLE contract_applied (n bigserial PRIMARY KEY, grp text NOT NULL, event_id text NOT NULL, pool text NOT NULL)');
+      await h.db.pool.query('CREATE TABLE contract_gate (n int)');
     });
     afterEach(async () => {
       await Promise.all(running.splice(0).map((c) => c.stop()));
@@ -56,7 +57,7 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       group: string,
       handler: BatchHandler,
       maxBatchSize = 100,
-      more: { types?: string[]; onError?: (f: ConsumeFailure) => void; onCommitted?: (info: { count: number }) => void } = {},
+      more: { types?: string[]; onError?: (f: ConsumeFailure) => void; onCommitted?: (info: { count: number }) => void; batchTimeoutMs?: number } = {},
     ) => {
       const c = h.consumer();
       running.push(c);
@@ -203,6 +204,51 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
           events.map((e) => e.id),
         ),
       ).toEqual([]);
+    });
+
+    // A batch past its deadline (ConsumeOptions.batchTimeoutMs): waiting on a lock nobody releases,
+    // or on a promise that never settles. Either used to hold the consumer without a word.
+    const backendGone = async (pid: number) =>
+      (await h.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0].n === 0;
+    it.each([
+      ['a statement waiting on a lock nobody releases', 'lock'],
+      ['a handler awaiting what never comes', 'promise'],
+    ])('ends a batch stuck past its deadline (%s): its session goes, it is retried, each event applied once', async (_, how) => {
+      const [pool] = uniquePools(1);
+      const group = `deadline-${how}`;
+      const events = sampleEventStream('mainnet-beta', [pool], 12);
+      await h.producer.append(events);
+      const record = recorder(group, [pool]);
+      const failures: ConsumeFailure[] = [];
+      const stuck: number[] = [];
+      const holder = await h.db.pool.connect();
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE contract_gate IN ACCESS EXCLUSIVE MODE');
+      try {
+        await consume(
+          group,
+          async (batch, tx) => {
+            await record(batch, tx);
+            if (stuck.length > 0 || !batch.some((d) => d.event.pool === pool)) return;
+            stuck.push((await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+            if (how === 'lock') await tx.query('SELECT count(*) FROM contract_gate');
+            else await new Promise(() => undefined);
+          },
+          100,
+          { onError: (f) => failures.push(f), batchTimeoutMs: 1500 },
+        );
+        // The stuck attempt's session is gone while the holder still keeps the gate locked: it was
+        // ended, not unblocked (else it would wait there, holding whatever it had locked).
+        await waitForCount(group, events.length);
+        expect(await backendGone(stuck[0])).toBe(true);
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+      expect(stuck).toHaveLength(1);
+      expect(failures[0].error.name).toBe('BatchTimeoutError');
+      expect(failures[0].error.message).toContain('1500 ms deadline');
+      expect((await applied(group)).map((r) => r.event_id)).toEqual(events.map((e) => e.id));
     });
 
     it('stalls while its table is missing (42P01 after a schema drop) and resumes when it is back', async () => {
