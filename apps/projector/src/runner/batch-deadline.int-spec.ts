@@ -28,7 +28,8 @@ describe('projector: a batch past PROJECTOR_BATCH_TIMEOUT_MS', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
-    eventLog = openEventLog({}, db.pool, log);
+    // No brokers: the embedded default, the Postgres log.
+    eventLog = openEventLog({ kafkaClientId: 'deadline-test', kafkaTopicPrefix: 'deadline-test', kafkaTopicPartitions: 1 }, db.pool, log);
     producer = await eventLog.producer();
   });
   afterAll(async () => {
