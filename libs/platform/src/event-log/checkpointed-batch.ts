@@ -114,19 +114,38 @@ export class CheckpointedBatch {
    * checkpoint behind it raises CheckpointBehindError before anything is applied.
    */
   async process(stream: string, records: readonly PendingRecord[], believed?: ReadonlyMap<number, bigint>, prepared?: PreparedBatch): Promise<BatchOutcome> {
-    const client = await this.pool.connect();
+    // The deadline covers getting a connection too: an exhausted pool waits for a free client forever.
+    let timer: NodeJS.Timeout | undefined;
+    let overdue: BatchTimeoutError | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      if (this.timeoutMs > 0) timer = setTimeout(() => reject((overdue = new BatchTimeoutError(this.group, records.length, this.timeoutMs))), this.timeoutMs);
+    });
+    const connecting = this.pool.connect();
+    let client: PoolClient;
+    try {
+      client = await Promise.race([connecting, deadline]);
+    } catch (e) {
+      clearTimeout(timer);
+      if (overdue !== undefined && e === overdue) {
+        // The client that comes later goes straight back.
+        connecting.then(
+          (c) => c.release(),
+          () => undefined,
+        );
+        this.log.error(
+          { group: this.group, records: records.length, timeoutMs: this.timeoutMs },
+          'batch ran past its deadline waiting for a database connection',
+        );
+      }
+      throw e;
+    }
     const work = (async () => {
       await client.query('BEGIN');
       const outcome = await this.processInTx(client, stream, records, believed, prepared);
       await client.query('COMMIT');
       return outcome;
     })();
-    let timer: NodeJS.Timeout | undefined;
-    let overdue: BatchTimeoutError | undefined;
     let ended = false;
-    const deadline = new Promise<never>((_, reject) => {
-      if (this.timeoutMs > 0) timer = setTimeout(() => reject((overdue = new BatchTimeoutError(this.group, records.length, this.timeoutMs))), this.timeoutMs);
-    });
     try {
       return await Promise.race([work, deadline]);
     } catch (e) {
