@@ -14,7 +14,8 @@ export interface ProjectorMetrics {
   lag(projection: string, events: bigint): void;
   activeBuild(projection: string, version: number, buildId: string): void;
   /** A batch attempt failed (it is retried); `transient` = connection loss, deadlock… */
-  batchFailed(projection: string, info: { transient: boolean }): void;
+  /** `overdue`: the batch ran past its deadline (BatchTimeoutError). */
+  batchFailed(projection: string, info: { transient: boolean; overdue?: boolean }): void;
   /** Whether the projection's consumer is stuck on a failure (cleared by the next commit). */
   stalled(projection: string, stalled: boolean): void;
   /** What this replica consumes now, every build it runs: replaces the previous report (a build not listed loses its series). */
@@ -101,7 +102,7 @@ export class PromProjectorMetrics implements ProjectorMetrics {
     });
     this.failures = new Counter({
       name: 'hadron_projector_batch_failures_total',
-      help: 'Failed batch attempts per projection (retried); kind=transient (connection, deadlock…) or fatal (a bug, a missing table…: the consumer stalls)',
+      help: 'Failed batch attempts per projection (retried); kind=transient (connection, deadlock…), fatal (a bug, a missing table…: the consumer stalls) or deadline (ran past PROJECTOR_BATCH_TIMEOUT_MS: its session was ended)',
       labelNames: ['projection', 'kind'],
       registers,
     });
@@ -141,8 +142,8 @@ export class PromProjectorMetrics implements ProjectorMetrics {
     this.lagGauge.set({ projection }, Number(events));
   }
 
-  batchFailed(projection: string, info: { transient: boolean }): void {
-    this.failures.inc({ projection, kind: info.transient ? 'transient' : 'fatal' });
+  batchFailed(projection: string, info: { transient: boolean; overdue?: boolean }): void {
+    this.failures.inc({ projection, kind: info.overdue ? 'deadline' : info.transient ? 'transient' : 'fatal' });
   }
 
   stalled(projection: string, stalled: boolean): void {

@@ -11,7 +11,7 @@ import { startProjector, type RunningProjector } from '../projector.app';
  * A BATCH THAT NEVER ENDS (PROJECTOR_BATCH_TIMEOUT_MS). An operator holds an exclusive lock on the
  * swaps build's table (a long maintenance, a forgotten transaction): the projector's swaps batch
  * waits on it. Past the deadline the projector must say so (log line, `stalled` with the error in
- * its readiness) instead of waiting in silence, and once the lock goes it must catch up by
+ * its readiness, a `deadline` failure in its metrics) instead of waiting in silence, and once the lock goes it must catch up by
  * itself with every swap applied exactly once. The other projections keep going meanwhile.
  */
 
@@ -65,6 +65,8 @@ describe('projector: a batch past PROJECTOR_BATCH_TIMEOUT_MS', () => {
       await until('the deadline logged', async () => lines.some((l) => l.includes('batch ran past its deadline') && l.includes(build.consumerGroup)), 30_000);
       const stuck = await until('swaps reported stalled', async () => (await detail()).find((p) => p.projection === 'swaps' && p.stalled), 30_000);
       expect(stuck.error).toContain('1500 ms deadline');
+      const scrape = await projector.metrics.registry.metrics();
+      expect(scrape).toMatch(/^hadron_projector_batch_failures_total\{projection="swaps",kind="deadline"\} [1-9]\d*$/m);
       expect((await projector.ready()).ready).toBe(false);
       // Not a projection the lock does not touch: midprice caught up meanwhile.
       await until('midprice caught up', async () => (await detail()).find((p) => p.projection === 'midprice' && p.lag === '0' && !p.stalled));

@@ -1,4 +1,5 @@
 import { CLUSTERS } from '@hadron/contracts';
+import { BatchTimeoutError } from '@hadron/platform/event-log/checkpointed-batch';
 import type { ConsumeFailure, EventLogConsumer, OwnedPartitions } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import { guardBuild, type BuildRecord } from '../builds/build-registry';
@@ -82,7 +83,7 @@ export class BuildWorker {
       onError: (failure) => {
         const key = `${failure.stream}/${failure.partition}`;
         this.failing.set(key, { ...failure, sinceMs: this.failing.get(key)?.sinceMs ?? Date.now() });
-        metrics.batchFailed(def.name, { transient: failure.transient });
+        metrics.batchFailed(def.name, { transient: failure.transient, overdue: failure.error instanceof BatchTimeoutError });
         metrics.stalled(def.name, this.health().stalled);
       },
     });
