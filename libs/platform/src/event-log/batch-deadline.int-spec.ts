@@ -8,12 +8,13 @@ import type { BatchHandler } from './event-log.port';
 import { eventLogMigrations } from './migrations';
 
 /**
- * The batch deadline (ConsumeOptions.batchTimeoutMs) also covers getting a connection: a pool
- * with every client taken waits for a free one forever (no connectionTimeoutMillis), and the
- * batch with it. The consumer-level cases (a lock, a promise that never settles) are in the
- * event-log contract.
+ * The batch deadline (ConsumeOptions.batchTimeoutMs) where the pool runs out: the overdue batch
+ * may hold its last client (its session is ended on a connection of its own), and getting a
+ * connection is covered too (a pool with every client taken waits for a free one forever: no
+ * connectionTimeoutMillis). The consumer-level cases (a lock, a promise that never settles) are in
+ * the event-log contract.
  */
-describe('CheckpointedBatch: the deadline covers waiting for a connection', () => {
+describe('CheckpointedBatch: the batch deadline and the pool', () => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations]);
@@ -28,6 +29,38 @@ describe('CheckpointedBatch: the deadline covers waiting for a connection', () =
   const recorder: BatchHandler = async (events, tx) => {
     await tx.query('INSERT INTO deadline_applied (event_id) SELECT unnest($1::text[])', [events.map((d) => d.event.id)]);
   };
+
+  it('ends the overdue session on a connection of its own when the batch holds the pool’s last client', async () => {
+    const pool = createPool(db.url, { max: 1, application: 'deadline-test' });
+    const holder = await db.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE deadline_applied IN ACCESS EXCLUSIVE MODE');
+    const events = sampleEventStream('devnet', [fakeAddress('deadline-last-client')], 3);
+    const pids: number[] = [];
+    const stuck: BatchHandler = async (_events, tx) => {
+      pids.push((await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+      await tx.query('SELECT count(*) FROM deadline_applied'); // waits on the holder's lock
+    };
+    try {
+      const batch = new CheckpointedBatch(pool, 'deadline-last-client', stuck, createLogger('test', 'silent'), 300);
+      const started = Date.now();
+      await expect(batch.process('event_log', records(events))).rejects.toBeInstanceOf(BatchTimeoutError);
+      // Not after the terminate's 5 s bound: through the pool, the terminate would wait for the
+      // very client the overdue batch holds.
+      expect(Date.now() - started).toBeLessThan(4_000);
+      // Gone while the lock is still held: terminated, not unblocked.
+      const gone = async () =>
+        (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pids[0]])).rows[0].n === 0;
+      for (const end = Date.now() + 3_000; !(await gone());) {
+        if (Date.now() > end) throw new Error(`backend ${pids[0]} of the overdue batch is still there`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+      await endPool(pool);
+    }
+  });
 
   it('fails as overdue while the pool has no free client, hands the late client back, and applies the batch once one is free', async () => {
     const pool = createPool(db.url, { max: 1, application: 'deadline-test' });

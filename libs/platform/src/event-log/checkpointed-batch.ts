@@ -1,5 +1,5 @@
 import { parseHadronEvent, type HadronEvent, type ParseResult } from '@hadron/contracts';
-import type { Pool, PoolClient } from 'pg';
+import { Client, type ClientConfig, type Pool, type PoolClient } from 'pg';
 import { isTransientDbError } from '../database/pool';
 import type { Logger } from '../logging/logger';
 import { isPoisonEventError, type BatchHandler, type DeliveredEvent, type LogPosition, type SqlTx } from './event-log.port';
@@ -166,24 +166,33 @@ export class CheckpointedBatch {
     }
   }
 
-  /** Terminates the overdue batch's backend (bounded: the database may be what hangs) and destroys its client. */
+  /** Terminates the overdue batch's backend and destroys its client. */
   private async endSession(client: PoolClient, e: BatchTimeoutError): Promise<void> {
     const pid = (client as unknown as { processID?: number }).processID;
     this.log.error(
       { group: this.group, records: e.records, timeoutMs: e.timeoutMs, backendPid: pid },
       'batch ran past its deadline; ending its database session',
     );
-    let timer: NodeJS.Timeout | undefined;
-    const terminated =
-      pid === undefined
-        ? Promise.resolve()
-        : this.pool.query('SELECT pg_terminate_backend($1)', [pid]).then(
-            () => undefined,
-            (err: Error) => this.log.warn({ group: this.group, backendPid: pid, err: err.message }, 'could not terminate the overdue batch session'),
-          );
-    await Promise.race([terminated, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
-    clearTimeout(timer);
+    if (pid !== undefined) await this.terminate(pid);
     client.release(e);
+  }
+
+  /**
+   * pg_terminate_backend on a connection of its own, not one of the pool's: the pool may have no
+   * free client (the overdue batch may hold the last). Bounded at 5 s: the database may be what hangs.
+   */
+  private async terminate(pid: number): Promise<void> {
+    const options = (this.pool as unknown as { options: ClientConfig }).options;
+    const admin = new Client({ ...options, connectionTimeoutMillis: 5000, query_timeout: 5000 });
+    admin.on('error', () => undefined);
+    const done = (async () => {
+      await admin.connect();
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    })().catch((err: Error) => this.log.warn({ group: this.group, backendPid: pid, err: err.message }, 'could not terminate the overdue batch session'));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    clearTimeout(timer);
+    void done.then(() => admin.end().catch(() => undefined));
   }
 
   /** Whether the handler has database-free work to do ahead (BatchHandler.prepare). */
