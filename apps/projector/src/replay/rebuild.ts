@@ -21,6 +21,8 @@ export interface RebuildOptions {
   log: Logger;
   metrics?: ProjectorMetrics;
   maxBatchSize?: number;
+  /** ConsumeOptions.batchTimeoutMs (default: the event log's, 5 minutes). */
+  batchTimeoutMs?: number;
   keepRetiredBuilds?: number;
   /** Called at least every `progressEveryMs` (default 1000) while replaying, and once at the end. */
   onProgress?: (p: RebuildProgress) => void;
@@ -59,6 +61,7 @@ export async function rebuildProjection(def: ProjectionDefinition, opts: Rebuild
       build,
       consumer: opts.consumerFactory(),
       maxBatchSize: opts.maxBatchSize ?? 5000,
+      batchTimeoutMs: opts.batchTimeoutMs,
       metrics: opts.metrics ?? noMetrics,
       log: opts.log,
       onCommitted: (n) => (done += n),

@@ -4,11 +4,12 @@ import { formatProgress } from './rebuild';
 
 describe('npm run replay arguments', () => {
   it('takes a projection (or all) with defaults for the rest', () => {
-    expect(parseArgs(['--projection', 'swaps'])).toEqual({ projections: ['swaps'], batchSize: 5000, keepRetired: 0 });
-    expect(parseArgs(['--projection', 'all', '--batch-size', '800', '--keep-retired', '2'])).toEqual({
+    expect(parseArgs(['--projection', 'swaps'])).toEqual({ projections: ['swaps'], batchSize: 5000, keepRetired: 0, batchTimeoutMs: 300_000 });
+    expect(parseArgs(['--projection', 'all', '--batch-size', '800', '--keep-retired', '2', '--batch-timeout-ms', '0'])).toEqual({
       projections: ALL_PROJECTIONS.map((p) => p.name),
       batchSize: 800,
       keepRetired: 2,
+      batchTimeoutMs: 0,
     });
   });
 
@@ -17,6 +18,7 @@ describe('npm run replay arguments', () => {
     [['--projection', 'nope'], /unknown projection "nope"/],
     [['--projection'], /--projection needs a value/],
     [['--projection', 'pools', '--batch-size', '0'], /--batch-size must be an integer 1..50000/],
+    [['--projection', 'pools', '--batch-timeout-ms', '-1'], /--batch-timeout-ms must be an integer 0..86400000/],
     // A subset build skipped the other cluster for good on the Postgres log (one checkpoint for the whole log).
     [['--projection', 'pools', '--clusters', 'devnet'], /--clusters is not supported: a build always holds every cluster/],
     [['--projection', 'pools', '--clusters', 'mainnet-beta,devnet'], /--clusters is not supported/],

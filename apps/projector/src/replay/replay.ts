@@ -1,5 +1,5 @@
 /**
- * npm run replay -- --projection <name|all> [--batch-size 5000] [--keep-retired 0]
+ * npm run replay -- --projection <name|all> [--batch-size 5000] [--keep-retired 0] [--batch-timeout-ms 300000]
  *
  * Rebuilds a projection (`all`: every one at once, reading the log once for all) from the beginning of the event log into a fresh build (new schema, new
  * consumer group `<projection>.v<version>.<buildId>`), printing progress on stderr every second,
@@ -10,7 +10,7 @@
  * group's checkpoint is one position for the whole log, so a subset build skipped the other
  * cluster's events for good, and became the served build at the switch.)
  */
-import { ConfigError, createLogger, openStorage, parseEnv, storageEnvSchema } from '@hadron/platform';
+import { ConfigError, createLogger, DEFAULT_BATCH_TIMEOUT_MS, openStorage, parseEnv, storageEnvSchema } from '@hadron/platform';
 import { projectorMigrations } from '../migrations';
 import { ALL_PROJECTIONS, projectionByName } from '../projections';
 import { formatProgress, rebuildProjection } from './rebuild';
@@ -19,6 +19,8 @@ interface Args {
   projections: string[];
   batchSize: number;
   keepRetired: number;
+  /** ConsumeOptions.batchTimeoutMs: as the projector's PROJECTOR_BATCH_TIMEOUT_MS. */
+  batchTimeoutMs: number;
 }
 
 export function parseArgs(argv: readonly string[]): Args {
@@ -34,7 +36,7 @@ export function parseArgs(argv: readonly string[]): Args {
       '--clusters is not supported: a build always holds every cluster (on the Postgres log a subset would skip the other clusters for good)',
     );
   }
-  const known = new Set(['--projection', '--batch-size', '--keep-retired']);
+  const known = new Set(['--projection', '--batch-size', '--keep-retired', '--batch-timeout-ms']);
   const unknown = argv.filter((a) => a.startsWith('--') && !known.has(a));
   if (unknown.length) throw new ConfigError(`unknown option ${unknown.join(', ')}`);
   const projection = get('--projection');
@@ -50,7 +52,12 @@ export function parseArgs(argv: readonly string[]): Args {
     if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${flag} must be an integer ${min}..${max}`);
     return n;
   };
-  return { projections, batchSize: int('--batch-size', 5000, 1, 50_000), keepRetired: int('--keep-retired', 0, 0, 100) };
+  return {
+    projections,
+    batchSize: int('--batch-size', 5000, 1, 50_000),
+    keepRetired: int('--keep-retired', 0, 0, 100),
+    batchTimeoutMs: int('--batch-timeout-ms', DEFAULT_BATCH_TIMEOUT_MS, 0, 86_400_000),
+  };
 }
 
 async function main(): Promise<void> {
@@ -69,6 +76,7 @@ async function main(): Promise<void> {
           consumerFactory: () => storage.eventLog.consumer(storage.pool, storage.url),
           log,
           maxBatchSize: args.batchSize,
+          batchTimeoutMs: args.batchTimeoutMs,
           keepRetiredBuilds: args.keepRetired,
           onProgress: (p) => process.stderr.write(`${formatProgress(name, p)}\n`),
         });
