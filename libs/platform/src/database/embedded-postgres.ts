@@ -52,7 +52,22 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   // sits in our process group, and the SIGINT of a Ctrl-C or the group SIGTERM of systemd/docker
   // reaches it directly: a fast or smart shutdown under our feet, in the middle of our drain. Our
   // own stop (release/stop below) is what shuts it down.
-  const pgCtl = (args: string[]) => runDetached(join(bin, 'pg_ctl'), args, { ...asUser, env: { ...process.env, LC_ALL: 'C' } });
+  // A group signal that lands between fork and setsid (the second SIGTERM of a group stop, while
+  // the drain starts `pg_ctl stop`) still reaches the child, which dies of it before it runs
+  // pg_ctl: it did nothing, so it runs again. Seen: 1 in 4 `npm start` group SIGTERM+SIGTERM
+  // stops left the server running.
+  const pgCtl = async (args: string[]): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runDetached(join(bin, 'pg_ctl'), args, { ...asUser, env: { ...process.env, LC_ALL: 'C' } });
+      } catch (e) {
+        const signal = (e as { signal?: NodeJS.Signals | null }).signal;
+        if (!signal || attempt >= 3) throw e;
+        opts.log.info({ dataDir, command: args[0], signal, attempt }, 'embedded postgres: pg_ctl was killed by a signal; running it again');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  };
 
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     mkdirSync(dirname(dataDir), { recursive: true }); // parents stay traversable (0755)
@@ -127,8 +142,12 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   const leave = () => presence.end().catch(() => undefined);
   const stop = async () => {
     await leave();
-    await pgCtl(['stop', '-D', dataDir, '-m', 'fast', '-w']).catch(() => undefined);
-    opts.log.info({ dataDir }, 'embedded postgres: stopped');
+    const failed = await pgCtl(['stop', '-D', dataDir, '-m', 'fast', '-w']).then(
+      () => undefined,
+      (e: Error & { stderr?: string }) => e,
+    );
+    if (failed) opts.log.warn({ dataDir, err: failed.message, stderr: failed.stderr?.slice(-1000) }, 'embedded postgres: pg_ctl stop failed');
+    else opts.log.info({ dataDir }, 'embedded postgres: stopped');
   };
   return {
     url: `${server}/${encodeURIComponent(database)}`,
@@ -184,7 +203,7 @@ function runDetached(file: string, args: string[], opts: { uid?: number; gid?: n
     child.once('error', reject);
     child.once('close', (code, signal) => {
       if (code === 0) resolve();
-      else reject(Object.assign(new Error(`${file} ${args[0]} exited with ${code ?? signal}`), { stderr }));
+      else reject(Object.assign(new Error(`${file} ${args[0]} exited with ${code ?? signal}`), { stderr, signal }));
     });
   });
 }
