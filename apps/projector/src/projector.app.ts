@@ -1,13 +1,13 @@
 import { collectDefaultMetrics } from 'prom-client';
 import { z } from 'zod';
-import { envInt, publishStatus, type Logger, type Running, type Storage } from '@hadron/platform';
+import { DEFAULT_BATCH_TIMEOUT_MS, envInt, publishStatus, type Logger, type Running, type Storage } from '@hadron/platform';
 import { PromProjectorMetrics } from './metrics/projector-metrics';
 import { ProjectorRunner, type ProjectionLag, type ProjectorLag } from './runner/projector-runner';
 
 export const projectorEnvShape = {
   PROJECTOR_BATCH_SIZE: envInt(1, 50_000, 5000),
   /** How long one batch may run before its session is ended and it is retried (0: no deadline). */
-  PROJECTOR_BATCH_TIMEOUT_MS: envInt(0, 86_400_000, 300_000),
+  PROJECTOR_BATCH_TIMEOUT_MS: envInt(0, 86_400_000, DEFAULT_BATCH_TIMEOUT_MS),
   /** Readiness: the projector is ready when every projection is at most this many events behind. */
   READY_MAX_LAG: envInt(0, Number.MAX_SAFE_INTEGER, 1000),
 };

@@ -1,4 +1,5 @@
 import { Pool, types } from 'pg';
+import { atMost } from '../runtime/at-most';
 
 // int8 and numeric stay strings (u64 and exact sums must not pass through JS numbers).
 types.setTypeParser(types.builtins.INT8, (v) => v);
@@ -33,9 +34,7 @@ export function createPool(url: string, opts: { max?: number; application?: stri
  */
 export async function endPool(pool: Pool, timeoutMs = 10_000): Promise<void> {
   await pool.end();
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.all(closings.get(pool) ?? []), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-  clearTimeout(timer);
+  await atMost(Promise.all(closings.get(pool) ?? []), timeoutMs);
 }
 
 /** Connection-level failures: retry later, never dead-letter an event because of them. */

@@ -1,6 +1,7 @@
 import { parseHadronEvent, type HadronEvent, type ParseResult } from '@hadron/contracts';
 import { Client, type ClientConfig, type Pool, type PoolClient } from 'pg';
 import { isTransientDbError } from '../database/pool';
+import { atMost } from '../runtime/at-most';
 import type { Logger } from '../logging/logger';
 import { isPoisonEventError, type BatchHandler, type DeliveredEvent, type LogPosition, type SqlTx } from './event-log.port';
 
@@ -54,7 +55,7 @@ export class CheckpointBehindError extends Error {
   }
 }
 
-/** How long a batch may run (BEGIN to COMMIT) when the consumer sets no `batchTimeoutMs`: 5 minutes. */
+/** How long a batch may run (from asking for a connection to COMMIT) when the consumer sets no `batchTimeoutMs`: 5 minutes. */
 export const DEFAULT_BATCH_TIMEOUT_MS = 300_000;
 
 /**
@@ -105,7 +106,7 @@ export class CheckpointedBatch {
     private readonly group: string,
     private readonly handler: BatchHandler,
     private readonly log: Logger,
-    /** BEGIN to COMMIT; 0: no deadline. */
+    /** From asking for a connection to COMMIT; 0: no deadline. */
     private readonly timeoutMs = DEFAULT_BATCH_TIMEOUT_MS,
   ) {}
 
@@ -114,55 +115,48 @@ export class CheckpointedBatch {
    * checkpoint behind it raises CheckpointBehindError before anything is applied.
    */
   async process(stream: string, records: readonly PendingRecord[], believed?: ReadonlyMap<number, bigint>, prepared?: PreparedBatch): Promise<BatchOutcome> {
-    // The deadline covers getting a connection too: an exhausted pool waits for a free client forever.
-    let timer: NodeJS.Timeout | undefined;
+    // The deadline runs from asking for a connection (an exhausted pool waits for a free client
+    // forever) to COMMIT.
     let overdue: BatchTimeoutError | undefined;
+    let client: PoolClient | undefined;
+    const work = (async () => {
+      const c = await this.pool.connect();
+      // Overdue while it waited for this client: it goes straight back, and nothing runs.
+      if (overdue) {
+        c.release();
+        throw overdue;
+      }
+      client = c;
+      await c.query('BEGIN');
+      const outcome = await this.processInTx(c, stream, records, believed, prepared);
+      await c.query('COMMIT');
+      return outcome;
+    })();
+    let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       if (this.timeoutMs > 0) timer = setTimeout(() => reject((overdue = new BatchTimeoutError(this.group, records.length, this.timeoutMs))), this.timeoutMs);
     });
-    const connecting = this.pool.connect();
-    let client: PoolClient;
     try {
-      client = await Promise.race([connecting, deadline]);
+      return await Promise.race([work, deadline]);
     } catch (e) {
-      clearTimeout(timer);
-      if (overdue !== undefined && e === overdue) {
-        // The client that comes later goes straight back.
-        connecting.then(
-          (c) => c.release(),
-          () => undefined,
-        );
+      if (overdue === undefined || e !== overdue) {
+        await client?.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+      // The attempt may still be waiting on the server (a lock) or on nothing at all: end its
+      // session so its transaction and locks go now (the retry takes the same checkpoint rows),
+      // and drop its client. Whatever it does next fails on the dead connection, unheard.
+      work.catch(() => undefined);
+      if (client) await this.endSession(client, overdue);
+      else
         this.log.error(
           { group: this.group, records: records.length, timeoutMs: this.timeoutMs },
           'batch ran past its deadline waiting for a database connection',
         );
-      }
-      throw e;
-    }
-    const work = (async () => {
-      await client.query('BEGIN');
-      const outcome = await this.processInTx(client, stream, records, believed, prepared);
-      await client.query('COMMIT');
-      return outcome;
-    })();
-    let ended = false;
-    try {
-      return await Promise.race([work, deadline]);
-    } catch (e) {
-      if (overdue !== undefined && e === overdue) {
-        // The attempt may still be waiting on the server (a lock) or on nothing at all: end its
-        // session so its transaction and locks go now (the retry takes the same checkpoint rows),
-        // and drop its client. Whatever it does next fails on the dead connection, unheard.
-        work.catch(() => undefined);
-        ended = true;
-        await this.endSession(client, overdue);
-        throw e;
-      }
-      await client.query('ROLLBACK').catch(() => undefined);
       throw e;
     } finally {
       clearTimeout(timer);
-      if (!ended) client.release();
+      if (!overdue) client?.release();
     }
   }
 
@@ -189,9 +183,7 @@ export class CheckpointedBatch {
       await admin.connect();
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
     })().catch((err: Error) => this.log.warn({ group: this.group, backendPid: pid, err: err.message }, 'could not terminate the overdue batch session'));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
-    clearTimeout(timer);
+    await atMost(done, 5000);
     void done.then(() => admin.end().catch(() => undefined));
   }
 

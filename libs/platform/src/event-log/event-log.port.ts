@@ -121,7 +121,7 @@ export interface ConsumeOptions {
   /** Records of the types read per batch (skipped ones do not count, so batches stay full). */
   maxBatchSize?: number;
   /**
-   * How long one batch may run, BEGIN to COMMIT (default 5 minutes; 0: no deadline). Past it, the
+   * How long one batch may run, from asking for a connection to COMMIT (default 5 minutes; 0: no deadline). Past it, the
    * batch's database session is ended and the batch fails (BatchTimeoutError) and is retried, so a
    * stuck batch is reported and cleared instead of holding the consumer silently.
    */

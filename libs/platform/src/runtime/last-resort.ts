@@ -1,3 +1,4 @@
+import { atMost } from './at-most';
 /**
  * Cleanups that must run however the process ends — a drain past its deadline, an uncaught error —
  * short of SIGKILL: today, stopping the embedded Postgres this process owns, so it never outlives
@@ -17,7 +18,5 @@ export async function runLastResort(timeoutMs: number): Promise<void> {
   const all = [...cleanups];
   cleanups.clear();
   if (all.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled(all.map((c) => c())), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-  clearTimeout(timer);
+  await atMost(Promise.allSettled(all.map((c) => c())), timeoutMs);
 }

@@ -8,6 +8,7 @@ import { openEventLog, type EventLog } from '../event-log/event-log.factory';
 import { eventLogMigrations } from '../event-log/migrations';
 import type { Logger } from '../logging/logger';
 import { onLastResort } from './last-resort';
+import { atMost } from './at-most';
 
 export interface Storage {
   url: string;
@@ -41,7 +42,7 @@ export async function openStorage(
   // its own connections are given 2 s to close, then it is stopped unless another process uses it.
   const unregister = embedded
     ? onLastResort(async () => {
-        await Promise.race([endPool(pool, 2_000).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+        await atMost(endPool(pool, 2_000), 2_000);
         await embedded.release({ ignoreApplication: application });
       })
     : () => undefined;
