@@ -3,7 +3,7 @@ import { fakeAddress, sampleEventStream } from '@hadron/contracts/testing/sample
 import { createPool, endPool } from '../database/pool';
 import { createLogger } from '../logging/logger';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database';
-import { BatchTimeoutError, CheckpointedBatch, type PendingRecord } from './checkpointed-batch';
+import { BatchTimeoutError, CheckpointedBatch, MAX_DEADLINE_DOUBLINGS, type PendingRecord } from './checkpointed-batch';
 import type { BatchHandler } from './event-log.port';
 import { eventLogMigrations } from './migrations';
 
@@ -24,8 +24,8 @@ describe('CheckpointedBatch: the batch deadline and the pool', () => {
     await db?.drop();
   });
 
-  const records = (events: readonly HadronEvent[]): PendingRecord[] =>
-    events.map((e, i) => ({ position: { stream: 'event_log', partition: 0, offset: BigInt(i) }, payload: JSON.stringify(e) }));
+  const records = (events: readonly HadronEvent[], from = 0, partition = 0): PendingRecord[] =>
+    events.map((e, i) => ({ position: { stream: 'event_log', partition, offset: BigInt(from + i) }, payload: JSON.stringify(e) }));
   const recorder: BatchHandler = async (events, tx) => {
     await tx.query('INSERT INTO deadline_applied (event_id) SELECT unnest($1::text[])', [events.map((d) => d.event.id)]);
   };
@@ -80,6 +80,68 @@ describe('CheckpointedBatch: the batch deadline and the pool', () => {
       await batch.process('event_log', records(events));
       const { rows } = await db.pool.query<{ event_id: string }>('SELECT event_id FROM deadline_applied ORDER BY event_id');
       expect(rows.map((r) => r.event_id)).toEqual(events.map((e) => e.id).sort());
+    } finally {
+      await endPool(pool);
+    }
+  });
+
+  /** The deadline of each attempt of `batch` until one commits or `max` have failed. */
+  const deadlines = async (run: () => Promise<unknown>, max: number): Promise<{ failed: number[]; next: number[]; committed: boolean }> => {
+    const failed: number[] = [];
+    const next: number[] = [];
+    while (failed.length < max) {
+      try {
+        await run();
+        return { failed, next, committed: true };
+      } catch (e) {
+        if (!(e instanceof BatchTimeoutError)) throw e;
+        failed.push(e.timeoutMs);
+        next.push(e.nextTimeoutMs);
+      }
+    }
+    return { failed, next, committed: false };
+  };
+
+  it('doubles the deadline of a retried overdue batch until it commits, then starts again from the configured one', async () => {
+    const pool = createPool(db.url, { max: 2, application: 'deadline-test' });
+    const slow: BatchHandler = async (events, tx) => {
+      await tx.query('SELECT pg_sleep(0.5)'); // work longer than 300 ms, shorter than 600
+      await recorder(events, tx);
+    };
+    const batch = new CheckpointedBatch(pool, 'deadline-doubling', slow, createLogger('test', 'silent'), 300);
+    const [first, second] = [
+      sampleEventStream('devnet', [fakeAddress('deadline-doubling-1')], 4),
+      sampleEventStream('devnet', [fakeAddress('deadline-doubling-2')], 4),
+    ];
+    try {
+      expect(await deadlines(() => batch.process('event_log', records(first)), 5)).toEqual({ failed: [300], next: [600], committed: true });
+      // Committed: the partition's next batch has 300 ms again (and fails once more, as long as the first).
+      expect(await deadlines(() => batch.process('event_log', records(second, first.length)), 5)).toEqual({ failed: [300], next: [600], committed: true });
+      const { rows } = await db.pool.query<{ event_id: string }>('SELECT event_id FROM deadline_applied WHERE event_id = ANY($1::text[]) ORDER BY event_id', [
+        [...first, ...second].map((e) => e.id),
+      ]);
+      expect(rows.map((r) => r.event_id)).toEqual([...first, ...second].map((e) => e.id).sort());
+    } finally {
+      await endPool(pool);
+    }
+  });
+
+  it('stops doubling at 8 times the configured deadline, and counts each partition on its own', async () => {
+    const pool = createPool(db.url, { max: 2, application: 'deadline-test' });
+    const hung: BatchHandler = async (_events, tx) => {
+      await tx.query('SELECT pg_sleep(30)');
+    };
+    const batch = new CheckpointedBatch(pool, 'deadline-cap', hung, createLogger('test', 'silent'), 100);
+    const events = sampleEventStream('devnet', [fakeAddress('deadline-cap')], 2);
+    try {
+      expect(MAX_DEADLINE_DOUBLINGS).toBe(3);
+      expect(await deadlines(() => batch.process('event_log', records(events)), 5)).toEqual({
+        failed: [100, 200, 400, 800, 800],
+        next: [200, 400, 800, 800, 800],
+        committed: false,
+      });
+      // Another partition's batch has not run past anything: the configured deadline.
+      expect(await deadlines(() => batch.process('event_log', records(events, 0, 1)), 1)).toEqual({ failed: [100], next: [200], committed: false });
     } finally {
       await endPool(pool);
     }

@@ -59,6 +59,15 @@ export class CheckpointBehindError extends Error {
 export const DEFAULT_BATCH_TIMEOUT_MS = 300_000;
 
 /**
+ * A batch retried after running past its deadline gets twice the deadline of its last attempt, up
+ * to 2^3 = 8 times the configured one; a committed batch of its partition resets it. A batch that
+ * is merely long (a late arrival recomputing a very busy day on a slow server) so commits on a
+ * later attempt instead of being ended and retried forever, and a hung one is still ended, at most
+ * 8 deadlines later.
+ */
+export const MAX_DEADLINE_DOUBLINGS = 3;
+
+/**
  * A batch ran past its deadline (ConsumeOptions.batchTimeoutMs): its database session was ended
  * (pg_terminate_backend: its transaction rolls back and its locks go) and the consumer retries it.
  * Without a deadline such a batch — a statement waiting on a lock nobody releases, a connection
@@ -71,10 +80,13 @@ export class BatchTimeoutError extends Error {
   constructor(
     readonly group: string,
     readonly records: number,
+    /** This attempt's deadline. */
     readonly timeoutMs: number,
+    /** The next attempt's (MAX_DEADLINE_DOUBLINGS). */
+    readonly nextTimeoutMs: number,
   ) {
     super(
-      `a batch of ${records} records of group ${group} ran longer than its ${timeoutMs} ms deadline: its database session was ended, nothing of it was committed, and it will be retried`,
+      `a batch of ${records} records of group ${group} ran longer than its ${timeoutMs} ms deadline: its database session was ended, nothing of it was committed, and it will be retried with a ${nextTimeoutMs} ms deadline`,
     );
   }
 }
@@ -101,6 +113,9 @@ export interface BatchOutcome {
  * on it, retrying with backoff and reporting it, rather than dead-letter a healthy stream.
  */
 export class CheckpointedBatch {
+  /** Per stream/partition, how many of its batches in a row ran past their deadline (MAX_DEADLINE_DOUBLINGS). */
+  private readonly overdueInRow = new Map<string, number>();
+
   constructor(
     private readonly pool: Pool,
     private readonly group: string,
@@ -116,7 +131,9 @@ export class CheckpointedBatch {
    */
   async process(stream: string, records: readonly PendingRecord[], believed?: ReadonlyMap<number, bigint>, prepared?: PreparedBatch): Promise<BatchOutcome> {
     // The deadline runs from asking for a connection (an exhausted pool waits for a free client
-    // forever) to COMMIT.
+    // forever) to COMMIT; doubled for each attempt in a row of this partition that ran past it.
+    const partition = records.length > 0 ? `${records[0].position.stream}/${records[0].position.partition}` : '';
+    const timeoutMs = this.deadlineMs(this.overdueInRow.get(partition) ?? 0);
     let overdue: BatchTimeoutError | undefined;
     let client: PoolClient | undefined;
     const work = (async () => {
@@ -134,10 +151,17 @@ export class CheckpointedBatch {
     })();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      if (this.timeoutMs > 0) timer = setTimeout(() => reject((overdue = new BatchTimeoutError(this.group, records.length, this.timeoutMs))), this.timeoutMs);
+      if (timeoutMs > 0)
+        timer = setTimeout(() => {
+          const inRow = (this.overdueInRow.get(partition) ?? 0) + 1;
+          this.overdueInRow.set(partition, inRow);
+          reject((overdue = new BatchTimeoutError(this.group, records.length, timeoutMs, this.deadlineMs(inRow))));
+        }, timeoutMs);
     });
     try {
-      return await Promise.race([work, deadline]);
+      const outcome = await Promise.race([work, deadline]);
+      this.overdueInRow.delete(partition);
+      return outcome;
     } catch (e) {
       if (overdue === undefined || e !== overdue) {
         await client?.query('ROLLBACK').catch(() => undefined);
@@ -150,7 +174,7 @@ export class CheckpointedBatch {
       if (client) await this.endSession(client, overdue);
       else
         this.log.error(
-          { group: this.group, records: records.length, timeoutMs: this.timeoutMs },
+          { group: this.group, records: records.length, timeoutMs, nextTimeoutMs: overdue.nextTimeoutMs },
           'batch ran past its deadline waiting for a database connection',
         );
       throw e;
@@ -160,11 +184,16 @@ export class CheckpointedBatch {
     }
   }
 
+  /** The deadline of an attempt after `inRow` overdue ones of its partition (0: none). */
+  private deadlineMs(inRow: number): number {
+    return this.timeoutMs * 2 ** Math.min(inRow, MAX_DEADLINE_DOUBLINGS);
+  }
+
   /** Terminates the overdue batch's backend and destroys its client. */
   private async endSession(client: PoolClient, e: BatchTimeoutError): Promise<void> {
     const pid = (client as unknown as { processID?: number }).processID;
     this.log.error(
-      { group: this.group, records: e.records, timeoutMs: e.timeoutMs, backendPid: pid },
+      { group: this.group, records: e.records, timeoutMs: e.timeoutMs, nextTimeoutMs: e.nextTimeoutMs, backendPid: pid },
       'batch ran past its deadline; ending its database session',
     );
     if (pid !== undefined) await this.terminate(pid);

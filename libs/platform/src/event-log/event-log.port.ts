@@ -123,7 +123,9 @@ export interface ConsumeOptions {
   /**
    * How long one batch may run, from asking for a connection to COMMIT (default 5 minutes; 0: no deadline). Past it, the
    * batch's database session is ended and the batch fails (BatchTimeoutError) and is retried, so a
-   * stuck batch is reported and cleared instead of holding the consumer silently.
+   * stuck batch is reported and cleared instead of holding the consumer silently. Each retry in a
+   * row gets twice the last deadline, up to 8× this (MAX_DEADLINE_DOUBLINGS), so a batch that is
+   * merely long commits in the end.
    */
   batchTimeoutMs?: number;
   /** Called after each committed batch (progress, metrics). */

@@ -251,6 +251,37 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       expect((await applied(group)).map((r) => r.event_id)).toEqual(events.map((e) => e.id));
     });
 
+    it('gives a batch that is merely long twice the deadline on each retry, so it commits instead of looping', async () => {
+      const [pool] = uniquePools(1);
+      const group = 'deadline-long';
+      const events = sampleEventStream('devnet', [pool], 8);
+      await h.producer.append(events);
+      const record = recorder(group, [pool]);
+      const failures: ConsumeFailure[] = [];
+      let attempts = 0;
+      await consume(
+        group,
+        async (batch, tx) => {
+          await record(batch, tx);
+          if (!batch.some((d) => d.event.id === events[0].id)) return; // one batch: the one with the first event
+          attempts++;
+          await tx.query('SELECT pg_sleep(1.5)'); // real work, every attempt: longer than 300 ms, 600 and 1200
+        },
+        100,
+        { onError: (f) => failures.push(f), batchTimeoutMs: 300 },
+      );
+      await waitForCount(group, events.length, 30_000);
+      // Ended at 300, 600 and 1200 ms, committed within 2400: with a fixed deadline it never would.
+      expect(failures.map((f) => [f.error.name, (f.error as Error & { timeoutMs?: number }).timeoutMs])).toEqual([
+        ['BatchTimeoutError', 300],
+        ['BatchTimeoutError', 600],
+        ['BatchTimeoutError', 1200],
+      ]);
+      expect(failures[0].error.message).toContain('retried with a 600 ms deadline');
+      expect(attempts).toBe(4);
+      expect((await applied(group)).map((r) => r.event_id)).toEqual(events.map((e) => e.id));
+    });
+
     it('stalls while its table is missing (42P01 after a schema drop) and resumes when it is back', async () => {
       const [pool] = uniquePools(1);
       const events = sampleEventStream('devnet', [pool], 6);
