@@ -1,9 +1,10 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../logging/logger';
+import { runDetachedAgainIfSignalled } from '../runtime/run-detached';
 import { ensurePasswordAuth, newPassword, PASSWORD_FILE, storePassword } from './embedded-postgres-auth';
 
 const run = promisify(execFile);
@@ -56,18 +57,16 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   // the drain starts `pg_ctl stop`) still reaches the child, which dies of it before it runs
   // pg_ctl: it did nothing, so it runs again. Seen: 1 in 4 `npm start` group SIGTERM+SIGTERM
   // stops left the server running.
-  const pgCtl = async (args: string[]): Promise<void> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await runDetached(join(bin, 'pg_ctl'), args, { ...asUser, env: { ...process.env, LC_ALL: 'C' } });
-      } catch (e) {
-        const signal = (e as { signal?: NodeJS.Signals | null }).signal;
-        if (!signal || attempt >= 3) throw e;
-        opts.log.info({ dataDir, command: args[0], signal, attempt }, 'embedded postgres: pg_ctl was killed by a signal; running it again');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-  };
+  const pgCtl = (args: string[]): Promise<void> =>
+    runDetachedAgainIfSignalled(
+      join(bin, 'pg_ctl'),
+      args,
+      { ...asUser, env: { ...process.env, LC_ALL: 'C' } },
+      {
+        onRetry: (signal, attempt) =>
+          opts.log.info({ dataDir, command: args[0], signal, attempt }, 'embedded postgres: pg_ctl was killed by a signal; running it again'),
+      },
+    );
 
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     mkdirSync(dirname(dataDir), { recursive: true }); // parents stay traversable (0755)
@@ -192,20 +191,6 @@ async function openPresence(adminUrl: string, log: Logger): Promise<{ end(): Pro
   client.on('error', (e: Error) => log.warn({ err: e.message }, 'embedded postgres: presence connection lost'));
   await client.connect();
   return client;
-}
-
-/** execFile in a session of its own (setsid): resolves on exit 0, else rejects with its stderr. */
-function runDetached(file: string, args: string[], opts: { uid?: number; gid?: number; env: NodeJS.ProcessEnv }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...opts, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      if (code === 0) resolve();
-      else reject(Object.assign(new Error(`${file} ${args[0]} exited with ${code ?? signal}`), { stderr, signal }));
-    });
-  });
 }
 
 /**
