@@ -24,7 +24,7 @@ import autocannon from 'autocannon';
 import { jsonArg } from '@hadron/platform/testing/bench-args';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
 import { startStreamingReplica } from '@hadron/platform/testing/streaming-replica';
-import { measureCpu, type CpuSplit } from './cpu-time';
+import { measureCpu, type CpuSplit } from '@hadron/platform/testing/cpu-time';
 import { BIG, BIG_POOL, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
 import { serveApi, serveBare } from './bench-servers';
 import { child, prepareDataset, ROOT, type Server } from './bench-setup';

@@ -44,37 +44,52 @@ async function databaseBackends(databaseUrl: string): Promise<number[]> {
   }
 }
 
+/** CPU seconds a run took: this process's, the other `pids'` together, and Postgres's. */
+export interface CpuSeconds {
+  self: number;
+  pids: number;
+  postgres: number;
+}
+
 /**
- * Where the CPU of a load run went (Linux /proc; zeros elsewhere). With `databaseUrl`, Postgres is
- * only the backends connected to that database (on a server shared with other work, the rest is
- * not the bench's); without, every process named postgres. Backends that exit during the run are
- * not counted; the servers keep their pools open, so none do.
+ * The CPU seconds `run` took (Linux /proc; zeros elsewhere, `hasProc` false). With `databaseUrl`,
+ * Postgres is only the backends connected to that database (on a server shared with other work,
+ * the rest is not the bench's; its checkpointer and WAL writer are not counted either); without,
+ * every process named postgres. Backends that start and exit during the run are not counted.
+ */
+export async function cpuDuring<T>(
+  run: () => Promise<T>,
+  opts: { pids?: readonly number[]; databaseUrl?: string } = {},
+): Promise<{ result: T; cpu: CpuSeconds; hasProc: boolean }> {
+  const hasProc = processCpuSeconds(process.pid) > 0;
+  const { databaseUrl } = opts;
+  const pids = opts.pids ?? [];
+  const backendsBefore = databaseUrl && hasProc ? await databaseBackends(databaseUrl) : [];
+  const pgBefore = new Map(backendsBefore.map((pid) => [pid, processCpuSeconds(pid)]));
+  const sum = () => pids.reduce((t, pid) => t + processCpuSeconds(pid), 0);
+  const before = { pids: sum(), postgres: databaseUrl ? 0 : postgresCpuSeconds(), self: process.cpuUsage() };
+  const result = await run();
+  const self = process.cpuUsage(before.self);
+  let postgres: number;
+  if (databaseUrl && hasProc) {
+    const all = new Set([...backendsBefore, ...(await databaseBackends(databaseUrl))]);
+    postgres = [...all].reduce((t, pid) => t + Math.max(0, processCpuSeconds(pid) - (pgBefore.get(pid) ?? 0)), 0);
+  } else {
+    postgres = postgresCpuSeconds() - before.postgres;
+  }
+  return { result, hasProc, cpu: { self: (self.user + self.system) / 1e6, pids: sum() - before.pids, postgres } };
+}
+
+/**
+ * Where the CPU of a load run went, per request (cpuDuring): the server under test, Postgres, and
+ * the load generator (this process).
  */
 export async function measureCpu<T extends { requests: number }>(
   serverPid: number,
   run: () => Promise<T>,
   databaseUrl?: string,
 ): Promise<T & { cpu: CpuSplit }> {
-  const hasProc = processCpuSeconds(process.pid) > 0;
-  const backendsBefore = databaseUrl && hasProc ? await databaseBackends(databaseUrl) : [];
-  const pgBefore = new Map(backendsBefore.map((pid) => [pid, processCpuSeconds(pid)]));
-  const before = { server: processCpuSeconds(serverPid), postgres: databaseUrl ? 0 : postgresCpuSeconds(), self: process.cpuUsage() };
-  const result = await run();
-  const self = process.cpuUsage(before.self);
-  let postgres: number;
-  if (databaseUrl && hasProc) {
-    const pids = new Set([...backendsBefore, ...(await databaseBackends(databaseUrl))]);
-    postgres = [...pids].reduce((sum, pid) => sum + Math.max(0, processCpuSeconds(pid) - (pgBefore.get(pid) ?? 0)), 0);
-  } else {
-    postgres = postgresCpuSeconds() - before.postgres;
-  }
+  const { result, cpu, hasProc } = await cpuDuring(run, { pids: [serverPid], databaseUrl });
   const per = (seconds: number) => (hasProc && result.requests > 0 ? (seconds * 1000) / result.requests : 0);
-  return {
-    ...result,
-    cpu: {
-      server: per(processCpuSeconds(serverPid) - before.server),
-      postgres: per(postgres),
-      loadGenerator: per((self.user + self.system) / 1e6),
-    },
-  };
+  return { ...result, cpu: { server: per(cpu.pids), postgres: per(cpu.postgres), loadGenerator: per(cpu.self) } };
 }
