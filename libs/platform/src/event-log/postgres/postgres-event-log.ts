@@ -254,8 +254,22 @@ export async function postgresLogLag(pool: Pool, clusters: readonly Cluster[], f
   return BigInt(rows[0].n);
 }
 
-/** A record of a page, with the cluster it belongs to (unset on the reach marker). */
-export type PageRecord = PendingRecord & { cluster?: string };
+/** How many records of `clusters` the log holds from `from` up to, not including, `to` (an index-only count). */
+export async function postgresLogCount(pool: Pool, clusters: readonly Cluster[], from: bigint, to: bigint): Promise<number> {
+  const everyCluster = readsEveryCluster(clusters);
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM event_log WHERE seq >= $1 AND seq < $2 ${everyCluster ? '' : 'AND cluster = ANY($3::text[])'}`,
+    everyCluster ? [from.toString(), to.toString()] : [from.toString(), to.toString(), clusters],
+  );
+  return rows[0].n;
+}
+
+/**
+ * A record of a page, with the cluster it belongs to (unset on the reach marker). `reach`: the
+ * page's last row, a skipped record standing for every record of the page's range not returned
+ * (other types), counted from where the page starts.
+ */
+export type PageRecord = PendingRecord & { cluster?: string; reach?: true };
 
 export interface PageRequest {
   clusters: readonly Cluster[];
@@ -362,7 +376,7 @@ export async function validateLogPage({ rows, types }: LogRows): Promise<PageRec
     if (out.length > 0 && position.offset < out[out.length - 1].position.offset) throw new Error(`event_log page out of order at seq ${r.seq}`);
     if (r.covered !== null) {
       // The reach marker: the records of the range not returned above, as one skipped record.
-      out.push({ position, payload: '', skipped: true, weight: Number(r.covered) - out.length });
+      out.push({ position, payload: '', skipped: true, weight: Number(r.covered) - out.length, reach: true });
       continue;
     }
     if (r.payload === null || !needsRecord(types, r.type)) {

@@ -68,6 +68,44 @@ describe('postgres fan-out', () => {
     }
   });
 
+  it('counts each log record once for a group that shares a page read from before its position (progress, metrics)', async () => {
+    // Two groups of the same types, one checkpointed 25 records further: one cohort, whose pages
+    // start where the group behind stands. The page's last row stands for the records of other
+    // types it skipped, from the page's start: the group ahead must not count those before its position.
+    await db.pool.query("INSERT INTO event_log_checkpoint (group_id, stream, partition, next_offset) VALUES ('ahead', 'event_log', 0, 26)");
+    const fanOut = new PostgresFanOut(db.pool, db.url, log, 60_000);
+    const counted = { behind: 0, ahead: 0 };
+    const seen = { behind: [] as string[], ahead: [] as string[] };
+    const consumers: EventLogConsumer[] = [];
+    for (const group of ['behind', 'ahead'] as const) {
+      const c = fanOut.consumer();
+      consumers.push(c);
+      await c.start({
+        group,
+        clusters: ['mainnet-beta', 'devnet'],
+        types: ['SwapExecuted'],
+        maxBatchSize: 20,
+        handler: recorder(seen[group]),
+        onCommitted: ({ count }) => void (counted[group] += count),
+      });
+    }
+    // Appended once both wait at their positions: the first round serves both from one page.
+    const events = sampleEventStream('devnet', [fakeAddress('count-1'), fakeAddress('count-2')], 200);
+    await new PostgresEventLogProducer(db.pool).append(events);
+    try {
+      await until('both groups caught up', async () => (await Promise.all(consumers.map((c) => c.lag()))).every((l) => l === 0n));
+      const { rows } = await db.pool.query<{ all: number; past: number; swaps_past: number }>(
+        "SELECT count(*)::int AS all, count(*) FILTER (WHERE seq >= 26)::int AS past, count(*) FILTER (WHERE seq >= 26 AND type = 'SwapExecuted')::int AS swaps_past FROM event_log",
+      );
+      expect(rows[0].all).toBe(200);
+      expect(seen.behind).toEqual(ids(events, ['SwapExecuted']));
+      expect(seen.ahead).toHaveLength(rows[0].swaps_past);
+      expect(counted).toEqual({ behind: 200, ahead: rows[0].past });
+    } finally {
+      await Promise.all(consumers.map((c) => c.stop()));
+    }
+  });
+
   it('a group replaying from the start beside a live one: the live one keeps up meanwhile, both end with every event once', async () => {
     const producer = new PostgresEventLogProducer(db.pool);
     const history = sampleEventStream('devnet', [fakeAddress('live-1')], 300);

@@ -5,7 +5,16 @@ import type { Logger } from '../../logging/logger';
 import { backoffDelay } from '../../runtime/backoff';
 import { CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
-import { BATCH_RETRY_BACKOFF, PG_LOG_CHANNEL, PG_STREAM, postgresLogLag, startPageRead, type PageRead, type PageRecord } from './postgres-event-log';
+import {
+  BATCH_RETRY_BACKOFF,
+  PG_LOG_CHANNEL,
+  PG_STREAM,
+  postgresLogCount,
+  postgresLogLag,
+  startPageRead,
+  type PageRead,
+  type PageRecord,
+} from './postgres-event-log';
 import { PollSleep } from '../../runtime/poll-sleep';
 
 const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('hadron:consumer:' || $1)) AS ok";
@@ -137,7 +146,7 @@ export class PostgresFanOut {
       for (const m of cohort) await m.failed(e as Error);
       return [];
     }
-    return cohort.map((m) => m.apply(page).finally(() => this.wake()));
+    return cohort.map((m) => m.apply(page, from, clusters).finally(() => this.wake()));
   }
 
   private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): PageRead {
@@ -305,10 +314,13 @@ class FanOutMember implements EventLogConsumer {
     return { streams: [PG_STREAM], partitions: [{ stream: PG_STREAM, partition: 0, lag: await this.lag() }] };
   }
 
-  /** Applies the records of `page` at or past this group's position; returns how many log records it moved past. */
-  apply(page: readonly PageRecord[]): Promise<number> {
+  /**
+   * Applies the records of `page` (read from `pageFrom` in `clusters`) at or past this group's
+   * position; returns how many log records it moved past.
+   */
+  apply(page: readonly PageRecord[], pageFrom: bigint, clusters: readonly Cluster[]): Promise<number> {
     this.busy = true;
-    const run = this.applyPage(page).finally(() => (this.busy = false));
+    const run = this.applyPage(page, pageFrom, clusters).finally(() => (this.busy = false));
     this.inFlight = run.catch(() => undefined);
     return run;
   }
@@ -319,7 +331,7 @@ class FanOutMember implements EventLogConsumer {
     this.ahead = { page, prepared: this.batch.prepare(this.recordsOf(page, from).records) };
   }
 
-  private async applyPage(page: readonly PageRecord[]): Promise<number> {
+  private async applyPage(page: readonly PageRecord[], pageFrom: bigint, clusters: readonly Cluster[]): Promise<number> {
     if (this.stopping) return 0; // stop() was asked while the page was read: nothing more from this group
     const from = this.next;
     const { records, positions } = this.recordsOf(page, from);
@@ -329,6 +341,7 @@ class FanOutMember implements EventLogConsumer {
     if (records.length === 0 || !this.batch || !this.opts) return 0;
     const opts = this.opts;
     try {
+      if (from > pageFrom) await this.uncountBefore(page, records, pageFrom, from, clusters);
       // The checkpoint is re-read inside the batch: one behind `from` (commits lost) makes it refuse to run.
       const outcome = await this.batch.process(PG_STREAM, records, new Map([[0, from]]), prepared);
       this.next = outcome.next.get(0) ?? this.next;
@@ -339,6 +352,29 @@ class FanOutMember implements EventLogConsumer {
       await this.failed(e as Error);
       return 0;
     }
+  }
+
+  /**
+   * The page's reach marker counts the records it skipped from the page's start; a group further
+   * on (a cohort's page starts where its member furthest behind stands) counts only those at or
+   * past its own position: it takes off the ones before, a count of the log between the two less
+   * the page's rows there. Without it, replay progress and the events-processed metrics counted
+   * such records twice (seen: 100,083 of 100,000 log records).
+   */
+  private async uncountBefore(
+    page: readonly PageRecord[],
+    records: PendingRecord[],
+    pageFrom: bigint,
+    from: bigint,
+    clusters: readonly Cluster[],
+  ): Promise<void> {
+    const reach = page[page.length - 1];
+    const last = records[records.length - 1];
+    if (!reach?.reach || reach.position.offset < from || !last.skipped || last.position !== reach.position) return;
+    let returned = 0;
+    for (const r of page) if (r !== reach && r.position.offset < from) returned++;
+    const before = (await postgresLogCount(this.hub.pool, clusters, pageFrom, from)) - returned;
+    last.weight = Math.max(0, (last.weight ?? 1) - before);
   }
 
   /** The records of `page` from `from` on, as this group's batch: runs of records it does not read collapse into one skipped record. */
