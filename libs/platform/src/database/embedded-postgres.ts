@@ -53,10 +53,8 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   // sits in our process group, and the SIGINT of a Ctrl-C or the group SIGTERM of systemd/docker
   // reaches it directly: a fast or smart shutdown under our feet, in the middle of our drain. Our
   // own stop (release/stop below) is what shuts it down.
-  // A group signal that lands between fork and setsid (the second SIGTERM of a group stop, while
-  // the drain starts `pg_ctl stop`) still reaches the child, which dies of it before it runs
-  // pg_ctl: it did nothing, so it runs again. Seen: 1 in 4 `npm start` group SIGTERM+SIGTERM
-  // stops left the server running.
+  // Run again when a group signal killed it before it ran (runDetachedAgainIfSignalled). Seen: 1 in 4
+  // `npm start` group SIGTERM+SIGTERM stops left the server running.
   const pgCtl = (args: string[]): Promise<void> =>
     runDetachedAgainIfSignalled(
       join(bin, 'pg_ctl'),

@@ -10,7 +10,7 @@ export interface DetachedOptions {
 export type DetachedError = Error & { stderr: string; code: number | null; signal: NodeJS.Signals | null };
 
 /** `file args` in a session of its own (setsid): resolves on exit 0, else rejects (DetachedError). */
-export function runDetached(file: string, args: string[], opts: DetachedOptions): Promise<void> {
+function runDetached(file: string, args: string[], opts: DetachedOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { ...opts, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';

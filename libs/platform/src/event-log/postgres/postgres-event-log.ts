@@ -20,8 +20,18 @@ const LAG_EXACT_UP_TO = 100_000;
 export const BATCH_RETRY_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 
 /** A group of every cluster reads the log without a cluster filter (see fetch and lag). */
-export function readsEveryCluster(clusters: readonly Cluster[]): boolean {
+function readsEveryCluster(clusters: readonly Cluster[]): boolean {
   return CLUSTERS.every((c) => clusters.includes(c));
+}
+
+/**
+ * The condition on event_log.cluster for a reader of `clusters`, its value added to `params`:
+ * none for a reader of every cluster (its reads then use the primary key alone).
+ */
+function clusterFilter(clusters: readonly Cluster[], params: unknown[]): string {
+  if (readsEveryCluster(clusters)) return '';
+  params.push(clusters);
+  return `AND cluster = ANY($${params.length}::text[])`;
 }
 
 /** Validates events against the contracts before they reach any log: a producer bug fails loudly here. */
@@ -245,21 +255,22 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
  * never scans a whole backlog's heap.
  */
 export async function postgresLogLag(pool: Pool, clusters: readonly Cluster[], from: bigint): Promise<bigint> {
-  const everyCluster = readsEveryCluster(clusters);
+  const params: unknown[] = [from.toString(), LAG_EXACT_UP_TO];
+  const mine = clusterFilter(clusters, params);
   const { rows } = await pool.query<{ n: string }>(
     `SELECT CASE WHEN c.n <= $2 THEN c.n ELSE greatest(c.n, (SELECT max(seq) FROM event_log) - $1 + 1) END AS n
-       FROM (SELECT count(*) AS n FROM (SELECT 1 FROM event_log WHERE seq >= $1 ${everyCluster ? '' : 'AND cluster = ANY($3::text[])'} LIMIT $2 + 1) x) c`,
-    everyCluster ? [from.toString(), LAG_EXACT_UP_TO] : [from.toString(), LAG_EXACT_UP_TO, clusters],
+       FROM (SELECT count(*) AS n FROM (SELECT 1 FROM event_log WHERE seq >= $1 ${mine} LIMIT $2 + 1) x) c`,
+    params,
   );
   return BigInt(rows[0].n);
 }
 
 /** How many records of `clusters` the log holds from `from` up to, not including, `to` (an index-only count). */
 export async function postgresLogCount(pool: Pool, clusters: readonly Cluster[], from: bigint, to: bigint): Promise<number> {
-  const everyCluster = readsEveryCluster(clusters);
+  const params: unknown[] = [from.toString(), to.toString()];
   const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM event_log WHERE seq >= $1 AND seq < $2 ${everyCluster ? '' : 'AND cluster = ANY($3::text[])'}`,
-    everyCluster ? [from.toString(), to.toString()] : [from.toString(), to.toString(), clusters],
+    `SELECT count(*)::int AS n FROM event_log WHERE seq >= $1 AND seq < $2 ${clusterFilter(clusters, params)}`,
+    params,
   );
   return rows[0].n;
 }
@@ -316,11 +327,7 @@ export async function readLogRows(pool: Pool, { clusters, types, from, limit }: 
   // (index-only). One statement that also counts while it pages (a window over the range) was
   // measured slower than this: its per-row work costs more than the index-only count.
   const params: unknown[] = types ? [from.toString(), limit, [...types]] : [from.toString(), limit];
-  let mine = '';
-  if (!readsEveryCluster(clusters)) {
-    params.push(clusters);
-    mine = `AND cluster = ANY($${params.length}::text[])`;
-  }
+  const mine = clusterFilter(clusters, params);
   const { rows } = await pool.query<LogRow>(
     types
       ? `WITH page AS (
