@@ -44,6 +44,17 @@ export interface ProjectionDefinition {
   /** The batch handler writing into the build whose schema is `schema` (a quoted identifier). */
   createHandler(schema: string): BatchHandler;
   /**
+   * Optional bulk path of a replay: the handler of the batches a build applies while it is
+   * `building` (nobody reads it yet). It may leave out tables derivable from the others, which
+   * `finishBuild` then writes in one set-based pass once the replay has caught up
+   * (BuildRegistry.finish, or else inside the switch), before the build becomes active: a batch in
+   * flight commits first (the build's registry row is locked), and every later batch goes to
+   * `createHandler`'s handler. It must accept what `createHandler`'s `prepare` returns.
+   * `finishBuild` must be total: it may also find rows an older handler wrote.
+   */
+  createBuildingHandler?(schema: string): BatchHandler;
+  finishBuild?(tx: SqlTx, schema: string): Promise<void>;
+  /**
    * Released older versions this code can still apply. While a build of the current version
    * replays in place, an active build of one of these keeps consuming, so served data stays fresh.
    */

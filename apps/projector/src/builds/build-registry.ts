@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SessionLock } from '@hadron/platform/database/session-lock';
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
+import type { Logger } from '@hadron/platform/logging/logger';
 import type { Pool, PoolClient } from 'pg';
 import type { ProjectionDefinition } from '../projection';
 import { buildConsumerGroup, buildSchemaName, quoteIdent } from '../sql/identifiers';
@@ -118,8 +119,8 @@ export class BuildRegistry {
       await c.query(`SELECT pg_advisory_xact_lock(${SWITCH_LOCK})`);
       await c.query(`SELECT pg_advisory_xact_lock(${READ_VIEWS_LOCK})`);
       // Row locks wait for an in-flight batch of either build (see guardBuild) to commit first.
-      const { rows } = await c.query<BuildRow>(
-        `SELECT ${COLUMNS} FROM ${REGISTRY} WHERE projection = $1 AND (status = 'active' OR build_id = $2) ORDER BY build_id FOR UPDATE`,
+      const { rows } = await c.query<BuildRow & { finished: boolean }>(
+        `SELECT ${COLUMNS}, finished_at IS NOT NULL AS finished FROM ${REGISTRY} WHERE projection = $1 AND (status = 'active' OR build_id = $2) ORDER BY build_id FOR UPDATE`,
         [build.projection, build.buildId],
       );
       const target = rows.find((r) => r.build_id === build.buildId);
@@ -137,12 +138,40 @@ export class BuildRegistry {
         build.projection,
         build.buildId,
       ]);
+      // What the replay deferred, unless `finish` wrote it already: before anyone reads the build.
+      if (target.status === 'building' && !target.finished) await this.finishIn(c, def, build);
       if (def.refresh) await def.refresh(c, quoteIdent(build.schemaName), nowSec);
       await c.query(`SET LOCAL lock_timeout = '${Math.max(1, Math.floor(viewLockTimeoutMs))}ms'`);
       await pointReadViews(c, def.schema, build.schemaName);
       build.status = 'active';
       return previous ? { ...toRecord(previous), status: 'retired' } : null;
     });
+  }
+
+  /**
+   * Writes what a `building` build's replay deferred (ProjectionDefinition.finishBuild), in its own
+   * transaction: call it once the build has caught up, before the switch, so the switch itself
+   * stays short (the served build keeps being consumed meanwhile). It row-locks the build: a batch
+   * in flight commits first, later ones wait, then go to the live handler (guardBuild). Returns
+   * false when there was nothing to do: no such step, already done, or the build is not `building`.
+   */
+  async finish(def: ProjectionDefinition, build: BuildRecord): Promise<boolean> {
+    if (!def.finishBuild) return false;
+    return this.inTransaction(async (c) => {
+      const { rows } = await c.query<{ status: BuildStatus; finished: boolean }>(
+        `SELECT status, finished_at IS NOT NULL AS finished FROM ${REGISTRY} WHERE projection = $1 AND build_id = $2 FOR UPDATE`,
+        [build.projection, build.buildId],
+      );
+      if (rows[0]?.status !== 'building' || rows[0].finished) return false;
+      await this.finishIn(c, def, build);
+      return true;
+    });
+  }
+
+  private async finishIn(c: PoolClient, def: ProjectionDefinition, build: BuildRecord): Promise<void> {
+    if (!def.finishBuild) return;
+    await def.finishBuild(c, quoteIdent(build.schemaName));
+    await c.query(`UPDATE ${REGISTRY} SET finished_at = now() WHERE projection = $1 AND build_id = $2`, [build.projection, build.buildId]);
   }
 
   /** Drops a build's schema (never the active one). Its consumer checkpoints are left as history. */
@@ -189,6 +218,18 @@ export class BuildRegistry {
   }
 }
 
+/**
+ * A caught-up build's deferred tables (ProjectionDefinition.finishBuild), written before the switch
+ * so that the switch stays short; logged, as it can take a while on a long history.
+ */
+export async function finishDeferred(registry: BuildRegistry, def: ProjectionDefinition, build: BuildRecord, log: Logger): Promise<void> {
+  if (!def.finishBuild) return;
+  const started = Date.now();
+  log.info({ projection: def.name, group: build.consumerGroup }, 'replay caught up; writing the tables it deferred');
+  if (await registry.finish(def, build))
+    log.info({ projection: def.name, group: build.consumerGroup, seconds: (Date.now() - started) / 1000 }, 'wrote the tables the replay deferred');
+}
+
 /** Thrown when a batch reaches a build that is no longer served; transient (code 40001): retried, never dead-lettered. */
 export class BuildNotServingError extends Error {
   override readonly name = 'BuildNotServingError';
@@ -202,21 +243,24 @@ export class BuildNotServingError extends Error {
  * Wraps a build's handler: each batch first share-locks the build's registry row and checks that
  * the build is still `building` or `active`. A switch (which row-locks it) therefore waits for an
  * in-flight batch, and no batch of a retired build commits after the switch.
- * While the build is `building` (a replay nobody reads yet) the batch commits asynchronously
+ * While the build is `building` (a replay nobody reads yet) the batch goes to `buildingHandler`
+ * when there is one (ProjectionDefinition.createBuildingHandler) until what it defers is written
+ * (BuildRegistry.finish, or the switch), and commits asynchronously
  * (synchronous_commit off for this transaction): a database crash may lose the last commits, but
  * each one carries its own checkpoint, so they are lost together and replayed (the consumer
  * notices a checkpoint behind its own commits and re-reads from it).
  */
-export function guardBuild(build: BuildRecord, handler: BatchHandler): BatchHandler {
+export function guardBuild(build: BuildRecord, handler: BatchHandler, buildingHandler?: BatchHandler): BatchHandler {
   const guarded: BatchHandler = async (events, tx, prepared) => {
-    const { rows } = await tx.query<{ status: string }>(
-      `SELECT status, CASE WHEN status = 'building' THEN set_config('synchronous_commit', 'off', true) END AS relaxed
+    const { rows } = await tx.query<{ status: string; finished: boolean }>(
+      `SELECT status, finished_at IS NOT NULL AS finished, CASE WHEN status = 'building' THEN set_config('synchronous_commit', 'off', true) END AS relaxed
          FROM ${REGISTRY} WHERE projection = $1 AND build_id = $2 FOR SHARE`,
       [build.projection, build.buildId],
     );
     const status = rows[0]?.status;
     if (status !== 'building' && status !== 'active') throw new BuildNotServingError(build, status);
-    await (prepared === undefined ? handler(events, tx) : handler(events, tx, prepared));
+    const apply = status === 'building' && !rows[0].finished && buildingHandler ? buildingHandler : handler;
+    await (prepared === undefined ? apply(events, tx) : apply(events, tx, prepared));
   };
   // Preparing needs no database, so no guard: the batch it is used for still passes the one above.
   if (handler.prepare) guarded.prepare = handler.prepare;

@@ -1,6 +1,6 @@
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { Pool } from 'pg';
-import { BuildRegistry, ProjectionLock, type BuildRecord } from '../builds/build-registry';
+import { BuildRegistry, finishDeferred, ProjectionLock, type BuildRecord } from '../builds/build-registry';
 import { noMetrics, type ProjectorMetrics } from '../metrics/projector-metrics';
 import type { ProjectionDefinition } from '../projection';
 import { BuildWorker, type ConsumerFactory } from '../runner/build-worker';
@@ -108,6 +108,7 @@ export async function rebuildProjection(def: ProjectionDefinition, opts: Rebuild
     lagAt = { done, lag: 0n };
     let previous: BuildRecord | null;
     try {
+      await finishDeferred(registry, def, build, opts.log);
       previous = await registry.activate(def, build);
     } finally {
       await worker.stop(); // drains its last batch; a runner elsewhere takes the group over

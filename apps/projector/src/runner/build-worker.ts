@@ -69,7 +69,7 @@ export class BuildWorker {
       types: def.eventTypes,
       maxBatchSize,
       batchTimeoutMs,
-      handler: guardBuild(build, def.createHandler(quoteIdent(build.schemaName))),
+      handler: guardBuild(build, def.createHandler(quoteIdent(build.schemaName)), def.createBuildingHandler?.(quoteIdent(build.schemaName))),
       onCommitted: ({ count, deadLettered, positions }) => {
         this.lastCommitAt = Date.now();
         metrics.batchCommitted(def.name, { events: count, deadLettered });

@@ -1,7 +1,7 @@
 import type { OwnedPartitions } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { Pool } from 'pg';
-import { BuildRegistry, ProjectionLock, type BuildRecord } from '../builds/build-registry';
+import { BuildRegistry, finishDeferred, ProjectionLock, type BuildRecord } from '../builds/build-registry';
 import { noMetrics, type ProjectorMetrics } from '../metrics/projector-metrics';
 import type { ProjectionDefinition } from '../projection';
 import { ALL_PROJECTIONS } from '../projections';
@@ -249,6 +249,9 @@ export class ProjectorRunner {
   /** The rebuilt build caught up: stop the old consumer, switch the views, drop the old build. */
   private async switchTo(def: ProjectionDefinition, build: BuildRecord): Promise<void> {
     const slot = this.slots.get(def.name)!;
+    if (this.stopped || slot.rebuilding?.build.buildId !== build.buildId) return;
+    // The replay's deferred tables first, while the served build is still consumed.
+    await finishDeferred(this.registry, def, build, this.opts.log);
     if (this.stopped || slot.rebuilding?.build.buildId !== build.buildId) return;
     // Stopped first, so none of its batches races the switch; served data pauses only for the switch.
     const old = slot.serving;

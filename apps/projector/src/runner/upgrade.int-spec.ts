@@ -20,15 +20,18 @@ const MID_NOW = 9n * Q;
 
 /** A definition whose handler waits for `open` before each batch: holds a rebuild at a known point. */
 function gated(def: ProjectionDefinition, gate: { open: Promise<void> }): ProjectionDefinition {
+  const wait = (inner: BatchHandler): BatchHandler => {
+    return async (events, tx) => {
+      await gate.open;
+      await inner(events, tx);
+    };
+  };
+  const building = def.createBuildingHandler;
   return {
     ...def,
-    createHandler: (schema) => {
-      const inner: BatchHandler = def.createHandler(schema);
-      return async (events, tx) => {
-        await gate.open;
-        await inner(events, tx);
-      };
-    },
+    createHandler: (schema) => wait(def.createHandler(schema)),
+    // A replay's batches (of a `building` build) go to this one when the projection has it.
+    ...(building ? { createBuildingHandler: (schema: string) => wait(building(schema)) } : {}),
   };
 }
 

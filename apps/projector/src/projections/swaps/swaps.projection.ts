@@ -1,6 +1,6 @@
 import { assertNever, type EventOf } from '@hadron/contracts';
 import { chainPosition, normaliseSplit, valueSwap } from '@hadron/domain';
-import type { BatchHandler, DeliveredEvent } from '@hadron/platform/event-log/event-log.port';
+import type { BatchHandler, DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
@@ -9,7 +9,16 @@ import { FACT_COLUMN_TYPES, FactColumns } from '../../sql/fact-columns';
 import { StagingTable, stagedText, type StagedColumn } from '../../sql/staging';
 import { assertApplicable } from '../event-checks';
 import { LATE_COLUMN, recomputeRunningSql, runningCtes } from './swaps-running.sql';
-import { LAST_COLUMNS, POOL_TOTALS_COLUMNS as TOTALS, RECIPIENT_TOTALS_COLUMNS, swapsSchemaV1Served, swapsSchemaV2Served, swapsSchemaV3 } from './swaps.schema';
+import {
+  LAST_COLUMNS,
+  POOL_TOTALS_COLUMNS as TOTALS,
+  RECIPIENT_TOTALS_COLUMNS,
+  RUNNING_TABLE_COLUMNS,
+  runningTablesFromSwaps,
+  swapsSchemaV1Served,
+  swapsSchemaV2Served,
+  swapsSchemaV3,
+} from './swaps.schema';
 
 /** What must be equal for two copies of one swap to be the same fact. */
 const SWAP_IDENTITY = [
@@ -46,6 +55,8 @@ interface Variant {
 const V1: Variant = { hourlyAndDaily: true, minuteAndRecipientHourly: true, recipientMinute: false, running: false, refuseChangedCopies: false };
 const V2: Variant = { hourlyAndDaily: true, minuteAndRecipientHourly: true, recipientMinute: true, running: false, refuseChangedCopies: true };
 const V3: Variant = { hourlyAndDaily: false, minuteAndRecipientHourly: false, recipientMinute: false, running: true, refuseChangedCopies: true };
+/** v3 while its build replays: the swaps alone; `finishSwapsBuild` writes the running totals at the switch. */
+const V3_BUILDING: Variant = { ...V3, running: false };
 
 /**
  * `swaps` (v3): swap facts (with their fee split) and running totals (pool and recipient ×
@@ -60,6 +71,29 @@ const V3: Variant = { hourlyAndDaily: false, minuteAndRecipientHourly: false, re
  */
 export function createSwapsHandler(schema: string): BatchHandler {
   return swapsHandler(schema, V3);
+}
+
+/**
+ * v3's replay (a `building` build): the swaps alone, idempotent and refusing changed copies as
+ * v3 does; the running totals are left to `finishSwapsBuild`. One index-checked row per swap
+ * instead of about three (the swap and its pool and recipient seconds).
+ */
+export function createSwapsBuildingHandler(schema: string): BatchHandler {
+  return swapsHandler(schema, V3_BUILDING);
+}
+
+/**
+ * Writes a v3 build's running totals and recipients from its swaps in one set-based pass (at the
+ * switch, after a replay by `createSwapsBuildingHandler`): what the derived views compute, stored.
+ * Total: whatever the tables held before (an older handler's rows) is replaced.
+ */
+export async function finishSwapsBuild(tx: SqlTx, schema: string): Promise<void> {
+  await tx.query(
+    `TRUNCATE ${Object.keys(RUNNING_TABLE_COLUMNS)
+      .map((t) => `${schema}.${t}`)
+      .join(', ')}`,
+  );
+  for (const statement of runningTablesFromSwaps(schema)) await tx.query(statement);
 }
 
 /** v2 (released; frozen tables): v1 plus the per-recipient minute rollup and refusal of changed copies. */
@@ -104,12 +138,12 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
     if (input === undefined) return;
     // The batch is COPYed into a staging table, the one input relation of the write statement.
     await staging.with(tx, input.text, async () => {
-      const { rows } = await tx.query<{ inserted: number; late?: string | null }>(sql);
-      if (variant.refuseChangedCopies && rows[0].inserted < input.size)
-        await refuseChangedDuplicates(tx, `${schema}.swaps`, staging.relation, SWAP_IDENTITY, []);
+      const { rows, rowCount } = await tx.query<{ inserted: number; late?: string | null }>(sql);
+      const inserted = derivesTotals(variant) ? rows[0].inserted : (rowCount ?? 0);
+      if (variant.refuseChangedCopies && inserted < input.size) await refuseChangedDuplicates(tx, `${schema}.swaps`, staging.relation, SWAP_IDENTITY, []);
       // Running totals the batch did not just append to (a late arrival) are recomputed from the
       // earliest changed bucket on (swaps-running.sql.ts).
-      if (rows[0].late) await tx.query(recomputeSql, [rows[0].late]);
+      if (rows[0]?.late) await tx.query(recomputeSql, [rows[0].late]);
     });
   };
   handler.prepare = prepare;
@@ -240,6 +274,9 @@ const SWAP_COLUMN_TYPES: readonly (readonly [string, string])[] = [
   ['split_ppm', 'text'],
 ];
 
+/** Whether the batch statement writes anything besides the swaps (everything but a v3 replay). */
+const derivesTotals = (v: Variant) => v.hourlyAndDaily || v.minuteAndRecipientHourly || v.recipientMinute || v.running;
+
 function writeSql(s: string, variant: Variant, input: string): string {
   const rollup = (table: string, bucketCol: string, size: number) => `
     INSERT INTO ${s}.${table} AS r (cluster, pool, ${bucketCol}, ${TOTALS.join(', ')})
@@ -281,20 +318,22 @@ function writeSql(s: string, variant: Variant, input: string): string {
   if (variant.minuteAndRecipientHourly) parts.push(`recipients AS (${recipientRollup('fee_recipient_hourly', 'hour_start', 3600)}\n  )`);
   if (variant.recipientMinute) parts.push(`recipients_minute AS (${recipientRollup('fee_recipient_minute', 'minute_start', 60)}\n  )`);
   if (variant.running) parts.push(runningCtes(s));
-  return `
-  WITH input AS (${input}
-  ), ins AS (
-    -- A copy is a no-op. v1: no conflict target, its primary key decides. v2, v3: the unique (cluster, id)
-    -- alone: the primary key holds both columns, so any row conflicting on it conflicts on (cluster, id)
-    -- too, and one arbiter is one index check per row instead of two.
-    INSERT INTO ${s}.swaps (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader,
+  // A copy is a no-op. v1: no conflict target, its primary key decides. v2, v3: the unique (cluster, id)
+  // alone: the primary key holds both columns, so any row conflicting on it conflicts on (cluster, id)
+  // too, and one arbiter is one index check per row instead of two.
+  const insert = `INSERT INTO ${s}.swaps (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader,
                             amount_in, amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32,
                             volume_q32, spread_q32, protocol_fee_q32, priced, split_tracked, split_recipients, split_ppm)
     SELECT cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader,
            amount_in, amount_in_to_vault, amount_out, fee_x_raw, fee_y_raw, decimals_x, decimals_y, midprice_q32,
            volume_q32, spread_q32, protocol_fee_q32, priced, split_tracked, split_recipients::text[], split_ppm::int4[]
-      FROM input
-    ON CONFLICT ${variant.refuseChangedCopies ? '(cluster, id) ' : ''}DO NOTHING
+      FROM (${input}) input
+    ON CONFLICT ${variant.refuseChangedCopies ? '(cluster, id) ' : ''}DO NOTHING`;
+  // The swaps alone: the inserted count is the statement's row count.
+  if (!derivesTotals(variant)) return insert;
+  return `
+  WITH ins AS (
+    ${insert}
     RETURNING cluster, pool, ts, id, slot, tx_index, ix_index, inner_index, volume_q32, spread_q32, protocol_fee_q32,
               fee_x_raw, fee_y_raw, priced, split_recipients, split_ppm
   ), ${parts.join(', ')}
@@ -322,5 +361,7 @@ export const swapsProjection: ProjectionDefinition = {
   schema: swapsSchemaV3,
   eventTypes: ['SwapExecuted'], // a swap carries everything needed to value it, including its fee split
   createHandler: createSwapsHandler,
+  createBuildingHandler: createSwapsBuildingHandler,
+  finishBuild: finishSwapsBuild,
   previousVersions: [swapsProjectionV2, swapsProjectionV1],
 };

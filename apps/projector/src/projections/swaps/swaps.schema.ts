@@ -206,6 +206,15 @@ const DAY_COLS = ['cluster', 'pool', 'day_start', ...POOL_TOTALS_COLUMNS, ...run
 const R_SECOND_COLS = ['cluster', 'pool', 'recipient', 'ts', ...RECIPIENT_TOTALS_COLUMNS, ...LAST_COLUMNS, ...run(RECIPIENT_TOTALS_COLUMNS)];
 const R_DAY_COLS = ['cluster', 'pool', 'recipient', 'day_start', ...RECIPIENT_TOTALS_COLUMNS, ...LAST_COLUMNS, ...run(RECIPIENT_TOTALS_COLUMNS)];
 
+/** The columns of each running-total table (and of `fee_recipients`), as its view and derived view name them. */
+export const RUNNING_TABLE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  fee_running_second: SECOND_COLS,
+  fee_running_day: DAY_COLS,
+  fee_recipient_running_second: R_SECOND_COLS,
+  fee_recipient_running_day: R_DAY_COLS,
+  fee_recipients: ['cluster', 'pool', 'recipient'],
+};
+
 // ---- Derived views (from a build's swaps): the same columns and values as the tables, computed per query. ----
 
 /** Pool totals of the swaps grouped by `bucket` (an expression over ts). */
@@ -273,6 +282,37 @@ export const runningViewsFromSwaps: readonly ReadView[] = [
      WHERE s.split_recipients IS NOT NULL AND (s.fee_x_raw > 0 OR s.fee_y_raw > 0)`,
   },
 ];
+
+/**
+ * The statements that fill a v3 build's (empty) running-total tables and `fee_recipients` from its
+ * swaps, set-based (a replay's finish, after the swaps alone were written): the same rows as
+ * `runningViewsFromSwaps`. The second tables come from the swaps (those views' queries); the day
+ * tables from the second tables (a day's own totals are its seconds' sums, its latest split swap
+ * the latest of its seconds': max is associative), and the recipients from the recipient days,
+ * so the swaps are read twice, not five times.
+ */
+export function runningTablesFromSwaps(s: string): string[] {
+  const fill = (table: string, select: string) => {
+    const columns = RUNNING_TABLE_COLUMNS[table];
+    return `INSERT INTO ${s}.${table} (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM (${select}) d`;
+  };
+  const derived = (name: string) => runningViewsFromSwaps.find((v) => v.name === name)!.select(s);
+  const sums = (cols: readonly string[]) => cols.map((c) => `sum(${c})${c.endsWith('count') ? '::bigint' : ''} AS ${c}`).join(', ');
+  const last = `max(ARRAY[last_slot, last_tx_index, last_ix_index, last_inner_index, last_ppm]::int8[])`;
+  const poolDays = `SELECT cluster, pool, ${sqlBucket('ts', DAY)} AS day_start, ${sums(POOL_TOTALS_COLUMNS)}
+      FROM ${s}.fee_running_second GROUP BY 1, 2, 3`;
+  const recipientDays = `SELECT cluster, pool, ${sqlBucket('ts', DAY)} AS day_start, recipient, ${sums(RECIPIENT_TOTALS_COLUMNS)},
+        (${last})[5]::integer AS last_ppm, (${last})[1] AS last_slot, (${last})[2]::integer AS last_tx_index,
+        (${last})[3]::integer AS last_ix_index, (${last})[4]::integer AS last_inner_index
+      FROM ${s}.fee_recipient_running_second GROUP BY cluster, pool, 3, recipient`;
+  return [
+    fill('fee_running_second', derived('fee_running_second')),
+    fill('fee_recipient_running_second', derived('fee_recipient_running_second')),
+    fill('fee_running_day', withRunning(poolDays, POOL_TOTALS_COLUMNS, DAY_COLS, 'cluster, pool', 'day_start')),
+    fill('fee_recipient_running_day', withRunning(recipientDays, RECIPIENT_TOTALS_COLUMNS, R_DAY_COLS, 'cluster, pool, recipient', 'day_start')),
+    fill('fee_recipients', `SELECT DISTINCT cluster, pool, recipient FROM ${s}.fee_recipient_running_day`),
+  ];
+}
 
 /**
  * `read.fee_recipient_minute` while a v1 build is served (an in-place upgrade replaying v2 beside

@@ -1,0 +1,200 @@
+import { eventLogMigrations } from '@hadron/platform';
+import type { BatchHandler, DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
+import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import type { PoolClient } from 'pg';
+import { addr, poolDiscovered } from '../../test-support/events';
+import { until } from '../../test-support/runner-harness';
+import { projectorMigrations } from '../migrations';
+import type { ProjectionDefinition } from '../projection';
+import { quoteIdent } from '../sql/identifiers';
+import { BuildRegistry, guardBuild } from './build-registry';
+
+/**
+ * A replay's bulk path (ProjectionDefinition.createBuildingHandler / finishBuild) against the
+ * switch's locking, on a real Postgres: a `building` build's batches write facts only, the switch
+ * derives the rest from every fact committed before it, and no batch falls between the two.
+ * The probe projection records, per fact, which path derived it.
+ */
+describe('a replay that defers derived rows to the switch', () => {
+  let db: TestDatabase;
+  let registry: BuildRegistry;
+  let finishGate: Promise<void> = Promise.resolve();
+  let finishStarted!: () => void;
+
+  const probe: ProjectionDefinition = {
+    name: 'deferred_probe',
+    schema: {
+      version: 1,
+      tables: [
+        { name: 'facts', key: ['id'] },
+        { name: 'derived', key: ['id'] },
+      ],
+      ddl: (s) => [`CREATE TABLE ${s}.facts (id text PRIMARY KEY)`, `CREATE TABLE ${s}.derived (id text PRIMARY KEY, via text NOT NULL)`],
+      views: [],
+    },
+    createHandler: (s) => async (events, tx) => {
+      for (const { event } of events) {
+        await tx.query(`INSERT INTO ${s}.facts VALUES ($1)`, [event.id]);
+        await tx.query(`INSERT INTO ${s}.derived VALUES ($1, 'batch')`, [event.id]);
+      }
+    },
+    createBuildingHandler: (s) => async (events, tx) => {
+      for (const { event } of events) await tx.query(`INSERT INTO ${s}.facts VALUES ($1)`, [event.id]);
+    },
+    finishBuild: async (tx: SqlTx, s: string) => {
+      finishStarted();
+      await finishGate;
+      await tx.query(`INSERT INTO ${s}.derived SELECT id, 'finish' FROM ${s}.facts`);
+    },
+  };
+
+  const batch = (...ids: string[]): DeliveredEvent[] =>
+    ids.map((id, i) => ({
+      event: { ...poolDiscovered({ pool: addr(`deferred:${id}`), slot: 1 }), id },
+      position: { stream: 'probe', partition: 0, offset: BigInt(i) },
+    }));
+
+  /** Runs one guarded batch in its own transaction; `hold` keeps it open until resolved. */
+  async function inTx(handler: BatchHandler, events: DeliveredEvent[], hold?: Promise<void>): Promise<{ pid: number; done: Promise<void> }> {
+    const c: PoolClient = await db.pool.connect();
+    const pid = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    const done = (async () => {
+      try {
+        await c.query('BEGIN');
+        await handler(events, c);
+        await hold;
+        await c.query('COMMIT');
+      } catch (e) {
+        await c.query('ROLLBACK');
+        throw e;
+      } finally {
+        c.release();
+      }
+    })();
+    return { pid, done };
+  }
+  const waitingOnLock = (pid: number) =>
+    until(`backend ${pid} waiting on a lock`, async () => {
+      const { rows } = await db.pool.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [pid]);
+      return rows[0]?.wait_event_type === 'Lock';
+    });
+
+  beforeAll(async () => {
+    db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+    registry = new BuildRegistry(db.pool);
+  });
+  afterAll(async () => db?.drop());
+
+  it('derives at the switch (when not finished before) every fact a replay committed, waits for the batch in flight, and sends later batches to the live handler', async () => {
+    const build = await registry.create(probe);
+    const s = quoteIdent(build.schemaName);
+    const handler = guardBuild(build, probe.createHandler(s), probe.createBuildingHandler!(s));
+    const derived = async () => (await db.pool.query(`SELECT id, via FROM ${s}.derived ORDER BY id`)).rows.map((r) => `${r.id}:${r.via}`);
+
+    // Replay: facts only.
+    await (
+      await inTx(handler, batch('a'))
+    ).done;
+    expect(await derived()).toEqual([]);
+
+    // A replay batch is in flight when the switch starts: the switch waits for it, and derives it too.
+    let commitB!: () => void;
+    const b = await inTx(handler, batch('b'), new Promise<void>((r) => (commitB = r)));
+    let started = new Promise<void>((r) => (finishStarted = r));
+    let openFinish!: () => void;
+    finishGate = new Promise<void>((r) => (openFinish = r));
+    const switched = registry.activate(probe, build);
+    const activator = await until('the switch waiting for the batch in flight', async () => {
+      const { rows } = await db.pool.query(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
+      );
+      return rows[0]?.pid as number | undefined;
+    });
+    expect(activator).toBeGreaterThan(0);
+    commitB();
+    await b.done;
+    await started;
+
+    // While the switch derives, a new batch waits for it, then goes to the live handler.
+    const c = await inTx(handler, batch('c'));
+    await waitingOnLock(c.pid);
+    openFinish();
+    await switched;
+    await c.done;
+    expect(await derived()).toEqual(['a:finish', 'b:finish', 'c:batch']);
+
+    // The build is active: no more finishing, every batch derives its own rows.
+    started = new Promise<void>((r) => (finishStarted = r));
+    finishGate = Promise.resolve();
+    expect(await registry.activate(probe, build)).toBeNull();
+    await (
+      await inTx(handler, batch('d'))
+    ).done;
+    expect(await derived()).toEqual(['a:finish', 'b:finish', 'c:batch', 'd:batch']);
+  });
+
+  it('writes the deferred rows before the switch when asked, then sends every batch to the live handler, and the switch does not write them again', async () => {
+    const build = await registry.create(probe);
+    const s = quoteIdent(build.schemaName);
+    const handler = guardBuild(build, probe.createHandler(s), probe.createBuildingHandler!(s));
+    const derived = async () => (await db.pool.query(`SELECT id, via FROM ${s}.derived ORDER BY id`)).rows.map((r) => `${r.id}:${r.via}`);
+    await (
+      await inTx(handler, batch('a'))
+    ).done;
+
+    let commitB!: () => void;
+    const b = await inTx(handler, batch('b'), new Promise<void>((r) => (commitB = r)));
+    let finishes = 0;
+    const started = new Promise<void>((r) => (finishStarted = () => (finishes++, r())));
+    let openFinish!: () => void;
+    finishGate = new Promise<void>((r) => (openFinish = r));
+    const finishing = registry.finish(probe, build);
+    await until('finish waiting for the batch in flight', async () => {
+      const { rows } = await db.pool.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
+      );
+      return rows.length > 0;
+    });
+    commitB();
+    await b.done;
+    await started;
+    const c = await inTx(handler, batch('c'));
+    await waitingOnLock(c.pid);
+    openFinish();
+    expect(await finishing).toBe(true);
+    await c.done;
+    // Still `building` (not served), but finished: batches derive their own rows.
+    expect((await registry.list('deferred_probe')).find((r) => r.buildId === build.buildId)?.status).toBe('building');
+    await (
+      await inTx(handler, batch('d'))
+    ).done;
+    expect(await derived()).toEqual(['a:finish', 'b:finish', 'c:batch', 'd:batch']);
+
+    expect(await registry.finish(probe, build)).toBe(false);
+    await registry.activate(probe, build);
+    expect(finishes).toBe(1);
+    expect(await derived()).toEqual(['a:finish', 'b:finish', 'c:batch', 'd:batch']);
+  });
+
+  it('leaves a build whose finish failed as it was: the replay goes on in bulk and the next attempt derives everything', async () => {
+    const build = await registry.create(probe);
+    const s = quoteIdent(build.schemaName);
+    const handler = guardBuild(build, probe.createHandler(s), probe.createBuildingHandler!(s));
+    await (
+      await inTx(handler, batch('x'))
+    ).done;
+    finishStarted = () => undefined;
+    finishGate = Promise.reject(new Error('the finish failed while deriving'));
+    finishGate.catch(() => undefined);
+    await expect(registry.finish(probe, build)).rejects.toThrow('the finish failed while deriving');
+    await expect(registry.activate(probe, build)).rejects.toThrow('the finish failed while deriving');
+    expect((await registry.list('deferred_probe')).find((r) => r.buildId === build.buildId)?.status).toBe('building');
+
+    await (
+      await inTx(handler, batch('y'))
+    ).done;
+    finishGate = Promise.resolve();
+    await registry.activate(probe, build);
+    expect((await db.pool.query(`SELECT id, via FROM ${s}.derived ORDER BY id`)).rows.map((r) => `${r.id}:${r.via}`)).toEqual(['x:finish', 'y:finish']);
+  });
+});
