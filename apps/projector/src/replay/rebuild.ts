@@ -13,6 +13,11 @@ export interface RebuildProgress {
   perSecond: number;
   etaSeconds: number | null;
   elapsedSeconds: number;
+  /**
+   * Set once the build has caught up and is writing what its replay deferred (swaps: the running
+   * totals, ProjectionDefinition.finishBuild), before the switch: seconds so far.
+   */
+  finishingSeconds?: number;
 }
 
 export interface RebuildOptions {
@@ -73,6 +78,7 @@ export async function rebuildProjection(def: ProjectionDefinition, opts: Rebuild
     let lagAt = { done: 0, lag: await worker.lag() };
     let lagReading: Promise<void> | undefined;
     let lastLagAt = Date.now();
+    let finishingSince: number | undefined;
     const progress = (): RebuildProgress => {
       const elapsed = (Date.now() - started) / 1000;
       const remaining = Math.max(0, Number(lagAt.lag) - (done - lagAt.done));
@@ -84,11 +90,12 @@ export async function rebuildProjection(def: ProjectionDefinition, opts: Rebuild
         perSecond,
         etaSeconds: perSecond > 0 ? remaining / perSecond : null,
         elapsedSeconds: elapsed,
+        ...(finishingSince === undefined ? {} : { finishingSeconds: (Date.now() - finishingSince) / 1000 }),
       };
     };
     const ticker = setInterval(() => {
       opts.onProgress?.(progress());
-      if (!lagReading && Date.now() - lastLagAt >= (opts.lagEveryMs ?? 10_000)) {
+      if (finishingSince === undefined && !lagReading && Date.now() - lastLagAt >= (opts.lagEveryMs ?? 10_000)) {
         const at = done;
         lagReading = worker
           .lag()
@@ -100,19 +107,22 @@ export async function rebuildProjection(def: ProjectionDefinition, opts: Rebuild
           });
       }
     }, opts.progressEveryMs ?? 1000);
-    try {
-      await finished;
-    } finally {
-      clearInterval(ticker);
-    }
-    lagAt = { done, lag: 0n };
     let previous: BuildRecord | null;
     try {
-      await finishDeferred(registry, def, build, opts.log);
+      try {
+        await finished;
+        lagAt = { done, lag: 0n };
+        // Progress goes on while the deferred tables are written (it can take a while on a long history).
+        if (def.finishBuild) finishingSince = Date.now();
+        await finishDeferred(registry, def, build, opts.log);
+      } finally {
+        clearInterval(ticker);
+      }
       previous = await registry.activate(def, build);
     } finally {
       await worker.stop(); // drains its last batch; a runner elsewhere takes the group over
     }
+    finishingSince = undefined;
     opts.onProgress?.(progress());
     const dropped = [...droppedBefore, ...(await registry.dropObsolete(def.name, opts.keepRetiredBuilds ?? 0, build.buildId))];
     const seconds = (Date.now() - started) / 1000;
@@ -129,5 +139,6 @@ export async function rebuildProjection(def: ProjectionDefinition, opts: Rebuild
 export function formatProgress(projection: string, p: RebuildProgress): string {
   const pct = p.total > 0 ? ((100 * p.done) / p.total).toFixed(1) : '100.0';
   const eta = p.etaSeconds === null ? '?' : `${Math.ceil(p.etaSeconds)}s`;
-  return `replay ${projection} [${p.group}] ${p.done.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')} events (${pct}%) ${Math.round(p.perSecond).toLocaleString('en-US')} ev/s ETA ${eta} elapsed ${p.elapsedSeconds.toFixed(0)}s`;
+  const line = `replay ${projection} [${p.group}] ${p.done.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')} events (${pct}%) ${Math.round(p.perSecond).toLocaleString('en-US')} ev/s ETA ${eta} elapsed ${p.elapsedSeconds.toFixed(0)}s`;
+  return p.finishingSeconds === undefined ? line : `${line}; caught up, writing the tables the replay deferred for ${p.finishingSeconds.toFixed(0)}s`;
 }

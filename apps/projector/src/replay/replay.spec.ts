@@ -32,4 +32,20 @@ describe('npm run replay arguments', () => {
       'replay swaps [swaps.v1.b1] 523,000/1,000,000 events (52.3%) 61,234 ev/s ETA 8s elapsed 9s',
     );
   });
+
+  it('says so while a caught-up build writes what its replay deferred', () => {
+    expect(
+      formatProgress('swaps', {
+        group: 'swaps.v3.b1',
+        done: 1_000_000,
+        total: 1_000_000,
+        perSecond: 61_234.4,
+        etaSeconds: 0,
+        elapsedSeconds: 20.2,
+        finishingSeconds: 4.4,
+      }),
+    ).toBe(
+      'replay swaps [swaps.v3.b1] 1,000,000/1,000,000 events (100.0%) 61,234 ev/s ETA 0s elapsed 20s; caught up, writing the tables the replay deferred for 4s',
+    );
+  });
 });
