@@ -234,7 +234,7 @@ export class ProjectorRunner {
       { projection: def.name, group: build.consumerGroup, serving: active?.consumerGroup ?? null, servingConsumed: !!slot.serving, resumed: !!unfinished },
       'rebuilding projection',
     );
-    slot.rebuilding = await this.run(def, build, () => this.serial(() => this.switchTo(def, build)));
+    slot.rebuilding = await this.run(def, build, () => this.finishThenSwitch(def, build));
   }
 
   /** True when there is no active build, or its consumer group has never committed a batch. */
@@ -246,12 +246,20 @@ export class ProjectorRunner {
     return rowCount === 0;
   }
 
+  /**
+   * The rebuilt build caught up: first what its replay deferred, while the served build is still
+   * consumed, outside the runner's serial queue (it can take a while on a long history, and
+   * following the registry must not wait for it); then the switch.
+   */
+  private async finishThenSwitch(def: ProjectionDefinition, build: BuildRecord): Promise<void> {
+    if (this.stopped || this.slots.get(def.name)?.rebuilding?.build.buildId !== build.buildId) return;
+    await finishDeferred(this.registry, def, build, this.opts.log);
+    await this.serial(() => this.switchTo(def, build));
+  }
+
   /** The rebuilt build caught up: stop the old consumer, switch the views, drop the old build. */
   private async switchTo(def: ProjectionDefinition, build: BuildRecord): Promise<void> {
     const slot = this.slots.get(def.name)!;
-    if (this.stopped || slot.rebuilding?.build.buildId !== build.buildId) return;
-    // The replay's deferred tables first, while the served build is still consumed.
-    await finishDeferred(this.registry, def, build, this.opts.log);
     if (this.stopped || slot.rebuilding?.build.buildId !== build.buildId) return;
     // Stopped first, so none of its batches races the switch; served data pauses only for the switch.
     const old = slot.serving;
