@@ -51,9 +51,13 @@ export interface ProjectionDefinition {
    * flight commits first (the build's registry row is locked), and every later batch goes to
    * `createHandler`'s handler. It must accept what `createHandler`'s `prepare` returns.
    * `finishBuild` must be total: it may also find rows an older handler wrote.
+   * `apart` runs groups of statements at once, each group in its own transaction on its own
+   * connection (a set-based pass per core), and resolves when all have committed: only for tables
+   * that `tx` has not touched and nothing else writes before the finish commits. Should the finish
+   * fail, groups may have committed: the next finish starts over (it must truncate what it fills).
    */
   createBuildingHandler?(schema: string): BatchHandler;
-  finishBuild?(tx: SqlTx, schema: string): Promise<void>;
+  finishBuild?(tx: SqlTx, schema: string, apart: (groups: readonly (readonly string[])[]) => Promise<void>): Promise<void>;
   /**
    * Released older versions this code can still apply. While a build of the current version
    * replays in place, an active build of one of these keeps consuming, so served data stays fresh.

@@ -170,7 +170,7 @@ export class BuildRegistry {
 
   private async finishIn(c: PoolClient, def: ProjectionDefinition, build: BuildRecord): Promise<void> {
     if (!def.finishBuild) return;
-    await def.finishBuild(c, quoteIdent(build.schemaName));
+    await def.finishBuild(c, quoteIdent(build.schemaName), (groups) => this.apart(groups));
     await c.query(`UPDATE ${REGISTRY} SET finished_at = now() WHERE projection = $1 AND build_id = $2`, [build.projection, build.buildId]);
   }
 
@@ -200,6 +200,19 @@ export class BuildRegistry {
     const victims = [...retired.slice(keepRetired), ...builds.filter((b) => b.status === 'building')];
     for (const b of victims) await this.drop(b);
     return victims;
+  }
+
+  /** Each group of statements in its own transaction and connection, all at once; fails (after all have ended) if one did. */
+  private async apart(groups: readonly (readonly string[])[]): Promise<void> {
+    const ended = await Promise.allSettled(
+      groups.map((statements) =>
+        this.inTransaction(async (c) => {
+          for (const statement of statements) await c.query(statement);
+        }),
+      ),
+    );
+    const failed = ended.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   private async inTransaction<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {

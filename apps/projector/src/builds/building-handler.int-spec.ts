@@ -20,6 +20,7 @@ describe('a replay that defers derived rows to the switch', () => {
   let registry: BuildRegistry;
   let finishGate: Promise<void> = Promise.resolve();
   let finishStarted!: () => void;
+  let failApart = false;
 
   const probe: ProjectionDefinition = {
     name: 'deferred_probe',
@@ -41,10 +42,11 @@ describe('a replay that defers derived rows to the switch', () => {
     createBuildingHandler: (s) => async (events, tx) => {
       for (const { event } of events) await tx.query(`INSERT INTO ${s}.facts VALUES ($1)`, [event.id]);
     },
-    finishBuild: async (tx: SqlTx, s: string) => {
+    finishBuild: async (_tx: SqlTx, s: string, apart) => {
       finishStarted();
       await finishGate;
-      await tx.query(`INSERT INTO ${s}.derived SELECT id, 'finish' FROM ${s}.facts`);
+      // One group fills the table (starting over, as a finish must); the other may fail.
+      await apart([[`TRUNCATE ${s}.derived`, `INSERT INTO ${s}.derived SELECT id, 'finish' FROM ${s}.facts`], failApart ? ['SELECT 1 / 0'] : ['SELECT 1']]);
     },
   };
 
@@ -54,14 +56,24 @@ describe('a replay that defers derived rows to the switch', () => {
       position: { stream: 'probe', partition: 0, offset: BigInt(i) },
     }));
 
-  /** Runs one guarded batch in its own transaction; `hold` keeps it open until resolved. */
-  async function inTx(handler: BatchHandler, events: DeliveredEvent[], hold?: Promise<void>): Promise<{ pid: number; done: Promise<void> }> {
+  /**
+   * Runs one guarded batch in its own transaction; `hold` keeps it open until resolved. `applied`:
+   * the handler has run (the batch holds its registry row lock), `done`: the transaction has ended.
+   */
+  async function inTx(
+    handler: BatchHandler,
+    events: DeliveredEvent[],
+    hold?: Promise<void>,
+  ): Promise<{ pid: number; applied: Promise<void>; done: Promise<void> }> {
     const c: PoolClient = await db.pool.connect();
     const pid = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    let applied!: () => void;
+    const appliedP = new Promise<void>((r) => (applied = r));
     const done = (async () => {
       try {
         await c.query('BEGIN');
         await handler(events, c);
+        applied();
         await hold;
         await c.query('COMMIT');
       } catch (e) {
@@ -71,7 +83,7 @@ describe('a replay that defers derived rows to the switch', () => {
         c.release();
       }
     })();
-    return { pid, done };
+    return { pid, applied: appliedP, done };
   }
   const waitingOnLock = (pid: number) =>
     until(`backend ${pid} waiting on a lock`, async () => {
@@ -100,6 +112,7 @@ describe('a replay that defers derived rows to the switch', () => {
     // A replay batch is in flight when the switch starts: the switch waits for it, and derives it too.
     let commitB!: () => void;
     const b = await inTx(handler, batch('b'), new Promise<void>((r) => (commitB = r)));
+    await b.applied; // in flight: it holds the build's row (FOR SHARE) until it commits
     let started = new Promise<void>((r) => (finishStarted = r));
     let openFinish!: () => void;
     finishGate = new Promise<void>((r) => (openFinish = r));
@@ -144,6 +157,7 @@ describe('a replay that defers derived rows to the switch', () => {
 
     let commitB!: () => void;
     const b = await inTx(handler, batch('b'), new Promise<void>((r) => (commitB = r)));
+    await b.applied; // in flight: it holds the build's row (FOR SHARE) until it commits
     let finishes = 0;
     const started = new Promise<void>((r) => (finishStarted = () => (finishes++, r())));
     let openFinish!: () => void;
@@ -193,8 +207,20 @@ describe('a replay that defers derived rows to the switch', () => {
     await (
       await inTx(handler, batch('y'))
     ).done;
+    // A group of the set-based pass fails after the other committed its rows: still unfinished, and the next attempt starts over.
     finishGate = Promise.resolve();
+    failApart = true;
+    await expect(registry.finish(probe, build)).rejects.toThrow('division by zero');
+    await (
+      await inTx(handler, batch('z'))
+    ).done;
+    expect((await registry.list('deferred_probe')).find((r) => r.buildId === build.buildId)?.status).toBe('building');
+    failApart = false;
     await registry.activate(probe, build);
-    expect((await db.pool.query(`SELECT id, via FROM ${s}.derived ORDER BY id`)).rows.map((r) => `${r.id}:${r.via}`)).toEqual(['x:finish', 'y:finish']);
+    expect((await db.pool.query(`SELECT id, via FROM ${s}.derived ORDER BY id`)).rows.map((r) => `${r.id}:${r.via}`)).toEqual([
+      'x:finish',
+      'y:finish',
+      'z:finish',
+    ]);
   });
 });

@@ -13,7 +13,6 @@ import {
   LAST_COLUMNS,
   POOL_TOTALS_COLUMNS as TOTALS,
   RECIPIENT_TOTALS_COLUMNS,
-  RUNNING_TABLE_COLUMNS,
   runningTablesFromSwaps,
   swapsSchemaV1Served,
   swapsSchemaV2Served,
@@ -83,18 +82,20 @@ export function createSwapsBuildingHandler(schema: string): BatchHandler {
 }
 
 /**
- * Writes a v3 build's running totals and recipients from its swaps in one set-based pass (at the
- * switch, after a replay by `createSwapsBuildingHandler`): what the derived views compute, stored.
- * Total: whatever the tables held before (an older handler's rows) is replaced.
+ * Writes a v3 build's running totals and recipients from its swaps, set-based (once its replay by
+ * `createSwapsBuildingHandler` has caught up): the pool and the recipient seconds at once, one
+ * connection each (`apart`), then the days from the seconds and the recipients from the days in
+ * `tx`. Total: whatever the tables held before (an older handler's rows, a failed finish) is replaced.
  */
-export async function finishSwapsBuild(tx: SqlTx, schema: string): Promise<void> {
-  await tx.query(
-    `TRUNCATE ${Object.keys(RUNNING_TABLE_COLUMNS)
-      .map((t) => `${schema}.${t}`)
-      .join(', ')}`,
-  );
-  for (const statement of runningTablesFromSwaps(schema)) await tx.query(statement);
+export async function finishSwapsBuild(tx: SqlTx, schema: string, apart: (groups: readonly (readonly string[])[]) => Promise<void>): Promise<void> {
+  const fill = runningTablesFromSwaps(schema);
+  await apart(RUNNING_SECOND_TABLES.map((table) => [`TRUNCATE ${schema}.${table}`, fill[table]]));
+  const rest = Object.keys(fill).filter((t) => !RUNNING_SECOND_TABLES.includes(t));
+  await tx.query(`TRUNCATE ${rest.map((t) => `${schema}.${t}`).join(', ')}`);
+  for (const table of rest) await tx.query(fill[table]);
 }
+
+const RUNNING_SECOND_TABLES: readonly string[] = ['fee_running_second', 'fee_recipient_running_second'];
 
 /** v2 (released; frozen tables): v1 plus the per-recipient minute rollup and refusal of changed copies. */
 export function createSwapsHandlerV2(schema: string): BatchHandler {
