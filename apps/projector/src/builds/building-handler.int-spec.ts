@@ -21,6 +21,7 @@ describe('a replay that defers derived rows to the switch', () => {
   let finishGate: Promise<void> = Promise.resolve();
   let finishStarted!: () => void;
   let failApart = false;
+  let finishes = 0;
 
   const probe: ProjectionDefinition = {
     name: 'deferred_probe',
@@ -43,6 +44,7 @@ describe('a replay that defers derived rows to the switch', () => {
       for (const { event } of events) await tx.query(`INSERT INTO ${s}.facts VALUES ($1)`, [event.id]);
     },
     finishBuild: async (_tx: SqlTx, s: string, apart) => {
+      finishes++;
       finishStarted();
       await finishGate;
       // One group fills the table (starting over, as a finish must); the other may fail.
@@ -85,11 +87,51 @@ describe('a replay that defers derived rows to the switch', () => {
     })();
     return { pid, applied: appliedP, done };
   }
+  /** A build of the probe, its guarded handler, and its derived rows as `id:via`. */
+  async function newBuild() {
+    const build = await registry.create(probe);
+    const s = quoteIdent(build.schemaName);
+    const handler = guardBuild(build, probe.createHandler(s), probe.createBuildingHandler!(s));
+    const derived = async () => (await db.pool.query(`SELECT id, via FROM ${s}.derived ORDER BY id`)).rows.map((r) => `${r.id}:${r.via}`);
+    return { build, handler, derived };
+  }
+  /** Until a switch or finish waits to row-lock the build (for the batch in flight). */
+  const lockingTheBuild = (who: string) =>
+    until(`${who} waiting for the batch in flight`, async () => {
+      const { rows } = await db.pool.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
+      );
+      return rows.length > 0;
+    });
   const waitingOnLock = (pid: number) =>
     until(`backend ${pid} waiting on a lock`, async () => {
       const { rows } = await db.pool.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [pid]);
       return rows[0]?.wait_event_type === 'Lock';
     });
+
+  /**
+   * Runs `step` (a switch or a finish) while batch b is in flight, and sends batch c while the step
+   * derives: the step must wait for b to commit, and c for the step.
+   */
+  async function aroundBatches<T>(handler: BatchHandler, who: string, step: () => Promise<T>): Promise<T> {
+    let commitB!: () => void;
+    const b = await inTx(handler, batch('b'), new Promise<void>((r) => (commitB = r)));
+    await b.applied; // in flight: it holds the build's row (FOR SHARE) until it commits
+    const started = new Promise<void>((r) => (finishStarted = r));
+    let openFinish!: () => void;
+    finishGate = new Promise<void>((r) => (openFinish = r));
+    const stepping = step();
+    await lockingTheBuild(who);
+    commitB();
+    await b.done;
+    await started;
+    const c = await inTx(handler, batch('c'));
+    await waitingOnLock(c.pid);
+    openFinish();
+    const result = await stepping;
+    await c.done;
+    return result;
+  }
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
@@ -98,10 +140,7 @@ describe('a replay that defers derived rows to the switch', () => {
   afterAll(async () => db?.drop());
 
   it('derives at the switch (when not finished before) every fact a replay committed, waits for the batch in flight, and sends later batches to the live handler', async () => {
-    const build = await registry.create(probe);
-    const s = quoteIdent(build.schemaName);
-    const handler = guardBuild(build, probe.createHandler(s), probe.createBuildingHandler!(s));
-    const derived = async () => (await db.pool.query(`SELECT id, via FROM ${s}.derived ORDER BY id`)).rows.map((r) => `${r.id}:${r.via}`);
+    const { build, handler, derived } = await newBuild();
 
     // Replay: facts only.
     await (
@@ -109,35 +148,12 @@ describe('a replay that defers derived rows to the switch', () => {
     ).done;
     expect(await derived()).toEqual([]);
 
-    // A replay batch is in flight when the switch starts: the switch waits for it, and derives it too.
-    let commitB!: () => void;
-    const b = await inTx(handler, batch('b'), new Promise<void>((r) => (commitB = r)));
-    await b.applied; // in flight: it holds the build's row (FOR SHARE) until it commits
-    let started = new Promise<void>((r) => (finishStarted = r));
-    let openFinish!: () => void;
-    finishGate = new Promise<void>((r) => (openFinish = r));
-    const switched = registry.activate(probe, build);
-    const activator = await until('the switch waiting for the batch in flight', async () => {
-      const { rows } = await db.pool.query(
-        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
-      );
-      return rows[0]?.pid as number | undefined;
-    });
-    expect(activator).toBeGreaterThan(0);
-    commitB();
-    await b.done;
-    await started;
-
-    // While the switch derives, a new batch waits for it, then goes to the live handler.
-    const c = await inTx(handler, batch('c'));
-    await waitingOnLock(c.pid);
-    openFinish();
-    await switched;
-    await c.done;
+    // A replay batch (b) is in flight when the switch starts: the switch waits for it, and derives it
+    // too. While the switch derives, a new batch (c) waits for it, then goes to the live handler.
+    await aroundBatches(handler, 'the switch', () => registry.activate(probe, build));
     expect(await derived()).toEqual(['a:finish', 'b:finish', 'c:batch']);
 
     // The build is active: no more finishing, every batch derives its own rows.
-    started = new Promise<void>((r) => (finishStarted = r));
     finishGate = Promise.resolve();
     expect(await registry.activate(probe, build)).toBeNull();
     await (
@@ -147,36 +163,13 @@ describe('a replay that defers derived rows to the switch', () => {
   });
 
   it('writes the deferred rows before the switch when asked, then sends every batch to the live handler, and the switch does not write them again', async () => {
-    const build = await registry.create(probe);
-    const s = quoteIdent(build.schemaName);
-    const handler = guardBuild(build, probe.createHandler(s), probe.createBuildingHandler!(s));
-    const derived = async () => (await db.pool.query(`SELECT id, via FROM ${s}.derived ORDER BY id`)).rows.map((r) => `${r.id}:${r.via}`);
+    const { build, handler, derived } = await newBuild();
     await (
       await inTx(handler, batch('a'))
     ).done;
 
-    let commitB!: () => void;
-    const b = await inTx(handler, batch('b'), new Promise<void>((r) => (commitB = r)));
-    await b.applied; // in flight: it holds the build's row (FOR SHARE) until it commits
-    let finishes = 0;
-    const started = new Promise<void>((r) => (finishStarted = () => (finishes++, r())));
-    let openFinish!: () => void;
-    finishGate = new Promise<void>((r) => (openFinish = r));
-    const finishing = registry.finish(probe, build);
-    await until('finish waiting for the batch in flight', async () => {
-      const { rows } = await db.pool.query(
-        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
-      );
-      return rows.length > 0;
-    });
-    commitB();
-    await b.done;
-    await started;
-    const c = await inTx(handler, batch('c'));
-    await waitingOnLock(c.pid);
-    openFinish();
-    expect(await finishing).toBe(true);
-    await c.done;
+    finishes = 0;
+    expect(await aroundBatches(handler, 'the finish', () => registry.finish(probe, build))).toBe(true);
     // Still `building` (not served), but finished: batches derive their own rows.
     expect((await registry.list('deferred_probe')).find((r) => r.buildId === build.buildId)?.status).toBe('building');
     await (
@@ -191,13 +184,10 @@ describe('a replay that defers derived rows to the switch', () => {
   });
 
   it('leaves a build whose finish failed as it was: the replay goes on in bulk and the next attempt derives everything', async () => {
-    const build = await registry.create(probe);
-    const s = quoteIdent(build.schemaName);
-    const handler = guardBuild(build, probe.createHandler(s), probe.createBuildingHandler!(s));
+    const { build, handler, derived } = await newBuild();
     await (
       await inTx(handler, batch('x'))
     ).done;
-    finishStarted = () => undefined;
     finishGate = Promise.reject(new Error('the finish failed while deriving'));
     finishGate.catch(() => undefined);
     await expect(registry.finish(probe, build)).rejects.toThrow('the finish failed while deriving');
@@ -211,16 +201,13 @@ describe('a replay that defers derived rows to the switch', () => {
     finishGate = Promise.resolve();
     failApart = true;
     await expect(registry.finish(probe, build)).rejects.toThrow('division by zero');
+    expect(await derived()).toEqual(['x:finish', 'y:finish']); // the other group committed
     await (
       await inTx(handler, batch('z'))
     ).done;
     expect((await registry.list('deferred_probe')).find((r) => r.buildId === build.buildId)?.status).toBe('building');
     failApart = false;
     await registry.activate(probe, build);
-    expect((await db.pool.query(`SELECT id, via FROM ${s}.derived ORDER BY id`)).rows.map((r) => `${r.id}:${r.via}`)).toEqual([
-      'x:finish',
-      'y:finish',
-      'z:finish',
-    ]);
+    expect(await derived()).toEqual(['x:finish', 'y:finish', 'z:finish']);
   });
 });
