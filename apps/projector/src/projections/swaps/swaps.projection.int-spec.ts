@@ -13,9 +13,10 @@ import {
   vaultBalancesChanged,
 } from '../../../test-support/events';
 import { createServedBuild } from '../../../test-support/served-build';
+import { createBuildTables } from '../../builds/build-objects';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
-import { createSwapsHandler } from './swaps.projection';
+import { createSwapsBuildingHandler, createSwapsHandler } from './swaps.projection';
 import { swapsSchemaV3 } from './swaps.schema';
 
 const H0 = 1_763_798_400; // an hour start
@@ -467,5 +468,36 @@ describe('swaps projection v3 (DESIGN §4 valuation, rollups)', () => {
     };
     await expect(apply([overSplit])).rejects.toThrow(/fee split weights add up to 1100000 ppm/);
     expect((await db.pool.query('SELECT count(*)::int AS n FROM read.swaps WHERE pool = $1', [P])).rows[0].n).toBe(0);
+  });
+
+  describe("a replay's handler (a building build: the swaps alone, running totals at the finish)", () => {
+    const REPLAY = 'proj_swaps_v3_replay_test';
+    const replay = createSwapsBuildingHandler(quoteIdent(REPLAY));
+    const applyReplay = (events: Parameters<typeof applyBatch>[2]) => applyBatch(db.pool, replay, events);
+    const rows = async (table: string) => (await db.pool.query(`SELECT * FROM ${quoteIdent(REPLAY)}.${table} ORDER BY 1, 2, 3`)).rows;
+    beforeAll(async () => createBuildTables(db.pool, swapsSchemaV3, REPLAY));
+
+    it('writes the swaps with their values and nothing else, counts an event id once, and refuses a changed copy as the live handler does', async () => {
+      const P = addr('swaps:replay');
+      const s = swapExecuted(
+        { pool: P, slot: 800, blockTime: H0 + 10 },
+        { side: 'buy', amountIn: 1000n, fee: 10n, amountOut: 600n, mid: MID_1_5, split: [{ recipient: addr('replay-r'), ppm: 1_000_000 }] },
+      );
+      const t = swapExecuted({ pool: P, slot: 801, blockTime: H0 + 20 }, { side: 'sell', amountIn: 1000n, fee: 10n, amountOut: 1400n, mid: MID_1_5 });
+      await applyReplay([poolDiscovered({ pool: P, slot: 799 }), s]);
+      await applyReplay([s, t, t]); // a redelivery and a copy in one batch: t once, s not again
+      const swaps = await rows('swaps');
+      expect(swaps.map((r) => [r.id, r.volume_q32, r.protocol_fee_q32, r.split_recipients])).toEqual([
+        // As DESIGN §4 values them: a buy's input is the quote (1000), a sell's is X at mid 1.5 (1500); the fee like the input.
+        [s.id, q(1000n), q(10n), [addr('replay-r')]],
+        [t.id, q(1500n), q(15n), null],
+      ]);
+      for (const table of RUNNING_VIEWS) expect({ table, rows: await rows(table) }).toEqual({ table, rows: [] });
+
+      const moved = { ...s, blockTime: H0 + 86_400 + 10 };
+      await expect(applyReplay([moved])).rejects.toThrow(new RegExp(`^event ${s.id}: duplicate event id with a different payload: already applied`));
+      await expect(applyReplay([s, moved])).rejects.toThrow(`event ${s.id}: duplicate event id with a different payload in one batch`);
+      expect(await rows('swaps')).toEqual(swaps);
+    });
   });
 });
