@@ -1,6 +1,8 @@
 import { assertNever, type EventOf } from '@hadron/contracts';
 import { chainPosition, normaliseSplit, valueSwap } from '@hadron/domain';
+import { copyFrom } from '@hadron/platform/database/copy-from';
 import type { BatchHandler, DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
+import type { ClientBase } from 'pg';
 import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
@@ -134,9 +136,14 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
     }
     return b.size === 0 ? undefined : { size: b.size, text: stagedText(b.columns()) };
   };
+  // The swaps alone (a replay): COPYed straight into the table, under a savepoint. A duplicate id
+  // (a redelivery, a copy in the log) fails the COPY (unique violation): then the staging path
+  // below, which skips copies and refuses changed ones. Measured: <see commit>.
+  const direct = derivesTotals(variant) ? undefined : `COPY ${schema}.swaps (${SWAP_COLUMN_TYPES.map(([c]) => c).join(', ')}) FROM STDIN`;
   const handler: BatchHandler = async (events, tx, prepared) => {
     const input = (prepared as SwapInput | undefined) ?? prepare(events);
     if (input === undefined) return;
+    if (direct !== undefined && (await copiedStraight(tx, direct, input.text))) return;
     // The batch is COPYed into a staging table, the one input relation of the write statement.
     await staging.with(tx, input.text, async () => {
       const { rows, rowCount } = await tx.query<{ inserted: number; late?: string | null }>(sql);
@@ -150,6 +157,22 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
   handler.prepare = prepare;
   return handler;
 }
+
+/** COPY `text` with `copySql` under a savepoint; false (and nothing written) when a row hit a unique index. */
+async function copiedStraight(tx: SqlTx, copySql: string, text: Buffer): Promise<boolean> {
+  await tx.query('SAVEPOINT swaps_copy');
+  try {
+    await copyFrom(tx as unknown as ClientBase, copySql, [text]);
+  } catch (e) {
+    if ((e as { code?: string }).code !== UNIQUE_VIOLATION) throw e;
+    await tx.query('ROLLBACK TO SAVEPOINT swaps_copy');
+    return false;
+  }
+  await tx.query('RELEASE SAVEPOINT swaps_copy');
+  return true;
+}
+
+const UNIQUE_VIOLATION = '23505';
 
 /** A batch's swaps as the write statement's input: how many, and their COPY text. */
 interface SwapInput {
