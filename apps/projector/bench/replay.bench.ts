@@ -15,7 +15,7 @@
  * at once through one fan-out reader (how the projector and `npm run replay -- --projection all`
  * run them) and, for comparison, with a consumer per build (each reads and parses the whole log);
  * the projections' write path alone as a replay writes (pre-parsed events, one transaction per batch,
- * then the tables a replay defers to when it has caught up).
+ * then the tables a replay defers until it has caught up).
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';

@@ -62,6 +62,7 @@ export class BuildWorker {
 
   async start(): Promise<void> {
     const { def, build, maxBatchSize, batchTimeoutMs, metrics } = this.opts;
+    const schema = quoteIdent(build.schemaName);
     await this.consumer.start({
       group: build.consumerGroup,
       // Always every cluster: on the Postgres log the checkpoint is one position for all of them.
@@ -69,7 +70,7 @@ export class BuildWorker {
       types: def.eventTypes,
       maxBatchSize,
       batchTimeoutMs,
-      handler: guardBuild(build, def.createHandler(quoteIdent(build.schemaName)), def.createBuildingHandler?.(quoteIdent(build.schemaName))),
+      handler: guardBuild(build, def.createHandler(schema), def.createBuildingHandler?.(schema)),
       onCommitted: ({ count, deadLettered, positions }) => {
         this.lastCommitAt = Date.now();
         metrics.batchCommitted(def.name, { events: count, deadLettered });
