@@ -187,6 +187,35 @@ describe('the HTTP edge: strict, bounded, fair', () => {
       expect((await app.inject({ method: 'GET', url: perPool[0] })).statusCode).toBe(200);
     });
 
+    it('shedding is logged once per period, without a stack, not once per turned-away request', async () => {
+      const lines: string[] = [];
+      const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(chunk.toString()), cb()) });
+      const config = apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', API_HEAVY_CONCURRENCY: '1', API_HEAVY_QUEUE: '1' });
+      const app = await createApiApp({ pool: h.db.pool, config, logger: createLogger('shed', 'debug', sink, 'json'), clock: () => NOW * 1000 });
+      const original = ReadDb.prototype.query;
+      const spy = jest.spyOn(ReadDb.prototype, 'query').mockImplementation(async function (this: ReadDb, ...args: Parameters<ReadDb['query']>) {
+        await new Promise((r) => setTimeout(r, 300));
+        return original.apply(this, args);
+      });
+      let codes: number[];
+      try {
+        // A flood: 60 per-pool queries at once, two of which find a slot.
+        const done = await Promise.all(Array.from({ length: 60 }, (_, i) => app.inject({ method: 'GET', url: perPool[i % 3] })));
+        codes = done.map((r) => r.statusCode);
+      } finally {
+        spy.mockRestore();
+        await app.close();
+      }
+      expect(codes.filter((c) => c === 503)).toHaveLength(58);
+      const entries = lines.map((l) => JSON.parse(l) as { level: number; msg: string; route?: string });
+      // No error line, and one warning for the 58 (the next one, with the count, would come SHED_LOG_EVERY_MS later).
+      expect(entries.filter((e) => e.level >= 50)).toEqual([]);
+      const shed = entries.filter((e) => /shedding load/.test(e.msg));
+      expect(shed).toHaveLength(1);
+      expect(shed[0]).toMatchObject({ level: 40, route: expect.stringMatching(/^\/pools\/:address\//) });
+      expect(lines.join('')).not.toMatch(/\bat .*\.(ts|js):\d+/);
+    });
+
     it('back-pressure: while the event loop lags past API_MAX_EVENT_LOOP_DELAY_MS, 503 with Retry-After; liveness and metrics still answer', async () => {
       const app = await h.startApp({ API_MAX_EVENT_LOOP_DELAY_MS: '50' });
       // Block the loop for 300 ms at a time, for 2.5 s: under-pressure samples its mean delay every second.

@@ -17,9 +17,47 @@ import { JSON_CONTENT_TYPE } from './json';
 /** Errors that say the client's socket is gone, not that anything here failed. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
 
+/** At most one "shedding load" line per this many milliseconds (see ShedLog). */
+export const SHED_LOG_EVERY_MS = 10_000;
+
+/**
+ * Load shedding (HeavyQueryGate's 503 `overloaded`) is the API working as designed, and it happens
+ * exactly when the process is busiest: a line with a stack per turned-away request would add work
+ * (and gigabytes of logs) to an overload or a flood. So the first shed of a quiet period is logged
+ * at once (warn, no stack), then one line per SHED_LOG_EVERY_MS with how many were shed since.
+ * Every 503 is still counted per route in `hadron_api_request_duration_seconds`.
+ */
+export class ShedLog {
+  private shed = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly log: Logger) {}
+
+  record(route: string): void {
+    if (this.timer !== undefined) {
+      this.shed++;
+      return;
+    }
+    this.log.warn({ route }, 'shedding load: per-pool queries beyond API_HEAVY_CONCURRENCY + API_HEAVY_QUEUE are answered 503 overloaded');
+    this.timer = setTimeout(() => this.tick(), SHED_LOG_EVERY_MS).unref();
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    if (this.shed === 0) return; // quiet again: the next shed is logged at once
+    this.log.warn({ shed: this.shed, seconds: SHED_LOG_EVERY_MS / 1000 }, 'still shedding load: per-pool queries answered 503 overloaded');
+    this.shed = 0;
+    this.timer = setTimeout(() => this.tick(), SHED_LOG_EVERY_MS).unref();
+  }
+}
+
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
-  constructor(private readonly log: Logger) {}
+  private readonly shedLog: ShedLog;
+
+  constructor(private readonly log: Logger) {
+    this.shedLog = new ShedLog(log);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -35,7 +73,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
         );
         return;
       }
-      this.log.error({ err: exception, method: request?.method, url: request?.url }, 'request failed');
+      if (exception instanceof RetryLaterException) this.shedLog.record(request?.routeOptions?.url ?? '');
+      else this.log.error({ err: exception, method: request?.method, url: request?.url }, 'request failed');
     }
     if (reply.sent) return;
     if (exception instanceof RetryLaterException) void reply.header('retry-after', String(exception.retryAfterSeconds));
