@@ -2,7 +2,8 @@
  * Projector replay benchmark (DESIGN §6; issue 14: swaps ≥ 60 000 events/s and ≥ 50 % of a raw
  * COPY of the same rows, every projection at once ≥ 30 000 log events/s on 2 cores). Run:
  *   npm run bench:projector [-- --json <file>]
- * Env: BENCH_EVENTS (default 1 000 000), BENCH_BATCH (consumer batch, default 5000),
+ * Env: BENCH_EVENTS (default 1 000 000), BENCH_BATCH (consumer batch, default 5000), BENCH_ONLY (a
+ *      regular expression: only the cases whose names match run, besides the raw COPY baseline),
  *      DATABASE_URL (an admin URL; a throwaway database is created in it) or the embedded Postgres
  *      under .data/bench-postgres (port BENCH_PG_PORT, default 54349).
  * Prints each case with its share of the raw COPY (the baseline) measured in the same run; with
@@ -48,6 +49,9 @@ import { copyFrom, copyLine } from '../test-support/copy-from';
 const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 5000);
 const GEN = { events: N, poolsPerCluster: 20, seed: 1 };
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+/** Whether the case named `name` runs (BENCH_ONLY). */
+const runs = (name: string) => !ONLY || ONLY.test(name);
 const log = createLogger('bench', 'warn');
 const say = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -170,9 +174,12 @@ async function main(): Promise<void> {
       schema: { version: 1, tables: [], ddl: () => [], views: [] },
       createHandler: () => async () => undefined,
     };
-    const ceiling = await alone(noop);
-    replayRate('consumer alone (no-op projection)', ceiling.seconds, ceiling.cpu);
+    if (runs('consumer alone (no-op projection)')) {
+      const ceiling = await alone(noop);
+      replayRate('consumer alone (no-op projection)', ceiling.seconds, ceiling.cpu);
+    }
     for (const def of ALL_PROJECTIONS) {
+      if (!runs(`${def.name} alone`)) continue;
       const r = await alone(def);
       if (r.events !== N) throw new Error(`${def.name} replayed ${r.events} events, expected ${N}`);
       replayRate(`${def.name} alone`, r.seconds, r.cpu, def.eventTypes ? { reads: def.eventTypes } : {});
@@ -186,18 +193,22 @@ async function main(): Promise<void> {
       if (all.some((r) => r.events !== N)) throw new Error('concurrent replay missed events');
       return { seconds: Number(process.hrtime.bigint() - start) / 1e9, cpu };
     };
-    const one = await together(fanOut());
-    replayRate('all projections at once, one fan-out reader (log ev/s)', one.seconds, one.cpu, {
-      applied_per_s: Math.round((ALL_PROJECTIONS.length * N) / one.seconds),
-    });
-    const apart = await together(() => new PostgresEventLogConsumer(pool, url, log, 1000));
-    replayRate('all projections at once, a consumer per build (log ev/s)', apart.seconds, apart.cpu, {
-      applied_per_s: Math.round((ALL_PROJECTIONS.length * N) / apart.seconds),
-    });
+    for (const [name, factory] of [
+      ['all projections at once, one fan-out reader (log ev/s)', fanOut],
+      ['all projections at once, a consumer per build (log ev/s)', (): ConsumerFactory => () => new PostgresEventLogConsumer(pool, url, log, 1000)],
+    ] as const) {
+      if (!runs(name)) continue;
+      const r = await together(factory());
+      replayRate(name, r.seconds, r.cpu, { applied_per_s: Math.round((ALL_PROJECTIONS.length * N) / r.seconds) });
+    }
 
     // 6. The projections' write path alone, as a replay writes: pre-parsed events, all three
     //    handlers (the bulk one where a projection has it), one transaction per batch, then the
     //    deferred tables (ProjectionDefinition.finishBuild).
+    if (!runs('write path alone')) {
+      report.write();
+      return;
+    }
     const registry = new BuildRegistry(pool);
     const builds = await Promise.all(ALL_PROJECTIONS.map((def) => registry.create(def)));
     const handlers = ALL_PROJECTIONS.map((def, i) => (def.createBuildingHandler ?? def.createHandler)(quoteIdent(builds[i].schemaName)));

@@ -153,9 +153,10 @@ export class BuildRegistry {
    * transaction: call it once the build has caught up, before the switch, so the switch itself
    * stays short (the served build keeps being consumed meanwhile). It row-locks the build: a batch
    * in flight commits first, later ones wait, then go to the live handler (guardBuild). Returns
-   * false when there was nothing to do: no such step, already done, or the build is not `building`.
+   * false when there was nothing to do: no such step, already done, or the build is not `building`;
+   * `onStart` is called only when there is (the row locked, the build found unfinished).
    */
-  async finish(def: ProjectionDefinition, build: BuildRecord): Promise<boolean> {
+  async finish(def: ProjectionDefinition, build: BuildRecord, onStart?: () => void): Promise<boolean> {
     if (!def.finishBuild) return false;
     return this.inTransaction(async (c) => {
       const { rows } = await c.query<{ status: BuildStatus; finished: boolean }>(
@@ -163,6 +164,7 @@ export class BuildRegistry {
         [build.projection, build.buildId],
       );
       if (rows[0]?.status !== 'building' || rows[0].finished) return false;
+      onStart?.();
       await this.finishIn(c, def, build);
       return true;
     });
@@ -237,10 +239,14 @@ export class BuildRegistry {
  */
 export async function finishDeferred(registry: BuildRegistry, def: ProjectionDefinition, build: BuildRecord, log: Logger): Promise<void> {
   if (!def.finishBuild) return;
-  const started = Date.now();
-  log.info({ projection: def.name, group: build.consumerGroup }, 'replay caught up; writing the tables it deferred');
-  if (await registry.finish(def, build))
-    log.info({ projection: def.name, group: build.consumerGroup, seconds: (Date.now() - started) / 1000 }, 'wrote the tables the replay deferred');
+  let started = 0;
+  const what = { projection: def.name, group: build.consumerGroup };
+  // Said once the build's row is locked and found unfinished: a retried switch after a finish says nothing.
+  const finished = await registry.finish(def, build, () => {
+    started = Date.now();
+    log.info(what, 'replay caught up; writing the tables it deferred');
+  });
+  if (finished) log.info({ ...what, seconds: (Date.now() - started) / 1000 }, 'wrote the tables the replay deferred');
 }
 
 /** Thrown when a batch reaches a build that is no longer served; transient (code 40001): retried, never dead-lettered. */

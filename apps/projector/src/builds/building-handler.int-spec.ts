@@ -169,7 +169,9 @@ describe('a replay that defers derived rows to the switch', () => {
     ).done;
 
     finishes = 0;
-    expect(await aroundBatches(handler, 'the finish', () => registry.finish(probe, build))).toBe(true);
+    let starts = 0;
+    expect(await aroundBatches(handler, 'the finish', () => registry.finish(probe, build, () => starts++))).toBe(true);
+    expect(starts).toBe(1);
     // Still `building` (not served), but finished: batches derive their own rows.
     expect((await registry.list('deferred_probe')).find((r) => r.buildId === build.buildId)?.status).toBe('building');
     await (
@@ -177,7 +179,10 @@ describe('a replay that defers derived rows to the switch', () => {
     ).done;
     expect(await derived()).toEqual(['a:finish', 'b:finish', 'c:batch', 'd:batch']);
 
-    expect(await registry.finish(probe, build)).toBe(false);
+    // Asked again: nothing to do, and nothing announced (finishDeferred logs "writing…" from onStart).
+    let announced = 0;
+    expect(await registry.finish(probe, build, () => announced++)).toBe(false);
+    expect(announced).toBe(0);
     await registry.activate(probe, build);
     expect(finishes).toBe(1);
     expect(await derived()).toEqual(['a:finish', 'b:finish', 'c:batch', 'd:batch']);
