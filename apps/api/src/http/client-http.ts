@@ -125,13 +125,16 @@ export async function registerClientHttp(app: NestFastifyApplication, config: Ap
     if (reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload)) || (request.method !== 'GET' && request.method !== 'HEAD')) {
       return done(null, payload);
     }
-    // A body from the response cache comes with its tag (the hash of the same bytes).
+    // A body from the response cache comes with its tag (the hash of the same bytes). Otherwise the
+    // body is encoded once: its bytes are hashed and sent (hashing the string, then sending it,
+    // encoded a 50 KB history twice).
     const cached = reply.getHeader('etag');
-    const tag = typeof cached === 'string' ? cached : entityTag(payload);
+    const body = typeof payload === 'string' && typeof cached !== 'string' ? Buffer.from(payload) : payload;
+    const tag = typeof cached === 'string' ? cached : entityTag(body);
     void reply.header('etag', tag);
     const ifNoneMatch = request.headers['if-none-match'];
     const matched = ifNoneMatch === undefined ? null : matchingTag(ifNoneMatch, tag);
-    if (matched === null) return done(null, payload);
+    if (matched === null) return done(null, body);
     // The 304 carries the tag the client holds (coded or not) and no body.
     void reply.code(304).header('etag', matched).removeHeader('content-type').removeHeader('content-length');
     done(null, '');

@@ -13,10 +13,10 @@ import { API_CONFIG, CLOCK, nowSeconds, type Clock } from './tokens';
 /** The per-pool routes whose 200s are cached (route templates as Fastify knows them). */
 const CACHED_ROUTES = new Set(['/pools/:address', '/pools/:address/fees', '/pools/:address/midprice/history', '/pools/:address/volume/history']);
 
-/** What a 200 was, to send it again: the body before compression, and the headers the handler and the HTTP layer gave it. */
+/** What a 200 was, to send it again: the body before compression (its bytes), and the headers the handler and the HTTP layer gave it. */
 interface Entry {
   version: string;
-  body: string;
+  body: Buffer | string;
   etag: string;
   contentType: string;
   cacheControl: string;
@@ -172,7 +172,7 @@ export function registerResponseCache(app: NestFastifyApplication): void {
   });
   fastify.addHook('onSend', (request: Marked, reply, payload, done) => {
     const pending = request[PENDING];
-    if (pending === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload);
+    if (pending === undefined || reply.statusCode !== 200 || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return done(null, payload);
     const etag = reply.getHeader('etag');
     const contentType = reply.getHeader('content-type');
     const cacheControl = reply.getHeader('cache-control');
