@@ -6,7 +6,7 @@ import { createLogger } from '@hadron/platform/logging/logger';
 import { apiEnvSchema, createApiApp, listenApi } from '../../apps/api/src';
 import { ReadDb } from '../../apps/api/src/database/read-db';
 import { datasetEvents, NOW, POOL_A } from './support/dataset';
-import { publishCaughtUp, startApiHarness, type ApiHarness } from './support/harness';
+import { publishCaughtUp, startApiHarness, waitFor, type ApiHarness } from './support/harness';
 
 /** A real listener on loopback: what a client (or an attacker) reaches, timeouts included. */
 async function listen(app: NestFastifyApplication): Promise<string> {
@@ -185,6 +185,46 @@ describe('the HTTP edge: strict, bounded, fair', () => {
       }
       // Once they are through, everyone is served again.
       expect((await app.inject({ method: 'GET', url: perPool[0] })).statusCode).toBe(200);
+    });
+
+    it('a request whose client hangs up while it waits leaves the queue at once, and its query never runs', async () => {
+      const app = await h.startApp({ API_HEAVY_CONCURRENCY: '1', API_HEAVY_QUEUE: '2' });
+      const base = await listen(app);
+      const gauges = async () => {
+        const m = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+        const of = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(m)?.[1]);
+        return { running: of('hadron_api_heavy_queries_running'), waiting: of('hadron_api_heavy_queries_waiting') };
+      };
+      const statements: string[] = [];
+      // Every database read of a per-pool query takes 300 ms (a busy database), and is recorded.
+      const slow = <K extends 'query' | 'queryArrays'>(method: K) => {
+        const original = ReadDb.prototype[method] as (...a: unknown[]) => Promise<unknown>;
+        return jest.spyOn(ReadDb.prototype, method).mockImplementation(async function (this: ReadDb, ...args: unknown[]) {
+          statements.push(args[0] as string);
+          await new Promise((r) => setTimeout(r, 300));
+          return original.apply(this, args);
+        } as never);
+      };
+      const spies = [slow('query'), slow('queryArrays')];
+      try {
+        const first = fetch(`${base}${perPool[0]}`);
+        await waitFor(async () => (await gauges()).running === 1, 5000, 'the first query to run');
+        // Two clients queue behind it, then give up.
+        const quitters = [rawConnection(base), rawConnection(base)];
+        for (const c of quitters) c.socket.write(`GET ${perPool[2]} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        await waitFor(async () => (await gauges()).waiting === 2, 5000, 'two queued');
+        for (const c of quitters) c.socket.destroy();
+        await waitFor(async () => (await gauges()).waiting === 0, 2000, 'the queue to empty');
+        expect((await gauges()).running).toBe(1); // the first is still running: they left without a slot
+        // Their places are free at once: two new clients are queued and answered, none turned away.
+        const next = await Promise.all([fetch(`${base}${perPool[0]}`), fetch(`${base}${perPool[0]}`)]);
+        expect(next.map((r) => r.status)).toEqual([200, 200]);
+        expect((await first).status).toBe(200);
+        expect(statements).not.toContain('api-volume-history'); // the abandoned requests' query never ran
+        expect(statements.filter((n) => n === 'api-pool-fees')).toHaveLength(3);
+      } finally {
+        spies.forEach((s) => s.mockRestore());
+      }
     });
 
     it('shedding is logged once per period, without a stack, not once per turned-away request', async () => {

@@ -36,10 +36,15 @@ export class HeavyQueryGate {
     return { running: this.running, waiting: this.waiting.length };
   }
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` when a slot is free. `client` is the request's socket: if it closes while the
+   * request waits (the client gave up, timed out, retried), the request leaves the queue at once
+   * and its work never runs, so abandoned requests hold neither a place in the queue nor a slot.
+   */
+  async run<T>(work: () => Promise<T>, client?: ClientSocket): Promise<T> {
     if (this.running >= this.max) {
       if (this.waiting.length >= this.maxQueue) throw new RetryLaterException(1);
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await this.wait(client);
     } else {
       this.running++;
     }
@@ -51,5 +56,39 @@ export class HeavyQueryGate {
       if (next) next();
       else this.running--;
     }
+  }
+
+  private wait(client: ClientSocket | undefined): Promise<void> {
+    if (client?.destroyed) return Promise.reject(new ClientGoneError());
+    return new Promise<void>((resolve, reject) => {
+      const gone = () => {
+        const i = this.waiting.indexOf(turn);
+        if (i < 0) return;
+        this.waiting.splice(i, 1);
+        reject(new ClientGoneError());
+      };
+      const turn = () => {
+        client?.off('close', gone);
+        resolve();
+      };
+      this.waiting.push(turn);
+      client?.once('close', gone);
+    });
+  }
+}
+
+/** What HeavyQueryGate watches of a request's connection. */
+export interface ClientSocket {
+  readonly destroyed: boolean;
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+}
+
+/** The client closed its connection while its request waited: nothing is answered (logged at debug as a hang-up). */
+export class ClientGoneError extends Error {
+  override readonly name = 'ClientGoneError';
+  readonly code = 'ECONNRESET';
+  constructor() {
+    super('the client closed the connection while its request waited for a slot');
   }
 }

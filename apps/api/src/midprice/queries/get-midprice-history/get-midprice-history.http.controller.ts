@@ -39,6 +39,6 @@ export class GetMidpriceHistoryHttpController {
   ): Promise<JsonText> {
     const query = request.toQuery(address, nowSeconds(this.clock));
     cacheHistoryWindow(reply, this.freshness, query.cluster, query.cursor === undefined ? query.endTime : Math.min(query.endTime, query.cursor - 1));
-    return this.gate.run(() => this.queryBus.execute(query));
+    return this.gate.run(() => this.queryBus.execute(query), reply.request.raw.socket);
   }
 }

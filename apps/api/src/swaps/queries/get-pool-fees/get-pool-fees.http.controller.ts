@@ -1,6 +1,7 @@
-import { Controller, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Inject, Param, Query, Req } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { HeavyQueryGate } from '../../../http/heavy-query-gate';
 import { jsonTextWithBigInts, type JsonText } from '../../../http/json';
 import { PoolAddressPipe } from '../../../http/pool-address.pipe';
@@ -28,9 +29,9 @@ export class GetPoolFeesHttpController {
     ok: PoolFeesReportDto,
     badRequest: 'An address that is not base58 of 32 bytes; invalid `interval` or `cluster`',
   })
-  async fees(@Param('address', PoolAddressPipe) address: string, @Query() request: GetPoolFeesRequestDto): Promise<JsonText> {
+  async fees(@Param('address', PoolAddressPipe) address: string, @Query() request: GetPoolFeesRequestDto, @Req() http: FastifyRequest): Promise<JsonText> {
     const query = new GetPoolFeesQuery(request.cluster, address, request.interval, nowSeconds(this.clock), request.raw_amounts);
     // Raw amounts are bigints by default (exact JSON numbers): written without a failed JSON.stringify first.
-    return this.gate.run(async () => jsonTextWithBigInts(await this.queryBus.execute(query)));
+    return this.gate.run(async () => jsonTextWithBigInts(await this.queryBus.execute(query)), http.raw.socket);
   }
 }

@@ -39,6 +39,6 @@ export class GetVolumeHistoryHttpController {
   ): Promise<JsonText> {
     const query = request.toQuery(address, nowSeconds(this.clock));
     cacheHistoryWindow(reply, this.freshness, query.cluster, query.endTime);
-    return this.gate.run(() => this.queryBus.execute(query));
+    return this.gate.run(() => this.queryBus.execute(query), reply.request.raw.socket);
   }
 }
