@@ -38,9 +38,11 @@ const SAMPLED_SQL = `WITH c AS (
     UNION ALL
     SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $16 AND ts < $17
   )
-  SELECT DISTINCT ON (bucket) ${sampleLine('bucket')}
-    FROM (SELECT *, ts - ((ts % $3::int8) + $3::int8) % $3::int8 AS bucket FROM c) x
-   ORDER BY bucket, ${NEWEST_FIRST}`;
+  SELECT ${sampleLine('bucket')} FROM (
+    SELECT DISTINCT ON (bucket) bucket, slot, signature, midprice_q32, spread_factor_q32
+      FROM (SELECT *, ts - ((ts % $3::int8) + $3::int8) % $3::int8 AS bucket FROM c) x
+     ORDER BY bucket, ${NEWEST_FIRST}) s
+   ORDER BY bucket`;
 
 const FIRST_HOUR_SQL = `SELECT min(hour_start) AS first FROM read.midprice_hourly WHERE cluster = $1 AND pool = $2`;
 
