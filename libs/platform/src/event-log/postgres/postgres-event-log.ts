@@ -290,15 +290,12 @@ export interface PageRequest {
   limit: number;
 }
 
-/** A row of a log page as read, not yet validated. */
-interface LogRow {
-  seq: string;
-  cluster: string | null;
-  payload: string | null;
-  type: string | null;
-  writer_epoch: string | null;
-  covered: string | null;
-}
+/**
+ * A row of a log page as read, not yet validated: an array of its columns (node-postgres's
+ * rowMode 'array'), as an object per row cost it a fifth more (2.33 against 1.83 µs of Node CPU
+ * per row, 100,000 log rows read in pages of 5,000).
+ */
+type LogRow = [seq: string, cluster: string | null, payload: string | null, type: string | null, writerEpoch: string | null, covered: string | null];
 
 /** One page of the Postgres log as read: its rows, not yet validated (validateLogPage). */
 export interface LogRows {
@@ -328,8 +325,9 @@ export async function readLogRows(pool: Pool, { clusters, types, from, limit }: 
   // measured slower than this: its per-row work costs more than the index-only count.
   const params: unknown[] = types ? [from.toString(), limit, [...types]] : [from.toString(), limit];
   const mine = clusterFilter(clusters, params);
-  const { rows } = await pool.query<LogRow>(
-    types
+  const { rows } = await pool.query<LogRow>({
+    rowMode: 'array',
+    text: types
       ? `WITH page AS (
            SELECT seq, cluster, payload, type, writer_epoch FROM event_log
             WHERE seq >= $1 ${mine} AND (type IS NULL OR type = ANY($3::text[]))
@@ -344,11 +342,11 @@ export async function readLogRows(pool: Pool, { clusters, types, from, limit }: 
          SELECT upto, NULL, NULL, NULL, NULL, (SELECT count(*) FROM event_log WHERE seq >= $1 AND seq <= upto ${mine})
            FROM reach WHERE upto IS NOT NULL`
       : `SELECT seq, cluster, payload, type, writer_epoch, NULL::bigint AS covered FROM event_log WHERE seq >= $1 ${mine} ORDER BY seq LIMIT $2`,
-    params,
-  );
+    values: params,
+  });
   let records = 0;
-  for (const r of rows) if (r.covered === null && r.payload !== null && needsRecord(types, r.type)) records++;
-  return { rows, types, after: rows.length === 0 ? from : BigInt(rows[rows.length - 1].seq) + 1n, full: records === limit };
+  for (const [, , payload, type, , covered] of rows) if (covered === null && payload !== null && needsRecord(types, type)) records++;
+  return { rows, types, after: rows.length === 0 ? from : BigInt(rows[rows.length - 1][0]) + 1n, full: records === limit };
 }
 
 /** A page being read: its rows, and its records validated as soon as the rows arrive. */
@@ -378,21 +376,21 @@ export async function validateLogPage({ rows, types }: LogRows): Promise<PageRec
   // must not wait behind the whole page.
   const out: PageRecord[] = [];
   for (let i = 0; i < rows.length; i++) {
-    const r = rows[i];
-    const position = { stream: PG_STREAM, partition: 0, offset: BigInt(r.seq) };
-    if (out.length > 0 && position.offset < out[out.length - 1].position.offset) throw new Error(`event_log page out of order at seq ${r.seq}`);
-    if (r.covered !== null) {
+    const [seq, cluster, payload, type, writerEpoch, covered] = rows[i];
+    const position = { stream: PG_STREAM, partition: 0, offset: BigInt(seq) };
+    if (out.length > 0 && position.offset < out[out.length - 1].position.offset) throw new Error(`event_log page out of order at seq ${seq}`);
+    if (covered !== null) {
       // The reach marker: the records of the range not returned above, as one skipped record.
-      out.push({ position, payload: '', skipped: true, weight: Number(r.covered) - out.length, reach: true });
+      out.push({ position, payload: '', skipped: true, weight: Number(covered) - out.length, reach: true });
       continue;
     }
-    if (r.payload === null || !needsRecord(types, r.type)) {
-      out.push({ position, payload: '', skipped: true, cluster: r.cluster ?? undefined });
+    if (payload === null || !needsRecord(types, type)) {
+      out.push({ position, payload: '', skipped: true, cluster: cluster ?? undefined });
       continue;
     }
     if (i > 0 && i % VALIDATE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const writerEpoch = r.writer_epoch === null ? undefined : BigInt(r.writer_epoch);
-    out.push({ position, payload: r.payload, type: r.type, writerEpoch, parsed: parseHadronEvent(r.payload), cluster: r.cluster ?? undefined });
+    const epoch = writerEpoch === null ? undefined : BigInt(writerEpoch);
+    out.push({ position, payload, type, writerEpoch: epoch, parsed: parseHadronEvent(payload), cluster: cluster ?? undefined });
   }
   return out;
 }
