@@ -196,12 +196,13 @@ describe('the HTTP edge: strict, bounded, fair', () => {
         return { running: of('hadron_api_heavy_queries_running'), waiting: of('hadron_api_heavy_queries_waiting') };
       };
       const statements: string[] = [];
-      // Every database read of a per-pool query takes 300 ms (a busy database), and is recorded.
+      // Every database read of a per-pool query takes a second (a busy database: long enough for the
+      // two below to queue on a loaded machine), and is recorded.
       const slow = <K extends 'query' | 'queryArrays'>(method: K) => {
         const original = ReadDb.prototype[method] as (...a: unknown[]) => Promise<unknown>;
         return jest.spyOn(ReadDb.prototype, method).mockImplementation(async function (this: ReadDb, ...args: unknown[]) {
           statements.push(args[0] as string);
-          await new Promise((r) => setTimeout(r, 300));
+          await new Promise((r) => setTimeout(r, 1000));
           return original.apply(this, args);
         } as never);
       };
