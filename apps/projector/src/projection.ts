@@ -31,6 +31,9 @@ export interface ProjectionSchemaVersion {
   views: readonly ReadView[];
 }
 
+/** Runs groups of statements at once, each group in its own transaction and connection (ProjectionDefinition.finishBuild). */
+export type RunApart = (groups: readonly (readonly string[])[]) => Promise<void>;
+
 /** A read model: its name, its current version, and how to apply events to a build of it. */
 export interface ProjectionDefinition {
   name: string;
@@ -57,7 +60,7 @@ export interface ProjectionDefinition {
    * fail, groups may have committed: the next finish starts over (it must truncate what it fills).
    */
   createBuildingHandler?(schema: string): BatchHandler;
-  finishBuild?(tx: SqlTx, schema: string, apart: (groups: readonly (readonly string[])[]) => Promise<void>): Promise<void>;
+  finishBuild?(tx: SqlTx, schema: string, apart: RunApart): Promise<void>;
   /**
    * Released older versions this code can still apply. While a build of the current version
    * replays in place, an active build of one of these keeps consuming, so served data stays fresh.

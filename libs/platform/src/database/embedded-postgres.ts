@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type { Logger } from '../logging/logger';
 import { runDetachedAgainIfSignalled } from '../runtime/run-detached';
 import { ensurePasswordAuth, newPassword, PASSWORD_FILE, storePassword } from './embedded-postgres-auth';
+import { PG_UNIQUE_VIOLATION } from './pg-errors';
 
 const run = promisify(execFile);
 
@@ -230,7 +231,7 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
 }
 
 function ignoreDuplicateDatabase(e: { code?: string }): void {
-  if (e.code !== '42P04' && e.code !== '23505') throw e; // another process created it first
+  if (e.code !== '42P04' && e.code !== PG_UNIQUE_VIOLATION) throw e; // another process created it first
 }
 
 export function binDir(): string {

@@ -1,9 +1,10 @@
 import { assertNever, type EventOf } from '@hadron/contracts';
 import { chainPosition, normaliseSplit, valueSwap } from '@hadron/domain';
 import { copyFrom } from '@hadron/platform/database/copy-from';
+import { PG_UNIQUE_VIOLATION } from '@hadron/platform/database/pg-errors';
 import type { BatchHandler, DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { ClientBase } from 'pg';
-import type { ProjectionDefinition } from '../../projection';
+import type { ProjectionDefinition, RunApart } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
 import { numberArray, textArray } from '../../sql/pg-array';
@@ -89,7 +90,7 @@ export function createSwapsBuildingHandler(schema: string): BatchHandler {
  * connection each (`apart`), then the days from the seconds and the recipients from the days in
  * `tx`. Total: whatever the tables held before (an older handler's rows, a failed finish) is replaced.
  */
-export async function finishSwapsBuild(tx: SqlTx, schema: string, apart: (groups: readonly (readonly string[])[]) => Promise<void>): Promise<void> {
+export async function finishSwapsBuild(tx: SqlTx, schema: string, apart: RunApart): Promise<void> {
   const fill = runningTablesFromSwaps(schema);
   await apart(RUNNING_SECOND_TABLES.map((table) => [`TRUNCATE ${schema}.${table}`, fill[table]]));
   const rest = Object.keys(fill).filter((t) => !RUNNING_SECOND_TABLES.includes(t));
@@ -166,15 +167,13 @@ async function copiedStraight(tx: SqlTx, copySql: string, text: Buffer): Promise
   try {
     await copyFrom(tx as unknown as ClientBase, copySql, [text]);
   } catch (e) {
-    if ((e as { code?: string }).code !== UNIQUE_VIOLATION) throw e;
+    if ((e as { code?: string }).code !== PG_UNIQUE_VIOLATION) throw e;
     await tx.query('ROLLBACK TO SAVEPOINT swaps_copy');
     return false;
   }
   await tx.query('RELEASE SAVEPOINT swaps_copy');
   return true;
 }
-
-const UNIQUE_VIOLATION = '23505';
 
 /** A batch's swaps as the write statement's input: how many, and their COPY text. */
 interface SwapInput {
