@@ -1,11 +1,12 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { MIDPRICE_MAX_BUCKETS, type SampledTimeframe } from '@hadron/contracts/api';
+import { HOUR, MINUTE } from '@hadron/domain';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
 import { jsonInt8, jsonString, jsonTextWithItems, type JsonText } from '../../../http/json';
 import { ReadDb } from '../../../database/read-db';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
-import { bucketCount, planSampled } from './midprice-plan';
+import { bucketCount, FIVE_MINUTES, planSampled } from './midprice-plan';
 import { cutRawPage } from './raw-page';
 
 const POINT = 'ts, slot, tx_index, ix_index, inner_index, id, signature, midprice_q32, spread_factor_q32';
@@ -23,27 +24,67 @@ const NEWEST_FIRST = 'slot DESC, tx_index DESC, ix_index DESC, inner_index DESC,
 export const sampleLine = (timestamp: string): string =>
   `concat(${timestamp}, ' ', slot, ' ', midprice_q32, ' ', spread_factor_q32, ' ', '=' || signature) AS line`;
 
+/** A range of the sampled plan as SQL: a rollup's rows (the last point of each unit) or raw points, `[$from, $to)`. */
+interface Branch {
+  /** The units' table and key, or null for raw points. */
+  unit: { table: string; key: string } | null;
+  from: number;
+  to: number;
+}
+
+const HOURS = { table: 'read.midprice_hourly', key: 'hour_start' };
+const FIVE_MINUTE_UNITS = { table: 'read.midprice_five_minute', key: 'five_minute_start' };
+const MINUTE_UNITS = { table: 'read.midprice_minute', key: 'minute_start' };
+
 /** $3 bucket size; $4/$5 whole hours; $6..$9 whole 5 minutes; $10..$13 whole minutes; $14..$17 raw partial minutes. */
-const SAMPLED_SQL = `WITH c AS (
-    SELECT ${ROLLUP_POINT} FROM read.midprice_hourly WHERE cluster = $1 AND pool = $2 AND hour_start >= $4 AND hour_start < $5
-    UNION ALL
-    SELECT ${ROLLUP_POINT} FROM read.midprice_five_minute WHERE cluster = $1 AND pool = $2 AND five_minute_start >= $6 AND five_minute_start < $7
-    UNION ALL
-    SELECT ${ROLLUP_POINT} FROM read.midprice_five_minute WHERE cluster = $1 AND pool = $2 AND five_minute_start >= $8 AND five_minute_start < $9
-    UNION ALL
-    SELECT ${ROLLUP_POINT} FROM read.midprice_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $10 AND minute_start < $11
-    UNION ALL
-    SELECT ${ROLLUP_POINT} FROM read.midprice_minute WHERE cluster = $1 AND pool = $2 AND minute_start >= $12 AND minute_start < $13
-    UNION ALL
-    SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $14 AND ts < $15
-    UNION ALL
-    SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $16 AND ts < $17
-  )
-  SELECT ${sampleLine('bucket')} FROM (
+const BRANCHES: readonly Branch[] = [
+  { unit: HOURS, from: 4, to: 5 },
+  { unit: FIVE_MINUTE_UNITS, from: 6, to: 7 },
+  { unit: FIVE_MINUTE_UNITS, from: 8, to: 9 },
+  { unit: MINUTE_UNITS, from: 10, to: 11 },
+  { unit: MINUTE_UNITS, from: 12, to: 13 },
+  { unit: null, from: 14, to: 15 },
+  { unit: null, from: 16, to: 17 },
+];
+
+const branchRows = ({ unit, from, to }: Branch): string =>
+  unit === null
+    ? `SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $${from} AND ts < $${to}`
+    : `SELECT ${ROLLUP_POINT} FROM ${unit.table} WHERE cluster = $1 AND pool = $2 AND ${unit.key} >= $${from} AND ${unit.key} < $${to}`;
+
+/** The last point of each bucket that the branches' rows touch, as `bucket, line`, by bucket. */
+const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket, ${sampleLine('bucket')} FROM (
     SELECT DISTINCT ON (bucket) bucket, slot, signature, midprice_q32, spread_factor_q32
-      FROM (SELECT *, ts - ((ts % $3::int8) + $3::int8) % $3::int8 AS bucket FROM c) x
-     ORDER BY bucket, ${NEWEST_FIRST}) s
-   ORDER BY bucket`;
+      FROM (SELECT *, ts - ((ts % $3::int8) + $3::int8) % $3::int8 AS bucket FROM (${branches.map(branchRows).join('\n      UNION ALL ')}) c) x
+     ORDER BY bucket, ${NEWEST_FIRST}) s`;
+
+/**
+ * The sampled query. In general the last point of each bucket is picked (DISTINCT ON, which sorts
+ * every row read) among the rows of all seven ranges. When the bucket size is the plan's largest
+ * unit (1m, 5m, 1h: `aligned` is that run's branch), each row of that run already is its bucket's
+ * last point, and no other range reaches into those buckets (they lie outside the run): its rows
+ * come straight from the index in bucket order (a Merge Append, no sort), merged with the edges'
+ * few buckets. Backend CPU per query on the bench's BIG pool (a day; 1m: six hours): 5m 400 → 313
+ * µs, 1m 481 → 394, 1h 138 → 125; the same rows for 400 windows each.
+ */
+function sampledSql(aligned?: Branch): string {
+  if (!aligned?.unit) return `SELECT line FROM (${lastOfEachBucket(BRANCHES)}) u ORDER BY bucket`;
+  const { table, key } = aligned.unit;
+  return `SELECT line FROM (
+    (SELECT ${key} AS bucket, ${sampleLine(key)} FROM ${table}
+      WHERE cluster = $1 AND pool = $2 AND ${key} >= $${aligned.from} AND ${key} < $${aligned.to} ORDER BY ${key})
+    UNION ALL
+    ${lastOfEachBucket(BRANCHES.filter((b) => b !== aligned))}
+  ) u ORDER BY bucket`;
+}
+
+/** The statement for a bucket size: its name and SQL. */
+const SAMPLED: ReadonlyMap<number, { name: string; sql: string }> = new Map([
+  [HOUR, { name: 'api-midprice-sampled-hours', sql: sampledSql(BRANCHES[0]) }],
+  [FIVE_MINUTES, { name: 'api-midprice-sampled-five-minutes', sql: sampledSql(BRANCHES[1]) }],
+  [MINUTE, { name: 'api-midprice-sampled-minutes', sql: sampledSql(BRANCHES[3]) }],
+]);
+const SAMPLED_ANY = { name: 'api-midprice-sampled', sql: sampledSql() };
 
 const FIRST_HOUR_SQL = `SELECT min(hour_start) AS first FROM read.midprice_hourly WHERE cluster = $1 AND pool = $2`;
 
@@ -152,7 +193,8 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     const [f1, f2] = plan.fiveMinutes;
     const [m1, m2] = plan.minutes;
     const [r1, r2] = plan.raw;
-    const lines = await this.db.queryArrays<[string]>('api-midprice-sampled', SAMPLED_SQL, [
+    const { name, sql } = SAMPLED.get(plan.size) ?? SAMPLED_ANY;
+    const lines = await this.db.queryArrays<[string]>(name, sql, [
       q.cluster,
       q.address,
       plan.size,
