@@ -1,7 +1,8 @@
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import bs58 from 'bs58';
+import { createPool, endPool } from '@hadron/platform/database/pool';
 import { createLogger } from '@hadron/platform/logging/logger';
 import { apiEnvSchema, createApiApp, listenApi } from '../../apps/api/src';
 import { ReadDb } from '../../apps/api/src/database/read-db';
@@ -255,6 +256,56 @@ describe('the HTTP edge: strict, bounded, fair', () => {
       expect(shed).toHaveLength(1);
       expect(shed[0]).toMatchObject({ level: 40, route: expect.stringMatching(/^\/pools\/:address\//) });
       expect(lines.join('')).not.toMatch(/\bat .*\.(ts|js):\d+/);
+    });
+
+    it('a database outage is logged once per period, not once per request answered 503', async () => {
+      // The API reaches Postgres through a TCP relay this test can cut: an outage as the API sees
+      // one (open connections reset, new ones refused), while the server itself stays up.
+      const target = new URL(h.db.url);
+      const sockets = new Set<Socket>();
+      const relay = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('error', () => undefined);
+          s.on('close', () => sockets.delete(s));
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+      const relayUrl = new URL(h.db.url);
+      relayUrl.hostname = '127.0.0.1';
+      relayUrl.port = String((relay.address() as { port: number }).port);
+      const pool = createPool(relayUrl.toString(), { max: 4, application: 'api-outage-test' });
+      const lines: string[] = [];
+      const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(chunk.toString()), cb()) });
+      const config = apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '60000' });
+      const app = await createApiApp({ pool, config, logger: createLogger('outage', 'info', sink, 'json'), clock: () => NOW * 1000 });
+      let codes: number[] = [];
+      let bodies: unknown[] = [];
+      try {
+        expect((await app.inject({ method: 'GET', url: perPool[0] })).statusCode).toBe(200);
+        lines.length = 0;
+        relay.close();
+        for (const s of sockets) s.destroy();
+        const answers = [];
+        for (let i = 0; i < 30; i++) answers.push(await app.inject({ method: 'GET', url: perPool[i % 3] }));
+        codes = answers.map((r) => r.statusCode);
+        bodies = [...new Set(answers.map((r) => r.body))].map((b) => JSON.parse(b) as unknown);
+      } finally {
+        await app.close();
+        await endPool(pool).catch(() => undefined);
+        relay.close();
+      }
+      expect(new Set(codes)).toEqual(new Set([503]));
+      expect(bodies).toEqual([{ statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable', code: 'unavailable' }]);
+      const entries = lines.map((l) => JSON.parse(l) as { level: number; msg: string; route?: string; err?: { message?: string } });
+      // One error line for the 30 (the count of the rest would come REPEAT_LOG_EVERY_MS later), saying why.
+      const errors = entries.filter((e) => e.level >= 50);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ msg: expect.stringMatching(/read database is unavailable/), route: expect.stringMatching(/^\/pools\/:address\//) });
+      expect(errors[0].err?.message).toMatch(/ECONNREFUSED|terminat|Connection/i);
+      expect(entries.filter((e) => /request failed/.test(e.msg))).toEqual([]);
     });
 
     it('back-pressure: while the event loop lags past API_MAX_EVENT_LOOP_DELAY_MS, 503 with Retry-After; liveness and metrics still answer', async () => {

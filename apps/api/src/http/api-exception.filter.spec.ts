@@ -1,6 +1,7 @@
 import { BadRequestException, HttpException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { PG_UNDEFINED_TABLE } from '@hadron/platform/database/pg-errors';
-import { ApiException, invalidParameter, poolNotFound, toErrorBody } from './api-exception.filter';
+import type { Logger } from '@hadron/platform/logging/logger';
+import { ApiException, invalidParameter, poolNotFound, REPEAT_LOG_EVERY_MS, RepeatedLog, toErrorBody } from './api-exception.filter';
 import { RetryLaterException } from './heavy-query-gate';
 
 describe('toErrorBody: the one error shape', () => {
@@ -70,5 +71,26 @@ describe('toErrorBody: the one error shape', () => {
     expect(toErrorBody(Object.assign(new Error('relation "read.pools" does not exist'), { code: PG_UNDEFINED_TABLE }))).toEqual(unavailable);
     expect(toErrorBody(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toEqual(unavailable);
     expect(toErrorBody(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toEqual(unavailable);
+  });
+});
+
+describe('RepeatedLog: a condition met per request, logged per period', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('logs the first occurrence at once, then how many more every REPEAT_LOG_EVERY_MS, and again at once after a quiet period', () => {
+    jest.useFakeTimers();
+    const lines: Array<[string, object, string]> = [];
+    const at = (level: string) => (fields: object, msg: string) => lines.push([level, fields, msg]);
+    const log = { warn: at('warn'), error: at('error') } as unknown as Logger;
+    const repeated = new RepeatedLog(log, 'error', 'it started', 'it goes on');
+    for (let i = 0; i < 5; i++) repeated.record({ route: '/r' });
+    expect(lines).toEqual([['error', { route: '/r' }, 'it started']]);
+    repeated.record({ route: '/r' });
+    jest.advanceTimersByTime(REPEAT_LOG_EVERY_MS);
+    expect(lines.slice(1)).toEqual([['error', { count: 5, seconds: REPEAT_LOG_EVERY_MS / 1000 }, 'it goes on']]);
+    jest.advanceTimersByTime(REPEAT_LOG_EVERY_MS); // a period with none: nothing logged, and the period ends
+    expect(lines).toHaveLength(2);
+    repeated.record({ route: '/s' });
+    expect(lines.slice(2)).toEqual([['error', { route: '/s' }, 'it started']]);
   });
 });

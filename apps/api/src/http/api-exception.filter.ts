@@ -17,46 +17,65 @@ import { JSON_CONTENT_TYPE } from './json';
 /** Errors that say the client's socket is gone, not that anything here failed. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
 
-/** At most one "shedding load" line per this many milliseconds (see ShedLog). */
-export const SHED_LOG_EVERY_MS = 10_000;
+/** At most one line per this many milliseconds for a condition that repeats per request (see RepeatedLog). */
+export const REPEAT_LOG_EVERY_MS = 10_000;
 
 /**
- * Load shedding (HeavyQueryGate's 503 `overloaded`) is the API working as designed, and it happens
- * exactly when the process is busiest: a line with a stack per turned-away request would add work
- * (and gigabytes of logs) to an overload or a flood. So the first shed of a quiet period is logged
- * at once (warn, no stack), then one line per SHED_LOG_EVERY_MS with how many were shed since.
- * Every 503 is still counted per route in `hadron_api_request_duration_seconds`.
+ * A condition met once per request while it lasts: load shedding (HeavyQueryGate's 503
+ * `overloaded`, the API working as designed) or the read database being unavailable (503
+ * `unavailable`). Both happen exactly when the process is in trouble, and a line with a stack per
+ * request would add work (and gigabytes of logs) to an overload, a flood or an outage. So the first
+ * occurrence of a quiet period is logged at once, then one line per REPEAT_LOG_EVERY_MS with how
+ * many more there were. Every such answer is still counted per route in
+ * `hadron_api_request_duration_seconds`.
  */
-export class ShedLog {
-  private shed = 0;
+export class RepeatedLog {
+  private count = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly level: 'warn' | 'error',
+    private readonly first: string,
+    private readonly again: string,
+  ) {}
 
-  record(route: string): void {
+  record(fields: object): void {
     if (this.timer !== undefined) {
-      this.shed++;
+      this.count++;
       return;
     }
-    this.log.warn({ route }, 'shedding load: per-pool queries beyond API_HEAVY_CONCURRENCY + API_HEAVY_QUEUE are answered 503 overloaded');
-    this.timer = setTimeout(() => this.tick(), SHED_LOG_EVERY_MS).unref();
+    this.log[this.level](fields, this.first);
+    this.timer = setTimeout(() => this.tick(), REPEAT_LOG_EVERY_MS).unref();
   }
 
   private tick(): void {
     this.timer = undefined;
-    if (this.shed === 0) return; // quiet again: the next shed is logged at once
-    this.log.warn({ shed: this.shed, seconds: SHED_LOG_EVERY_MS / 1000 }, 'still shedding load: per-pool queries answered 503 overloaded');
-    this.shed = 0;
-    this.timer = setTimeout(() => this.tick(), SHED_LOG_EVERY_MS).unref();
+    if (this.count === 0) return; // quiet again: the next occurrence is logged at once
+    this.log[this.level]({ count: this.count, seconds: REPEAT_LOG_EVERY_MS / 1000 }, this.again);
+    this.count = 0;
+    this.timer = setTimeout(() => this.tick(), REPEAT_LOG_EVERY_MS).unref();
   }
 }
 
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
-  private readonly shedLog: ShedLog;
+  private readonly shedLog: RepeatedLog;
+  private readonly unavailableLog: RepeatedLog;
 
   constructor(private readonly log: Logger) {
-    this.shedLog = new ShedLog(log);
+    this.shedLog = new RepeatedLog(
+      log,
+      'warn',
+      'shedding load: per-pool queries beyond API_HEAVY_CONCURRENCY + API_HEAVY_QUEUE are answered 503 overloaded',
+      'still shedding load: per-pool queries answered 503 overloaded',
+    );
+    this.unavailableLog = new RepeatedLog(
+      log,
+      'error',
+      'the read database is unavailable (unreachable, or the read views do not exist yet): requests that need it are answered 503 unavailable',
+      'the read database is still unavailable: requests answered 503 unavailable',
+    );
   }
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -73,7 +92,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
         );
         return;
       }
-      if (exception instanceof RetryLaterException) this.shedLog.record(request?.routeOptions?.url ?? '');
+      if (exception instanceof RetryLaterException) this.shedLog.record({ route: request?.routeOptions?.url ?? '' });
+      else if (isDatabaseUnavailable(exception)) this.unavailableLog.record({ err: exception, route: request?.routeOptions?.url ?? '' });
       else this.log.error({ err: exception, method: request?.method, url: request?.url }, 'request failed');
     }
     if (reply.sent) return;
