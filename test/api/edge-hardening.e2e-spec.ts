@@ -229,6 +229,36 @@ describe('the HTTP edge: strict, bounded, fair', () => {
       }
     });
 
+    it('a client pipelining many requests on one connection: one close listener for all, and its hang-up empties the queue', async () => {
+      const app = await h.startApp({ API_HEAVY_CONCURRENCY: '1', API_HEAVY_QUEUE: '32' });
+      const base = await listen(app);
+      const accepted: Socket[] = [];
+      app.getHttpServer().on('connection', (s: Socket) => accepted.push(s));
+      const waiting = async () => Number(/^hadron_api_heavy_queries_waiting (\d+)$/m.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1]);
+      const original = ReadDb.prototype.queryArrays;
+      const spy = jest.spyOn(ReadDb.prototype, 'queryArrays').mockImplementation(async function (this: ReadDb, ...args: Parameters<ReadDb['queryArrays']>) {
+        await new Promise((r) => setTimeout(r, 1000));
+        return original.apply(this, args) as never;
+      });
+      const request = `GET ${perPool[2]} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      const listeners: number[] = [];
+      try {
+        const client = rawConnection(base);
+        client.socket.write(request.repeat(2)); // one runs, one waits
+        await waitFor(async () => (await waiting()) === 1, 5000, 'one request to queue');
+        listeners.push(accepted[0].listenerCount('close'));
+        client.socket.write(request.repeat(14));
+        await waitFor(async () => (await waiting()) === 15, 5000, 'the pipelined requests to queue');
+        listeners.push(accepted[0].listenerCount('close'));
+        client.socket.destroy();
+        await waitFor(async () => (await waiting()) === 0, 2000, 'the queue to empty');
+      } finally {
+        spy.mockRestore();
+      }
+      // Fifteen waiting requests of one connection hold no more of its listeners than one did (before: one each, and past ten Node's leak warning).
+      expect(listeners[1]).toBe(listeners[0]);
+    });
+
     it('shedding is logged once per period, without a stack, not once per turned-away request', async () => {
       const lines: string[] = [];
       const sink = new Writable({ write: (chunk, _e, cb) => (lines.push(chunk.toString()), cb()) });

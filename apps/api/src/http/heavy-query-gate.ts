@@ -21,6 +21,8 @@ export class RetryLaterException extends HttpException {
 export class HeavyQueryGate {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
+  /** The sockets of waiting requests: each one's 'close' listener and the requests it would end. */
+  private readonly watched = new WeakMap<ClientSocket, { waiters: Set<() => void>; onClose: () => void }>();
   private readonly max: number;
   private readonly maxQueue: number;
 
@@ -68,12 +70,41 @@ export class HeavyQueryGate {
         reject(new ClientGoneError());
       };
       const turn = () => {
-        client?.off('close', gone);
+        if (client) this.unwatch(client, gone);
         resolve();
       };
       this.waiting.push(turn);
-      client?.once('close', gone);
+      if (client) this.watch(client, gone);
     });
+  }
+
+  /**
+   * One 'close' listener per socket, however many of its requests wait: a client pipelining
+   * requests on one connection would otherwise add a listener each (and, past ten, Node's
+   * "possible EventEmitter memory leak" warning).
+   */
+  private watch(client: ClientSocket, gone: () => void): void {
+    let watched = this.watched.get(client);
+    if (watched === undefined) {
+      const waiters = new Set<() => void>();
+      const onClose = () => {
+        this.watched.delete(client);
+        for (const w of waiters) w();
+      };
+      watched = { waiters, onClose };
+      this.watched.set(client, watched);
+      client.once('close', onClose);
+    }
+    watched.waiters.add(gone);
+  }
+
+  private unwatch(client: ClientSocket, gone: () => void): void {
+    const watched = this.watched.get(client);
+    if (watched === undefined) return;
+    watched.waiters.delete(gone);
+    if (watched.waiters.size > 0) return;
+    this.watched.delete(client);
+    client.off('close', watched.onClose);
   }
 }
 
