@@ -25,7 +25,7 @@ const NORMAL_CONNECTIONS = 10;
 const HOSTILE_CONNECTIONS = 30;
 const log = (m: string) => process.stdout.write(`${m}\n`);
 
-const UNGUARDED = { API_HEAVY_CONCURRENCY: '1000', API_HEAVY_QUEUE: '0', API_MAX_EVENT_LOOP_DELAY_MS: '0' };
+const UNGUARDED = { API_HEAVY_CONCURRENCY: '100000', API_HEAVY_QUEUE: '0', API_MAX_EVENT_LOOP_DELAY_MS: '0' };
 const GUARDED = {};
 
 interface Phase {

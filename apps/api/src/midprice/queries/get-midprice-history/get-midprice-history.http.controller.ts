@@ -1,16 +1,18 @@
 import { Controller, Inject, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
+import { MIDPRICE_MAX_BUCKETS, TIMEFRAME_SECONDS } from '@hadron/contracts/api';
 import type { FastifyReply } from 'fastify';
 import { ApiTags } from '@nestjs/swagger';
 import { DataFreshness } from '../../../freshness/data-freshness';
 import { cacheHistoryWindow } from '../../../http/client-http';
-import { HeavyQueryGate } from '../../../http/heavy-query-gate';
+import { HeavyQueryGate, unitsFor } from '../../../http/heavy-query-gate';
 import { type JsonText } from '../../../http/json';
 import { PoolAddressPipe } from '../../../http/pool-address.pipe';
 import { DataEndpoint } from '../../../http/data-endpoint.decorator';
 import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
 import { GetMidpriceHistoryRequestDto } from './get-midprice-history.request.dto';
 import { MidpriceHistoryResponseDto } from './get-midprice-history.response.dto';
+import { bucketCount } from './midprice-plan';
 
 @ApiTags('pools')
 @Controller('pools')
@@ -39,6 +41,9 @@ export class GetMidpriceHistoryHttpController {
   ): Promise<JsonText> {
     const query = request.toQuery(address, nowSeconds(this.clock));
     cacheHistoryWindow(reply, this.freshness, query.cluster, query.cursor === undefined ? query.endTime : Math.min(query.endTime, query.cursor - 1));
-    return this.gate.run(() => this.queryBus.execute(query), reply.request.raw.socket);
+    // A raw page's records, or the buckets a sampled range may hold (beyond the limit it is refused).
+    const items =
+      query.timeframe === 'raw' ? query.limit : Math.min(bucketCount(TIMEFRAME_SECONDS[query.timeframe], query.startTime, query.endTime), MIDPRICE_MAX_BUCKETS);
+    return this.gate.run(() => this.queryBus.execute(query), reply.request.raw.socket, unitsFor(items));
   }
 }

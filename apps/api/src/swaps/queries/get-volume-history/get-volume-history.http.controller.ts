@@ -1,10 +1,11 @@
 import { Controller, Inject, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
+import { bucketStart, DAY } from '@hadron/domain';
 import type { FastifyReply } from 'fastify';
 import { ApiTags } from '@nestjs/swagger';
 import { DataFreshness } from '../../../freshness/data-freshness';
 import { cacheHistoryWindow } from '../../../http/client-http';
-import { HeavyQueryGate } from '../../../http/heavy-query-gate';
+import { HeavyQueryGate, unitsFor } from '../../../http/heavy-query-gate';
 import { type JsonText } from '../../../http/json';
 import { PoolAddressPipe } from '../../../http/pool-address.pipe';
 import { DataEndpoint } from '../../../http/data-endpoint.decorator';
@@ -39,6 +40,11 @@ export class GetVolumeHistoryHttpController {
   ): Promise<JsonText> {
     const query = request.toQuery(address, nowSeconds(this.clock));
     cacheHistoryWindow(reply, this.freshness, query.cluster, query.endTime);
-    return this.gate.run(() => this.queryBus.execute(query), reply.request.raw.socket);
+    // One item per day of the range (zero-filled).
+    return this.gate.run(
+      () => this.queryBus.execute(query),
+      reply.request.raw.socket,
+      unitsFor((bucketStart(query.endTime, DAY) - bucketStart(query.startTime, DAY)) / DAY + 1),
+    );
   }
 }
