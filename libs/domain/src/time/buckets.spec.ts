@@ -1,4 +1,4 @@
-import { bucketCeil, bucketStart, coverWindow, DAY, HOUR, MINUTE } from './buckets';
+import { bucketCeil, bucketCount, bucketStart, coverWindow, DAY, HOUR, MINUTE } from './buckets';
 import { chainPosition, compareChainPositions, POSITION_END } from './chain-position';
 
 describe('time buckets', () => {
@@ -43,5 +43,11 @@ describe('chain position', () => {
     const sorted = [next, account, txLevel, inner, ix].sort(compareChainPositions);
     expect(sorted).toEqual([ix, inner, txLevel, account, next]);
     expect(account).toEqual({ slot: 10, txIndex: POSITION_END, ixIndex: POSITION_END, innerIndex: POSITION_END });
+  });
+
+  it('counts the buckets a range touches', () => {
+    expect(bucketCount(3600, 0, 3599)).toBe(1);
+    expect(bucketCount(3600, 3599, 3600)).toBe(2);
+    expect(bucketCount(60, 0, 86_400)).toBe(1441);
   });
 });

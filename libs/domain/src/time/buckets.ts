@@ -16,6 +16,11 @@ export function bucketCeil(ts: number, size: number): number {
   return Math.ceil(ts / size) * size;
 }
 
+/** Buckets of `size` seconds that [start, end] (inclusive) touches. */
+export function bucketCount(size: number, start: number, end: number): number {
+  return (bucketStart(end, size) - bucketStart(start, size)) / size + 1;
+}
+
 /** A run of whole buckets of one size: starts `from`, `from + size`, … while `< to`. */
 export interface BucketRun {
   size: number;

@@ -1,12 +1,12 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { MIDPRICE_MAX_BUCKETS, type SampledTimeframe } from '@hadron/contracts/api';
-import { HOUR, MINUTE } from '@hadron/domain';
+import { bucketCount, HOUR, MINUTE } from '@hadron/domain';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
 import { jsonInt8, jsonString, jsonTextWithItems, type JsonText } from '../../../http/json';
 import { ReadDb } from '../../../database/read-db';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
-import { bucketCount, FIVE_MINUTES, planSampled } from './midprice-plan';
+import { FIVE_MINUTES, planSampled } from './midprice-plan';
 import { cutRawPage } from './raw-page';
 
 const POINT = 'ts, slot, tx_index, ix_index, inner_index, id, signature, midprice_q32, spread_factor_q32';

@@ -1,6 +1,7 @@
 import { Controller, Inject, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { MIDPRICE_MAX_BUCKETS, TIMEFRAME_SECONDS } from '@hadron/contracts/api';
+import { bucketCount } from '@hadron/domain';
 import type { FastifyReply } from 'fastify';
 import { ApiTags } from '@nestjs/swagger';
 import { DataFreshness } from '../../../freshness/data-freshness';
@@ -12,7 +13,6 @@ import { DataEndpoint } from '../../../http/data-endpoint.decorator';
 import { CLOCK, nowSeconds, type Clock } from '../../../http/tokens';
 import { GetMidpriceHistoryRequestDto } from './get-midprice-history.request.dto';
 import { MidpriceHistoryResponseDto } from './get-midprice-history.response.dto';
-import { bucketCount } from './midprice-plan';
 
 @ApiTags('pools')
 @Controller('pools')

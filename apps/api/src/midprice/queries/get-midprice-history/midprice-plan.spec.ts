@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { TIMEFRAME_SECONDS, type SampledTimeframe } from '@hadron/contracts/api';
-import { bucketCount, planSampled, type Range } from './midprice-plan';
+import { planSampled, type Range } from './midprice-plan';
 
 const M = 60;
 const H = 3600;
@@ -81,11 +81,5 @@ describe('planSampled', () => {
       }),
       { numRuns: 2000 },
     );
-  });
-
-  it('counts the buckets a range touches', () => {
-    expect(bucketCount(3600, 0, 3599)).toBe(1);
-    expect(bucketCount(3600, 3599, 3600)).toBe(2);
-    expect(bucketCount(60, 0, 86_400)).toBe(1441);
   });
 });

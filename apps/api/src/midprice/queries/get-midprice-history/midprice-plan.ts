@@ -1,5 +1,5 @@
 import { TIMEFRAME_SECONDS, type SampledTimeframe } from '@hadron/contracts/api';
-import { bucketStart, coverWindow, HOUR, MINUTE } from '@hadron/domain';
+import { coverWindow, HOUR, MINUTE } from '@hadron/domain';
 
 /** The five-minute level (`read.midprice_five_minute`): 5m and 30m are multiples of it, and every timeframe from 1h. */
 export const FIVE_MINUTES = 5 * MINUTE;
@@ -45,9 +45,4 @@ export function planSampled(timeframe: SampledTimeframe, start: number, end: num
     minutes: two(runs(MINUTE)),
     raw: two(cover.raw.map((r) => ({ from: r.from, to: r.to }))),
   };
-}
-
-/** Buckets of `size` seconds that [start, end] touches. */
-export function bucketCount(size: number, start: number, end: number): number {
-  return (bucketStart(end, size) - bucketStart(start, size)) / size + 1;
 }

@@ -1,6 +1,6 @@
 import { Controller, Inject, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { bucketStart, DAY } from '@hadron/domain';
+import { bucketCount, DAY } from '@hadron/domain';
 import type { FastifyReply } from 'fastify';
 import { ApiTags } from '@nestjs/swagger';
 import { DataFreshness } from '../../../freshness/data-freshness';
@@ -41,10 +41,6 @@ export class GetVolumeHistoryHttpController {
     const query = request.toQuery(address, nowSeconds(this.clock));
     cacheHistoryWindow(reply, this.freshness, query.cluster, query.endTime);
     // One item per day of the range (zero-filled).
-    return this.gate.run(
-      () => this.queryBus.execute(query),
-      reply.request.raw.socket,
-      unitsFor((bucketStart(query.endTime, DAY) - bucketStart(query.startTime, DAY)) / DAY + 1),
-    );
+    return this.gate.run(() => this.queryBus.execute(query), reply.request.raw.socket, unitsFor(bucketCount(DAY, query.startTime, query.endTime)));
   }
 }

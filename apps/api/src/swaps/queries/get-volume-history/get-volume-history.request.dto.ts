@@ -8,7 +8,7 @@ import {
   type Cluster,
   type VolumeTimeframe,
 } from '@hadron/contracts/api';
-import { bucketStart, DAY } from '@hadron/domain';
+import { bucketCount, DAY } from '@hadron/domain';
 import { ClusterParam } from '../../../http/common-params';
 import { parseChoice, parseUnixSeconds, QueryParam } from '../../../http/query-params';
 import { invalidParameter } from '../../../http/api-exception.filter';
@@ -49,7 +49,7 @@ export class GetVolumeHistoryRequestDto {
     const start = this.start_time ?? Math.max(0, now - VOLUME_DEFAULT_RANGE_SECONDS);
     const end = this.end_time ?? now;
     assertOrdered(start, end, this.start_time === undefined ? ' (start_time defaults to 7 days before now)' : '');
-    const days = (bucketStart(end, DAY) - bucketStart(start, DAY)) / DAY + 1;
+    const days = bucketCount(DAY, start, end);
     if (days > VOLUME_MAX_DAYS) {
       throw invalidParameter(
         'start_time',
