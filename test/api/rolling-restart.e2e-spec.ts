@@ -249,6 +249,9 @@ it('restarting each of two API processes in turn under continuous traffic throug
     for (const [i, port] of ports.entries()) {
       const old = current[i];
       const backend = lb.backends[i];
+      if (old.child.exitCode !== null || old.child.signalCode !== null) {
+        throw new Error(`the API on ${port} exited (${old.child.exitCode ?? old.child.signalCode}) before its restart:\n${old.output().slice(-2000)}`);
+      }
       const signalledAt = Date.now();
       process.kill(-old.child.pid!, 'SIGTERM'); // the whole process group, as systemd/docker do
       const exitCode = await old.exited;
