@@ -33,9 +33,15 @@ export const apiEnvShape = {
   /** An idle kept-alive connection is closed after this long; keep it above the load balancer's idle timeout. */
   API_KEEP_ALIVE_TIMEOUT_MS: envInt(1000, 600_000, 72_000),
   /** Units of per-pool queries (fees, midprice and volume history) running at once (HeavyQueryGate, unitsFor); the pool list never waits for them. */
-  API_HEAVY_CONCURRENCY: envInt(1, 100_000, 8),
+  API_HEAVY_CONCURRENCY: envInt(1, 100_000, 32),
   /** Per-pool queries waiting for a slot at most; beyond, 503 with Retry-After. */
   API_HEAVY_QUEUE: envInt(0, 100_000, 64),
+  /**
+   * Round trips of per-pool queries (fees, midprice history) to the database at once; queries that
+   * arrive while that many run go together in the next (ReadDb.batched). 0 = every query its own
+   * round trip at once. Raise it with the database's cores.
+   */
+  API_QUERY_BATCHES: envInt(0, 1_000, 2),
   /** Back-pressure: 503 with Retry-After while the event loop's mean delay exceeds this. 0 = off. */
   API_MAX_EVENT_LOOP_DELAY_MS: envInt(0, 60_000, 500),
   /** Per-client rate limit: requests per API_RATE_LIMIT_WINDOW_SECONDS per client address. 0 = off (the default). */

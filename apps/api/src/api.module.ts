@@ -51,6 +51,19 @@ export interface ApiAppDeps {
 @Module({})
 export class ApiModule {
   static register(deps: ApiAppDeps): DynamicModule {
+    const db = new ReadDb(deps.pool, deps.logger, deps.config.API_QUERY_BATCHES);
+    const metrics = new ApiMetrics();
+    metrics.counter(
+      'hadron_api_query_round_trips_total',
+      'Round trips of per-pool queries to the database (several queries may share one: API_QUERY_BATCHES)',
+      () => db.batchStats.roundTrips,
+    );
+    metrics.counter(
+      'hadron_api_query_executions_total',
+      'Per-pool queries run (executions / round trips = queries per round trip)',
+      () => db.batchStats.executions,
+    );
+    metrics.gauge('hadron_api_query_waiting', 'Per-pool queries waiting now for a round trip to the database', () => db.batchWaiting);
     return {
       module: ApiModule,
       imports: [CqrsModule.forRoot()],
@@ -67,8 +80,8 @@ export class ApiModule {
         { provide: API_CONFIG, useValue: deps.config },
         { provide: API_LOGGER, useValue: deps.logger },
         { provide: CLOCK, useValue: deps.clock ?? Date.now },
-        { provide: ReadDb, useValue: new ReadDb(deps.pool, deps.logger) },
-        { provide: ApiMetrics, useValue: new ApiMetrics() },
+        { provide: ReadDb, useValue: db },
+        { provide: ApiMetrics, useValue: metrics },
         PoolListSnapshot,
         PoolDirectory,
         ReadinessCheck,

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics of one API app (its own registry: several apps may share a process in tests). */
 export class ApiMetrics {
@@ -24,6 +24,19 @@ export class ApiMetrics {
       registers: [this.registry],
       collect() {
         this.set(read());
+      },
+    });
+  }
+
+  /** A counter read at scrape time from a total kept elsewhere (it only grows). */
+  counter(name: string, help: string, read: () => number): void {
+    new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(read());
       },
     });
   }

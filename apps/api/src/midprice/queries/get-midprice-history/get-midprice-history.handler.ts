@@ -3,6 +3,7 @@ import { MIDPRICE_MAX_BUCKETS, type SampledTimeframe } from '@hadron/contracts/a
 import { bucketCount, HOUR, MINUTE } from '@hadron/domain';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
 import { jsonInt8, jsonString, jsonTextWithItems, type JsonText } from '../../../http/json';
+import { batchable, type BatchableStatement, type ParamType } from '../../../database/batched-statement';
 import { ReadDb } from '../../../database/read-db';
 import { PoolDirectory } from '../../../pools/pool-directory';
 import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
@@ -86,19 +87,27 @@ function sampledSql(aligned?: Branch): string {
   ) u ORDER BY bucket`;
 }
 
-/** The statement for a bucket size: its name and SQL. */
-const SAMPLED: ReadonlyMap<number, { name: string; sql: string }> = new Map([
-  [HOUR, { name: 'api-midprice-sampled-hours', sql: inLines(sampledSql(BRANCHES[0])) }],
-  [FIVE_MINUTES, { name: 'api-midprice-sampled-five-minutes', sql: inLines(sampledSql(BRANCHES[1])) }],
-  [MINUTE, { name: 'api-midprice-sampled-minutes', sql: inLines(sampledSql(BRANCHES[3])) }],
+/** $1 cluster, $2 pool, $3 bucket size, $4..$17 the ranges' bounds. */
+const SAMPLED_TYPES: readonly ParamType[] = ['text', 'text', ...Array<ParamType>(15).fill('int8')];
+const sampled = (name: string, aligned?: Branch) => batchable(name, inLines(sampledSql(aligned)), SAMPLED_TYPES);
+
+/** The statement for a bucket size. */
+const SAMPLED: ReadonlyMap<number, BatchableStatement> = new Map([
+  [HOUR, sampled('api-midprice-sampled-hours', BRANCHES[0])],
+  [FIVE_MINUTES, sampled('api-midprice-sampled-five-minutes', BRANCHES[1])],
+  [MINUTE, sampled('api-midprice-sampled-minutes', BRANCHES[3])],
 ]);
-const SAMPLED_ANY = { name: 'api-midprice-sampled', sql: inLines(sampledSql()) };
+const SAMPLED_ANY = sampled('api-midprice-sampled');
 
 const FIRST_HOUR_SQL = `SELECT min(hour_start) AS first FROM read.midprice_hourly WHERE cluster = $1 AND pool = $2`;
 
 /** Newest first, [start, upper): only what a sample shows (the order is the chain's, so no sort here). */
-const RAW_SQL = inLines(`SELECT ${sampleLine('ts')} FROM read.midprice_points
-  WHERE cluster = $1 AND pool = $2 AND ts >= $3 AND ts < $4 ORDER BY ts DESC, ${NEWEST_FIRST} LIMIT $5`);
+const RAW = batchable(
+  'api-midprice-raw',
+  inLines(`SELECT ${sampleLine('ts')} FROM read.midprice_points
+  WHERE cluster = $1 AND pool = $2 AND ts >= $3 AND ts < $4 ORDER BY ts DESC, ${NEWEST_FIRST} LIMIT $5`),
+  ['text', 'text', 'int8', 'int8', 'int8'],
+);
 
 /** Every point of second $3, plus the newest older point in range (is there a next page?). */
 const SECOND_SQL = `SELECT false AS older, ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts = $3
@@ -205,8 +214,7 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     const [f1, f2] = plan.fiveMinutes;
     const [m1, m2] = plan.minutes;
     const [r1, r2] = plan.raw;
-    const { name, sql } = SAMPLED.get(plan.size) ?? SAMPLED_ANY;
-    const lines = await this.db.queryArrays<[string | null]>(name, sql, [
+    const lines = await this.db.batchedArrays<[string | null]>(SAMPLED.get(plan.size) ?? SAMPLED_ANY, [
       q.cluster,
       q.address,
       plan.size,
@@ -250,9 +258,7 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     let page: SampleRow[] = [];
     let more = false;
     if (upper > q.startTime) {
-      const rows = samplesOfText(
-        linesOf(await this.db.queryArrays<[string | null]>('api-midprice-raw', RAW_SQL, [q.cluster, q.address, q.startTime, upper, q.limit + 1])),
-      );
+      const rows = samplesOfText(linesOf(await this.db.batchedArrays<[string | null]>(RAW, [q.cluster, q.address, q.startTime, upper, q.limit + 1])));
       const cut = cutRawPage(rows, q.limit, (r) => Number(r[0]));
       if (cut.kind === 'page') {
         page = cut.page;

@@ -1,6 +1,7 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { exactDecimal, q32ToQuoteNumber } from '@hadron/domain';
 import { RUNNING_POOL_TOTALS, RUNNING_RECIPIENT_SHARES, runningDiff, runningThrough } from '@hadron/contracts/read/running-totals';
+import { batchable } from '../../../database/batched-statement';
 import { intOf } from '../../../database/numeric';
 import { ReadDb } from '../../../database/read-db';
 import { DataFreshness } from '../../../freshness/data-freshness';
@@ -33,6 +34,7 @@ const FEES_SQL = `
                                  ${runningThrough('lo', RUNNING_RECIPIENT_SHARES, 'fee_recipient_running', RECIPIENT_KEY, '$3', '$4')}
      WHERE r.cluster = $1 AND r.pool = $2) shares
    WHERE swap_count::numeric > 0`;
+const FEES = batchable('api-pool-fees', FEES_SQL, ['text', 'text', 'int8', 'int8', 'int8', 'int8']);
 
 /** Totals (kind 0) and recipients (kind 1) share the columns; a recipient's amounts are × 10^6. */
 interface FeesRow {
@@ -100,6 +102,6 @@ export class GetPoolFeesHandler implements IQueryHandler<GetPoolFeesQuery> {
   }
 
   private queryFees(params: readonly unknown[]): Promise<FeesRow[]> {
-    return this.db.query<FeesRow>('api-pool-fees', FEES_SQL, params);
+    return this.db.batched<FeesRow>(FEES, params);
   }
 }
