@@ -343,6 +343,8 @@ gate(
       await settled();
       await page.type('#pool-search', pool.address);
       await page.keyboard.press('Enter');
+      // The search's own rows (typing may have started other searches whose rows it replaces).
+      await settled();
       await page.waitForSelector(`tr[data-address="${pool.address}"] a.pool-link`);
       const from = responses.length;
       await page.click(`tr[data-address="${pool.address}"] a.pool-link`);
