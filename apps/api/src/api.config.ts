@@ -33,7 +33,7 @@ export const apiEnvShape = {
   /** An idle kept-alive connection is closed after this long; keep it above the load balancer's idle timeout. */
   API_KEEP_ALIVE_TIMEOUT_MS: envInt(1000, 600_000, 72_000),
   /** Units of per-pool queries (fees, midprice and volume history) running at once (HeavyQueryGate, unitsFor); the pool list never waits for them. */
-  API_HEAVY_CONCURRENCY: envInt(1, 100_000, 32),
+  API_HEAVY_CONCURRENCY: envInt(1, 100_000, 64),
   /** Per-pool queries waiting for a slot at most; beyond, 503 with Retry-After. */
   API_HEAVY_QUEUE: envInt(0, 100_000, 64),
   /**
