@@ -68,7 +68,6 @@ export class ReadDb {
     if (values.length !== statement.types.length)
       return Promise.reject(new Error(`${statement.name}: ${values.length} values for ${statement.types.length} parameters`));
     if (this.batches === 0) {
-      this.batchStats.roundTrips++;
       this.batchStats.executions++;
       return this.alone<R>(statement, values, arrays);
     }
@@ -103,6 +102,9 @@ export class ReadDb {
     let answer: () => void;
     try {
       answer = await this.roundTrip(statement, batch);
+    } catch (e) {
+      // Not the query's failure (roundTrip answers those): still, no waiter may be left hanging.
+      answer = () => batch.forEach((w) => w.fail(e));
     } finally {
       this.batchesRunning--;
       this.next();
@@ -112,9 +114,9 @@ export class ReadDb {
 
   /** Runs `batch` and says how to answer its waiters. */
   private async roundTrip(statement: BatchableStatement, batch: Waiting[]): Promise<() => void> {
-    this.batchStats.roundTrips++;
     this.batchStats.executions += batch.length;
     if (batch.length === 1) return this.runAlone(statement, batch[0]);
+    this.batchStats.roundTrips++;
     let result: { rows: unknown[][]; fields: Array<{ name: string }> };
     try {
       result = await this.prepared(`${statement.name}-batch`, (n) =>
@@ -124,7 +126,6 @@ export class ReadDb {
       // The database is away: every execution fails alike (running each alone would only wait again).
       if (isTransientDbError(e)) return () => batch.forEach((w) => w.fail(e));
       // One execution's values may be what failed: run each alone, each with its own outcome.
-      this.batchStats.roundTrips += batch.length;
       const answers = await Promise.all(batch.map((w) => this.runAlone(statement, w)));
       return () => answers.forEach((a) => a());
     }
@@ -171,8 +172,9 @@ export class ReadDb {
     }
   }
 
-  /** A batchable statement's execution on its own, as `query` or `queryArrays` would run it. */
+  /** A batchable statement's execution on its own (a round trip of its own), as `query` or `queryArrays` would run it. */
   private alone<R>(statement: BatchableStatement, values: readonly unknown[], arrays: boolean): Promise<R[]> {
+    this.batchStats.roundTrips++;
     return arrays ? (this.queryArrays(statement.name, statement.text, values) as Promise<R[]>) : this.query<R>(statement.name, statement.text, values);
   }
 
