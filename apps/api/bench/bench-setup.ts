@@ -14,7 +14,7 @@ export const ROOT = resolve(__dirname, '../../..');
 /**
  * The generated dataset (bench-dataset.ts) in a fresh database of DATABASE_URL's server or an
  * embedded Postgres. BENCH_DB=<name> reuses one kept by an earlier BENCH_KEEP=1 run (skips the
- * ~80 s generation). `done()` drops it (unless kept) and stops the embedded server.
+ * ~80 s generation). `done()` drops it (unless kept) and stops the embedded server (kept or not).
  */
 export async function prepareDataset(
   log: (m: string) => void,
@@ -25,12 +25,10 @@ export async function prepareDataset(
   const dbName = reuse ?? `bench_api_${Date.now().toString(36)}`;
   const url = withDatabase(adminUrl, dbName);
   const done = async () => {
-    if (keep) {
-      log(`kept database ${dbName}; rerun with BENCH_DB=${dbName}`);
-    } else {
-      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => undefined);
-      await stop();
-    }
+    if (keep) log(`kept database ${dbName}; rerun with BENCH_DB=${dbName}`);
+    else await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => undefined);
+    // A kept database stays in the embedded server's data directory; BENCH_DB starts the server again.
+    await stop();
   };
   try {
     let stats: DatasetStats;
