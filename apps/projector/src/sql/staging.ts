@@ -1,4 +1,4 @@
-import { copyFrom } from '@hadron/platform/database/copy-from';
+import { copyField, copyFrom } from '@hadron/platform/database/copy-from';
 import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { ClientBase } from 'pg';
 
@@ -69,13 +69,3 @@ export function stagedText(columns: readonly StagedColumn[]): Buffer {
   }
   return buf.subarray(0, at);
 }
-
-/** One value as a COPY text field. */
-function copyField(v: string | number | boolean | null | undefined): string {
-  if (v === null || v === undefined) return '\\N';
-  if (typeof v === 'boolean') return v ? 't' : 'f';
-  if (typeof v === 'number') return String(v);
-  return SPECIAL.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v;
-}
-
-const SPECIAL = /[\\\t\n\r]/;

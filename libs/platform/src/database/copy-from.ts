@@ -56,11 +56,15 @@ export function copyFrom(client: ClientBase, sql: string, chunks: readonly Buffe
 
 /** One COPY text-format line: tab-separated, with the format's escapes; null → \N. */
 export function copyLine(values: readonly (string | null)[]): string {
-  return (
-    values
-      .map((v) => (v === null ? '\\N' : SPECIAL.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v))
-      .join('\t') + '\n'
-  );
+  return values.map(copyField).join('\t') + '\n';
+}
+
+/** One value as a COPY text-format field: null (or undefined) → \N, booleans t/f, numbers as written, text with the format's escapes. */
+export function copyField(v: string | number | boolean | null | undefined): string {
+  if (v === null || v === undefined) return '\\N';
+  if (typeof v === 'boolean') return v ? 't' : 'f';
+  if (typeof v === 'number') return String(v);
+  return SPECIAL.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v;
 }
 
 const SPECIAL = /[\\\t\n\r]/;
