@@ -7,7 +7,10 @@ import { BuildWorker } from './build-worker';
 /** A log consumer already at the tail: lag 0, no batches. */
 class CaughtUpConsumer implements EventLogConsumer {
   stopped = false;
-  async start(_: ConsumeOptions): Promise<void> {}
+  options?: ConsumeOptions;
+  async start(options: ConsumeOptions): Promise<void> {
+    this.options = options;
+  }
   async stop(): Promise<void> {
     this.stopped = true;
   }
@@ -46,5 +49,32 @@ describe('BuildWorker', () => {
     clearTimeout(timer);
     expect(outcome).toBe('stopped');
     expect(consumer.stopped).toBe(true);
+  });
+
+  it('asks whether it caught up as soon as the consumer reports the log tail, not a timer later', async () => {
+    // The clock stands still: the worker's fallback (a check after a second without commits) never fires.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const consumer = new CaughtUpConsumer();
+    const caughtUp = jest.fn(async () => undefined);
+    const worker = new BuildWorker({
+      def: midpriceProjection,
+      build,
+      consumer,
+      maxBatchSize: 10,
+      metrics: noMetrics,
+      log: createLogger('test', 'silent'),
+      onCaughtUp: caughtUp,
+    });
+    try {
+      await worker.start();
+      await new Promise((r) => setImmediate(r));
+      expect(caughtUp).not.toHaveBeenCalled();
+      consumer.options!.onTail!();
+      for (let i = 0; i < 5 && caughtUp.mock.calls.length === 0; i++) await new Promise((r) => setImmediate(r));
+      expect(caughtUp).toHaveBeenCalledTimes(1);
+    } finally {
+      await worker.stop();
+      jest.useRealTimers();
+    }
   });
 });

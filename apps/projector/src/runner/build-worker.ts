@@ -35,10 +35,10 @@ export interface WorkerHealth {
 /**
  * Consumes the log into one build: the build's consumer group, the build's schema, only the
  * event types its projection reads. For a build still catching up it also watches for "caught
- * up", cheaply: the log's lag is asked only after a short batch (the tail was reached) or when no
- * batch has committed for a second. Failed batch attempts (the consumer retries them) are
- * tracked per stream/partition until one of its batches commits: health() and the metrics say
- * when the worker is stalled.
+ * up", cheaply: the log's lag is asked only after a short batch or a read that found nothing (the
+ * tail was reached: ConsumeOptions.onTail), or when no batch has committed for a second. Failed
+ * batch attempts (the consumer retries them) are tracked per stream/partition until one of its
+ * batches commits: health() and the metrics say when the worker is stalled.
  */
 export class BuildWorker {
   readonly def: ProjectionDefinition;
@@ -81,6 +81,8 @@ export class BuildWorker {
         this.opts.onCommitted?.(count);
         if (positions.length < maxBatchSize) this.checkCaughtUp(500);
       },
+      // The log had nothing more for the group (a replay whose last batch was full ends here).
+      onTail: () => this.checkCaughtUp(0),
       onError: (failure) => {
         const key = `${failure.stream}/${failure.partition}`;
         this.failing.set(key, { ...failure, sinceMs: this.failing.get(key)?.sinceMs ?? Date.now() });

@@ -132,6 +132,13 @@ export interface ConsumeOptions {
   onCommitted?: (info: { count: number; deadLettered: number; positions: readonly LogPosition[] }) => void;
   /** Called after each failed batch attempt, before the retry (metrics, health). */
   onError?: (failure: ConsumeFailure) => void;
+  /**
+   * Called when a read of the log found nothing past the group's position: the group had applied
+   * everything the log held when it looked. A build's "caught up" check runs on it at once, where
+   * otherwise a log ending on a full batch left the check to a timer (a second without commits).
+   * The Postgres consumers call it; the Kafka consumer does not, and its callers keep the timer.
+   */
+  onTail?: () => void;
 }
 
 export interface EventLogConsumer {

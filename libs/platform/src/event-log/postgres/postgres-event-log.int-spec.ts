@@ -1,9 +1,11 @@
 import { fakeAddress, sampleEventStream } from '@hadron/contracts/testing/sample-events';
 import { createLogger } from '../../logging/logger';
 import { createTestDatabase, type TestDatabase } from '../../testing/test-database';
+import type { EventLogConsumer } from '../event-log.port';
 import { eventLogMigrations } from '../migrations';
 import { eventLogContract } from '../testing/event-log.contract';
 import { PostgresEventLogConsumer, PostgresEventLogProducer } from './postgres-event-log';
+import { PostgresFanOut } from './postgres-fan-out';
 
 const log = createLogger('test', 'silent');
 
@@ -133,6 +135,53 @@ describe('postgres event log', () => {
     } finally {
       await consumer.stop();
       await own.drop();
+    }
+  });
+});
+
+describe('postgres consumers at the log tail (onTail)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase([eventLogMigrations]);
+  });
+  afterAll(() => db.drop());
+
+  const kinds: Array<[string, () => EventLogConsumer]> = [
+    ['a lone consumer', () => new PostgresEventLogConsumer(db.pool, db.url, log, 60_000)],
+    ['a fan-out member', () => new PostgresFanOut(db.pool, db.url, log, 60_000).consumer()],
+  ];
+  it.each(kinds)('%s says when a read found nothing more: after a last batch that was full, and again after new events', async (name, make) => {
+    // A log of exactly two full batches: no short batch tells the group it reached the end, the
+    // empty read after it does. The idle poll is a minute: only an append wakes the consumer.
+    const pool = fakeAddress(`tail ${name}`);
+    const events = sampleEventStream('devnet', [pool], 45);
+    const producer = new PostgresEventLogProducer(db.pool);
+    await db.pool.query('TRUNCATE event_log');
+    await producer.append(events.slice(0, 40));
+    const seen: string[] = [];
+    const atTail: number[] = [];
+    const consumer = make();
+    await consumer.start({
+      group: `tail ${name}`,
+      clusters: ['devnet'],
+      maxBatchSize: 20,
+      handler: async (batch) => void seen.push(...batch.map((d) => d.event.id)),
+      onTail: () => atTail.push(seen.length),
+    });
+    try {
+      const until = async (what: string, done: () => boolean) => {
+        for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+        if (!done()) throw new Error(`timed out waiting for ${what}`);
+      };
+      await until('the tail of 40 events', () => atTail.length > 0);
+      expect(atTail).toEqual([40]);
+      expect(seen).toEqual(events.slice(0, 40).map((e) => e.id));
+      await producer.append(events.slice(40));
+      await until('the tail of 45 events', () => atTail.length > 1);
+      expect(atTail).toEqual([40, 45]);
+      expect(seen).toEqual(events.map((e) => e.id));
+    } finally {
+      await consumer.stop();
     }
   });
 });

@@ -19,6 +19,15 @@ const LAG_EXACT_UP_TO = 100_000;
 /** A failed batch is retried after 0.5 s, 1 s, 2 s … 30 s (a new append does not cut that wait short). */
 export const BATCH_RETRY_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 
+/** Calls one of ConsumeOptions' reporting hooks: a hook that throws must not break the consumer's loop. */
+export function callHook<A extends unknown[]>(hook: ((...args: A) => void) | undefined, ...args: A): void {
+  try {
+    hook?.(...args);
+  } catch {
+    // ignored: the hook is the caller's (metrics, progress, health)
+  }
+}
+
 /** A group of every cluster reads the log without a cluster filter (see fetch and lag). */
 function readsEveryCluster(clusters: readonly Cluster[]): boolean {
   return CLUSTERS.every((c) => clusters.includes(c));
@@ -168,6 +177,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         ahead = undefined;
         const page = await read.rows;
         if (page.rows.length === 0) {
+          callHook(opts.onTail);
           await this.pause.sleep(this.idlePollMs);
           continue;
         }
@@ -200,11 +210,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
         const transient = isTransientDbError(e);
         const delay = backoffDelay(failures, BATCH_RETRY_BACKOFF);
         this.log.error({ err: (e as Error).message, group: opts.group, transient, failures, retryInMs: delay }, 'postgres consumer batch failed; will retry');
-        try {
-          opts.onError?.({ error: e as Error, transient, consecutiveFailures: failures, stream: PG_STREAM, partition: 0 });
-        } catch {
-          // a reporting hook must not break the loop
-        }
+        callHook(opts.onError, { error: e as Error, transient, consecutiveFailures: failures, stream: PG_STREAM, partition: 0 });
         // Always re-read the stored checkpoint: a lost or rolled-back commit must be re-read from it.
         await this.resync(batch);
         await this.pause.sleep(delay, { wakeOnNews: false });

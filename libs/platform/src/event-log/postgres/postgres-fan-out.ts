@@ -7,6 +7,7 @@ import { CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch 
 import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
 import {
   BATCH_RETRY_BACKOFF,
+  callHook,
   PG_LOG_CHANNEL,
   PG_STREAM,
   postgresLogCount,
@@ -130,7 +131,11 @@ export class PostgresFanOut {
       // A page read ahead for another set of members may lack types these read: used only if it is the same request.
       const read = ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit);
       const rows = await read.rows;
-      if (rows.rows.length === 0) return [];
+      if (rows.rows.length === 0) {
+        // Nothing past the member furthest behind: every member of the cohort is at the tail.
+        for (const m of cohort) callHook(m.opts!.onTail);
+        return [];
+      }
       // The next page is asked for as soon as this one's rows are in: it is read and validated while
       // this one is, and each member prepares its batch of it (BatchHandler.prepare) meanwhile.
       if (rows.full) {
@@ -411,11 +416,7 @@ class FanOutMember implements EventLogConsumer {
       { err: error.message, group: opts.group, transient, failures: this.failures, retryInMs: delay },
       'postgres consumer batch failed; will retry',
     );
-    try {
-      opts.onError?.({ error, transient, consecutiveFailures: this.failures, stream: PG_STREAM, partition: 0 });
-    } catch {
-      // a reporting hook must not break the loop
-    }
+    callHook(opts.onError, { error, transient, consecutiveFailures: this.failures, stream: PG_STREAM, partition: 0 });
     // Always re-read the stored checkpoint: a lost or rolled-back commit must be re-read from it.
     this.next = (await this.batch!.checkpoints(PG_STREAM).catch(() => undefined))?.get(0) ?? this.next;
     this.retryAt = Date.now() + delay;
