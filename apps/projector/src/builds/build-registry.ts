@@ -270,6 +270,10 @@ export class BuildNotServingError extends Error {
  * notices a checkpoint behind its own commits and re-reads from it).
  */
 export function guardBuild(build: BuildRecord, handler: BatchHandler, buildingHandler?: BatchHandler): BatchHandler {
+  // Which of the two took the last batch: the next batch is prepared ahead by its `prepare`. What
+  // one handler prepared goes to that handler only (their inputs need not be alike); the other
+  // prepares its own (once: the batch that follows a finish, or a worker's first).
+  let last = buildingHandler ?? handler;
   const guarded: BatchHandler = async (events, tx, prepared) => {
     const { rows } = await tx.query<{ status: string; finished: boolean }>(
       `SELECT status, finished_at IS NOT NULL AS finished, CASE WHEN status = 'building' THEN set_config('synchronous_commit', 'off', true) END AS relaxed
@@ -279,11 +283,26 @@ export function guardBuild(build: BuildRecord, handler: BatchHandler, buildingHa
     const status = rows[0]?.status;
     if (status !== 'building' && status !== 'active') throw new BuildNotServingError(build, status);
     const apply = status === 'building' && !rows[0].finished && buildingHandler ? buildingHandler : handler;
-    await (prepared === undefined ? apply(events, tx) : apply(events, tx, prepared));
+    last = apply;
+    const own = prepared instanceof PreparedBy && prepared.handler === apply ? prepared.value : undefined;
+    await (own === undefined ? apply(events, tx) : apply(events, tx, own));
   };
   // Preparing needs no database, so no guard: the batch it is used for still passes the one above.
-  if (handler.prepare) guarded.prepare = handler.prepare;
+  if (handler.prepare || buildingHandler?.prepare) {
+    guarded.prepare = (events) => {
+      const by = last;
+      return by.prepare ? new PreparedBy(by, by.prepare(events)) : undefined;
+    };
+  }
   return guarded;
+}
+
+/** What a handler's `prepare` returned, with the handler: guardBuild hands it to no other. */
+class PreparedBy {
+  constructor(
+    readonly handler: BatchHandler,
+    readonly value: unknown,
+  ) {}
 }
 
 /** One rebuild per projection at a time, across processes: a session advisory lock on a held connection. */

@@ -215,4 +215,43 @@ describe('a replay that defers derived rows to the switch', () => {
     await registry.activate(probe, build);
     expect(await derived()).toEqual(['x:finish', 'y:finish', 'z:finish']);
   });
+
+  it('hands what a handler prepared ahead to that handler only: the building one before the finish, the live one after', async () => {
+    const got: string[] = [];
+    /** `h`, recording whose preparation each batch brought; its own `prepare` names it. */
+    const tagged = (tag: string, h: BatchHandler): BatchHandler => {
+      const f: BatchHandler = async (events, tx, prepared) => {
+        got.push(`${tag} got ${prepared === undefined ? 'nothing' : (prepared as { by: string }).by}`);
+        await h(events, tx);
+      };
+      f.prepare = () => ({ by: tag });
+      return f;
+    };
+    const build = await registry.create(probe);
+    const s = quoteIdent(build.schemaName);
+    const handler = guardBuild(build, tagged('live', probe.createHandler(s)), tagged('building', probe.createBuildingHandler!(s)));
+    const apply = async (events: DeliveredEvent[], prepared: unknown) => {
+      const c = await db.pool.connect();
+      try {
+        await c.query('BEGIN');
+        await handler(events, c, prepared);
+        await c.query('COMMIT');
+      } finally {
+        c.release();
+      }
+    };
+    // As a consumer reading ahead: each batch is prepared before the one before it commits.
+    const b1 = batch('p1');
+    const p1 = handler.prepare!(b1);
+    const b2 = batch('p2');
+    const p2 = handler.prepare!(b2);
+    await apply(b1, p1);
+    finishStarted = () => undefined;
+    expect(await registry.finish(probe, build)).toBe(true);
+    const b3 = batch('p3');
+    await apply(b2, p2); // prepared for the building handler, applied by the live one: not handed over
+    const p3 = handler.prepare!(b3);
+    await apply(b3, p3);
+    expect(got).toEqual(['building got building', 'live got nothing', 'live got live']);
+  });
 });
