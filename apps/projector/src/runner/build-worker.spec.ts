@@ -24,23 +24,19 @@ class CaughtUpConsumer implements EventLogConsumer {
 
 const build = { projection: 'midprice', version: 2, buildId: 'b1', schemaName: 'proj_midprice_v2_b1', consumerGroup: 'g', status: 'building' as const };
 
+/** A worker of a building midprice build on `consumer`, batches of 10. */
+const workerOn = (consumer: EventLogConsumer, onCaughtUp: () => Promise<void>) =>
+  new BuildWorker({ def: midpriceProjection, build, consumer, maxBatchSize: 10, metrics: noMetrics, log: createLogger('test', 'silent'), onCaughtUp });
+
 describe('BuildWorker', () => {
   it('stops while its caught-up callback is still waiting (the runner switch queued behind whoever stops it)', async () => {
     const consumer = new CaughtUpConsumer();
     let calledBack!: () => void;
     const called = new Promise<void>((r) => (calledBack = r));
     const never = new Promise<void>(() => undefined);
-    const worker = new BuildWorker({
-      def: midpriceProjection,
-      build,
-      consumer,
-      maxBatchSize: 10,
-      metrics: noMetrics,
-      log: createLogger('test', 'silent'),
-      onCaughtUp: () => {
-        calledBack();
-        return never; // the runner's queue is busy with the caller of stop()
-      },
+    const worker = workerOn(consumer, () => {
+      calledBack();
+      return never; // the runner's queue is busy with the caller of stop()
     });
     await worker.start();
     await called;
@@ -56,15 +52,7 @@ describe('BuildWorker', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const consumer = new CaughtUpConsumer();
     const caughtUp = jest.fn(async () => undefined);
-    const worker = new BuildWorker({
-      def: midpriceProjection,
-      build,
-      consumer,
-      maxBatchSize: 10,
-      metrics: noMetrics,
-      log: createLogger('test', 'silent'),
-      onCaughtUp: caughtUp,
-    });
+    const worker = workerOn(consumer, caughtUp);
     try {
       await worker.start();
       await new Promise((r) => setImmediate(r));
