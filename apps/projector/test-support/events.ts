@@ -1,5 +1,5 @@
 import { parseHadronEvent, type Cluster, type EventOf, type FeeSplitRecipient, type HadronEvent, type PoolSnapshot } from '@hadron/contracts';
-import { fakeAddress, fakeSignature } from '@hadron/contracts/testing/sample-events';
+import { fakeAddress, fakeSignature, swapData } from '@hadron/contracts/testing/sample-events';
 import type { DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { Pool } from 'pg';
 
@@ -128,29 +128,22 @@ export interface SwapSpec {
 }
 
 export function swapExecuted(at: At, s: SwapSpec): EventOf<'SwapExecuted'> {
-  const [inputMint, outputMint] = s.side === 'sell' ? [MINT_X, MINT_Y] : [MINT_Y, MINT_X];
   return valid({
     ...envelope(at, 1),
     type: 'SwapExecuted',
-    data: {
-      side: s.side,
-      trader: addr('trader'),
-      inputMint,
-      outputMint,
-      amountIn: s.amountIn.toString(),
-      amountInToVault: (s.amountIn - s.fee).toString(),
-      amountOut: s.amountOut.toString(),
-      feeRaw: s.fee.toString(),
-      feeMint: inputMint,
-      feeRecipientAta: addr('fee-ata'),
+    data: swapData({
+      ...s,
+      mintX: MINT_X,
+      mintY: MINT_Y,
       decimalsX: s.decimalsX ?? 9,
       decimalsY: s.decimalsY ?? 6,
-      midpriceQ32: s.mid === null ? null : s.mid.toString(),
-      spreadFactorQ32: null,
-      vaultXAfter: (s.vaultXAfter ?? 1_000_000n).toString(),
-      vaultYAfter: (s.vaultYAfter ?? 2_000_000n).toString(),
-      feeSplit: s.split ?? null,
-    },
+      midQ32: s.mid,
+      split: s.split ?? null,
+      vaultXAfter: s.vaultXAfter ?? 1_000_000n,
+      vaultYAfter: s.vaultYAfter ?? 2_000_000n,
+      trader: addr('trader'),
+      feeRecipientAta: addr('fee-ata'),
+    }),
   });
 }
 

@@ -7,7 +7,7 @@ import {
   type PoolSnapshot,
   type TokenMetadata,
 } from '@hadron/contracts';
-import { fakeAddress, fakeSignature } from '@hadron/contracts/testing/sample-events';
+import { fakeAddress, fakeSignature, swapData, type SwapDataSpec } from '@hadron/contracts/testing/sample-events';
 
 /** Contract-valid events for API end-to-end tests; every builder validates what it returns. */
 
@@ -121,43 +121,14 @@ export function midpriceUpdated(at: At, midQ32: bigint, spreadQ32: bigint, quoti
   });
 }
 
-export interface SwapSpec {
-  side: 'buy' | 'sell';
-  mintX: string;
-  mintY: string;
-  decimalsX: number;
-  decimalsY: number;
-  amountIn: bigint;
-  fee: bigint;
-  amountOut: bigint;
-  midQ32: bigint | null;
-  split?: FeeSplitRecipient[] | null;
-}
+/** A swap of the e2e tests: SwapDataSpec with its split optional; the vaults and addresses are the builder's. */
+export type SwapSpec = Omit<SwapDataSpec, 'split' | 'vaultXAfter' | 'vaultYAfter' | 'trader' | 'feeRecipientAta'> & { split?: FeeSplitRecipient[] | null };
 
 export function swapExecuted(at: At, s: SwapSpec): EventOf<'SwapExecuted'> {
-  const [inputMint, outputMint] = s.side === 'sell' ? [s.mintX, s.mintY] : [s.mintY, s.mintX];
   return valid({
     ...instructionEnvelope(at, 1),
     type: 'SwapExecuted',
-    data: {
-      side: s.side,
-      trader: addr('trader'),
-      inputMint,
-      outputMint,
-      amountIn: s.amountIn.toString(),
-      amountInToVault: (s.amountIn - s.fee).toString(),
-      amountOut: s.amountOut.toString(),
-      feeRaw: s.fee.toString(),
-      feeMint: inputMint,
-      feeRecipientAta: addr('fee-ata'),
-      decimalsX: s.decimalsX,
-      decimalsY: s.decimalsY,
-      midpriceQ32: s.midQ32 === null ? null : s.midQ32.toString(),
-      spreadFactorQ32: null,
-      vaultXAfter: '1',
-      vaultYAfter: '1',
-      feeSplit: s.split ?? null,
-    },
+    data: swapData({ ...s, split: s.split ?? null, vaultXAfter: 1n, vaultYAfter: 1n, trader: addr('trader'), feeRecipientAta: addr('fee-ata') }),
   });
 }
 

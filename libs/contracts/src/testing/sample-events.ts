@@ -68,6 +68,48 @@ export function sampleMidpriceUpdated(cluster: Cluster, pool: string, n: number)
   };
 }
 
+/** A swap as tests describe it: the side, the pool's mints and decimals, amounts in atoms (input gross, fee taken from the input). */
+export interface SwapDataSpec {
+  side: 'buy' | 'sell';
+  mintX: string;
+  mintY: string;
+  decimalsX: number;
+  decimalsY: number;
+  amountIn: bigint;
+  fee: bigint;
+  amountOut: bigint;
+  midQ32: bigint | null;
+  split: SwapExecutedV1['data']['feeSplit'];
+  vaultXAfter: bigint;
+  vaultYAfter: bigint;
+  trader: string;
+  feeRecipientAta: string;
+}
+
+/** A SwapExecuted's `data` for `s`: a sell pays X for Y, a buy Y for X; the fee in the input mint; no spread factor. */
+export function swapData(s: SwapDataSpec): SwapExecutedV1['data'] {
+  const [inputMint, outputMint] = s.side === 'sell' ? [s.mintX, s.mintY] : [s.mintY, s.mintX];
+  return {
+    side: s.side,
+    trader: s.trader,
+    inputMint,
+    outputMint,
+    amountIn: s.amountIn.toString(),
+    amountInToVault: (s.amountIn - s.fee).toString(),
+    amountOut: s.amountOut.toString(),
+    feeRaw: s.fee.toString(),
+    feeMint: inputMint,
+    feeRecipientAta: s.feeRecipientAta,
+    decimalsX: s.decimalsX,
+    decimalsY: s.decimalsY,
+    midpriceQ32: s.midQ32 === null ? null : s.midQ32.toString(),
+    spreadFactorQ32: null,
+    vaultXAfter: s.vaultXAfter.toString(),
+    vaultYAfter: s.vaultYAfter.toString(),
+    feeSplit: s.split,
+  };
+}
+
 export function sampleSwap(cluster: Cluster, pool: string, n: number): SwapExecutedV1 {
   const b = base(cluster, pool, n, 1);
   const sell = n % 2 === 0;
