@@ -422,3 +422,12 @@ function storedTypeDiffers(r: PendingRecord, event: HadronEvent): boolean {
 function delivered(r: PendingRecord, event: HadronEvent): DeliveredEvent {
   return r.writerEpoch === undefined ? { event, position: r.position } : { event, position: r.position, writerEpoch: r.writerEpoch };
 }
+
+/** Calls one of ConsumeOptions' reporting hooks: a hook that throws must not break a consumer's loop. */
+export function callHook<A extends unknown[]>(hook: ((...args: A) => void) | undefined, ...args: A): void {
+  try {
+    hook?.(...args);
+  } catch {
+    // ignored: the hook is the caller's (metrics, progress, health)
+  }
+}

@@ -133,10 +133,11 @@ export interface ConsumeOptions {
   /** Called after each failed batch attempt, before the retry (metrics, health). */
   onError?: (failure: ConsumeFailure) => void;
   /**
-   * Called when a read of the log found nothing past the group's position: the group had applied
-   * everything the log held when it looked. A build's "caught up" check runs on it at once, where
-   * otherwise a log ending on a full batch left the check to a timer (a second without commits).
-   * The Postgres consumers call it; the Kafka consumer does not, and its callers keep the timer.
+   * Called when the consumer has applied everything the log held when it last looked: the
+   * Postgres consumers when a read found nothing past the group's position, the Kafka consumer
+   * when a fetch it applied reached its partition's end (other partitions may still lag). A
+   * build's "caught up" check (its lag, across partitions) runs on it at once, where otherwise a
+   * log ending on a full batch left the check to a timer (a second without commits).
    */
   onTail?: () => void;
 }

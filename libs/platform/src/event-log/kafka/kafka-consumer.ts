@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Logger } from '../../logging/logger';
 import { isTransientDbError } from '../../database/pool';
 import { backoffDelay } from '../../runtime/backoff';
-import { CheckpointBehindError, CheckpointedBatch, needsRecord, skippedRecord, type BatchOutcome, type PendingRecord } from '../checkpointed-batch';
+import { callHook, CheckpointBehindError, CheckpointedBatch, needsRecord, skippedRecord, type BatchOutcome, type PendingRecord } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, OwnedPartitions } from '../event-log.port';
 import { clusterOfTopic, deadLetterTopic, eventsTopic, type KafkaTopics } from './kafka-topics';
 
@@ -203,11 +203,8 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       this.failures.set(key, failures);
       const transient = isTransientDbError(e);
       this.log.error({ err: (e as Error).message, group: this.opts?.group, topic, partition, transient, failures }, 'kafka consumer batch failed; will retry');
-      try {
-        this.opts?.onError?.({ error: e as Error, transient, consecutiveFailures: failures, stream: topic, partition });
-      } catch {
-        // a reporting hook must not change what kafkajs sees
-      }
+      // A reporting hook must not change what kafkajs sees.
+      callHook(this.opts?.onError, { error: e as Error, transient, consecutiveFailures: failures, stream: topic, partition });
       throw e;
     }
   }
@@ -281,6 +278,8 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
       }
       await committing;
     }
+    // This fetch reached the end of its partition (the high watermark then): the group may be at the log's tail.
+    if (fetched.offsetLag() === '0') callHook(this.opts!.onTail);
   }
 
   /**

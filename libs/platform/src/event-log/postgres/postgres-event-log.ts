@@ -3,7 +3,7 @@ import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import { backoffDelay } from '../../runtime/backoff';
 import type { Logger } from '../../logging/logger';
-import { CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
+import { callHook, CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
 import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, OwnedPartitions, RawLogRecord } from '../event-log.port';
 import { PollSleep } from '../../runtime/poll-sleep';
 
@@ -18,15 +18,6 @@ const VALIDATE_SLICE = 250;
 const LAG_EXACT_UP_TO = 100_000;
 /** A failed batch is retried after 0.5 s, 1 s, 2 s … 30 s (a new append does not cut that wait short). */
 export const BATCH_RETRY_BACKOFF = { baseMs: 500, maxMs: 30_000 };
-
-/** Calls one of ConsumeOptions' reporting hooks: a hook that throws must not break the consumer's loop. */
-export function callHook<A extends unknown[]>(hook: ((...args: A) => void) | undefined, ...args: A): void {
-  try {
-    hook?.(...args);
-  } catch {
-    // ignored: the hook is the caller's (metrics, progress, health)
-  }
-}
 
 /** A group of every cluster reads the log without a cluster filter (see fetch and lag). */
 function readsEveryCluster(clusters: readonly Cluster[]): boolean {

@@ -3,11 +3,10 @@ import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import type { Logger } from '../../logging/logger';
 import { backoffDelay } from '../../runtime/backoff';
-import { CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
+import { callHook, CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
 import {
   BATCH_RETRY_BACKOFF,
-  callHook,
   PG_LOG_CHANNEL,
   PG_STREAM,
   postgresLogCount,

@@ -57,7 +57,13 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       group: string,
       handler: BatchHandler,
       maxBatchSize = 100,
-      more: { types?: string[]; onError?: (f: ConsumeFailure) => void; onCommitted?: (info: { count: number }) => void; batchTimeoutMs?: number } = {},
+      more: {
+        types?: string[];
+        onError?: (f: ConsumeFailure) => void;
+        onCommitted?: (info: { count: number }) => void;
+        onTail?: () => void;
+        batchTimeoutMs?: number;
+      } = {},
     ) => {
       const c = h.consumer();
       running.push(c);
@@ -104,6 +110,22 @@ export function eventLogContract(name: string, makeHarness: () => Promise<EventL
       await consume('order', recorder('order', [...pools, ...devnetPools]), 25);
       await waitForCount('order', events.length);
       expect(byPool(await applied('order'))).toEqual(byPool(events));
+    });
+
+    it('says when it has applied everything the log held (onTail), and again after new events', async () => {
+      const pools = uniquePools(1);
+      const mine = new Set(pools);
+      const events = sampleEventStream('mainnet-beta', pools, 45);
+      await h.producer.append(events.slice(0, 40));
+      let seen = 0;
+      const atTail: number[] = [];
+      const handler: BatchHandler = async (batch) => void (seen += batch.filter((d) => mine.has(d.event.pool)).length);
+      await consume('tail', handler, 20, { onTail: () => atTail.push(seen) });
+      await until('the tail after 40 events', () => atTail.includes(40));
+      expect(atTail.every((n) => n <= 40)).toBe(true);
+      await h.producer.append(events.slice(40));
+      await until('the tail after 45 events', () => atTail.includes(45));
+      expect(seen).toBe(45);
     });
 
     it('replays the whole history for a new group with identical results', async () => {
