@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import { mulberry32 } from '../../test-support/event-generator';
 import { StagingTable, stagedText, type StagedColumn } from './staging';
 
 /**
@@ -43,12 +44,7 @@ describe('staging table COPY text, read back by Postgres', () => {
   const rowsOf = (columns: StagedColumn[]) => columns[0].map((_, i) => columns.map((c) => c[i]));
 
   it('keeps every value: tabs, line breaks, backslashes, `\\N` as text, empty strings, multi-byte and astral characters, nulls', async () => {
-    // A seeded generator: the same values on every run.
-    let seed = 42;
-    const random = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed / 2_147_483_648;
-    };
+    const random = mulberry32(42); // seeded: the same values on every run
     const pieces = ['a', 'Z', '9', ' ', '\t', '\n', '\r', '\\', '\\N', 'N', '"', "'", ',', '{', '}', 'é', '中', '😀', '\u2028', '\u007f'];
     const text = () => {
       if (random() < 0.05) return null;
