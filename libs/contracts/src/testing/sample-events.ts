@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import bs58 from 'bs58';
 import type {
   Cluster,
   FeeSplitChangedV1,
@@ -12,30 +13,14 @@ import type {
 
 /** Deterministic, contract-valid events for tests of the log and projections. Not chain-accurate. */
 
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-function base58(bytes: Buffer): string {
-  let n = BigInt('0x' + bytes.toString('hex'));
-  let out = '';
-  while (n > 0n) {
-    out = B58[Number(n % 58n)] + out;
-    n /= 58n;
-  }
-  for (const b of bytes) {
-    if (b !== 0) break;
-    out = '1' + out;
-  }
-  return out;
-}
-
 /** A deterministic base58 32-byte key for `label` (looks like a pubkey; not on-curve checked). */
 export function fakeAddress(label: string): string {
-  return base58(createHash('sha256').update(`address:${label}`).digest());
+  return bs58.encode(createHash('sha256').update(`address:${label}`).digest());
 }
 
 export function fakeSignature(label: string): string {
   const h = (s: string) => createHash('sha256').update(s).digest();
-  return base58(Buffer.concat([h(`sig-a:${label}`), h(`sig-b:${label}`)]));
+  return bs58.encode(Buffer.concat([h(`sig-a:${label}`), h(`sig-b:${label}`)]));
 }
 
 const base = (cluster: Cluster, pool: string, n: number, ix = 0) => ({
