@@ -54,8 +54,7 @@ function summarise(runs: readonly BenchFile[], name: string): CaseSummary | unde
   const shares: number[] = [];
   const p99s: number[] = [];
   for (const run of runs) {
-    const report = new BenchReport(run.bench, () => undefined);
-    for (const c of run.cases) report.cases.push(c);
+    const report = BenchReport.of(run);
     const c = run.cases.find((x) => x.case === name);
     const rate = c && rateOf(c);
     if (c === undefined || rate === undefined) continue;

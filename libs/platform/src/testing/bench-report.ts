@@ -41,6 +41,13 @@ export class BenchReport {
     private readonly out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
   ) {}
 
+  /** A report holding the cases of a run read back from its `--json` file, printing nothing (for its ratios). */
+  static of(file: Pick<BenchFile, 'bench' | 'cases'>): BenchReport {
+    const report = new BenchReport(file.bench, () => undefined);
+    report.cases.push(...file.cases);
+    return report;
+  }
+
   /** Adds a case, prints its line (rate, percentiles, ratio to the baseline) and returns it. */
   add(c: BenchCase): BenchCase {
     this.cases.push(c);
