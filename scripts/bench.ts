@@ -14,7 +14,8 @@
  * (the projector bench's own default is 1,000,000), the figures the README reports.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { compareRuns, formatComparison, readBenchFile } from '@hadron/platform/testing/bench-compare';
 import type { BenchFile } from '@hadron/platform/testing/bench-report';
@@ -75,7 +76,8 @@ function runBench(name: string, file: string): Promise<number> {
   return new Promise((res) => {
     const child = spawn('npm', ['run', '-s', b.script, '--', ...b.args, '--json', file], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...b.env } });
     current = child;
-    child.on('exit', (code, signal) => res(code ?? (signal ? 128 : 1)));
+    // A bench ended by a signal exits as a shell reports it: 128 + the signal's number.
+    child.on('exit', (code, signal) => res(code ?? 128 + (signal ? constants.signals[signal] : 0)));
     child.on('error', () => res(1));
   });
 }
@@ -93,8 +95,13 @@ async function main(): Promise<number> {
   const exits: Record<string, number> = {};
   for (const name of o.only) {
     if (stopping) break;
-    exits[name] = await runBench(name, join(out, `${name}.json`));
-    if (exits[name] !== 0) process.stdout.write(`\n${name}: the bench exited with ${exits[name]}; its targets are not measured\n`);
+    const file = join(out, `${name}.json`);
+    rmSync(file, { force: true }); // a report left by an earlier run into the same --out is not this run's
+    exits[name] = await runBench(name, file);
+    if (exits[name] !== 0) {
+      const how = exits[name] > 128 ? `was stopped by a signal (exit ${exits[name]})` : `exited with ${exits[name]}`;
+      process.stdout.write(`\n${name}: the bench ${how}; its targets are not measured\n`);
+    }
   }
   const reports: BenchFile[] = o.only.filter((n) => existsSync(join(out, `${n}.json`))).map((n) => readBenchFile(join(out, `${n}.json`)));
   // The targets of the benches asked for: those of a bench that failed are "not measured".
