@@ -103,18 +103,19 @@ async function main(): Promise<number> {
       process.stdout.write(`\n${name}: the bench ${how}; its targets are not measured\n`);
     }
   }
-  const reports: BenchFile[] = o.only.filter((n) => existsSync(join(out, `${n}.json`))).map((n) => readBenchFile(join(out, `${n}.json`)));
+  // Each report that this run wrote, read once (for the targets and the comparison).
+  const reports = new Map<string, BenchFile>();
+  for (const n of o.only) if (existsSync(join(out, `${n}.json`))) reports.set(n, readBenchFile(join(out, `${n}.json`)));
   // The targets of the benches asked for: those of a bench that failed are "not measured".
-  const checks = checkTargets(reports).filter((c) => o.only.some((n) => BENCHES[n].report === c.bench));
+  const checks = checkTargets([...reports.values()]).filter((c) => o.only.some((n) => BENCHES[n].report === c.bench));
   process.stdout.write(`\n== targets (${out})\n\n${formatTargets(checks)}\n`);
   writeFileSync(join(out, 'summary.json'), `${JSON.stringify({ at: new Date().toISOString(), exits, targets: checks }, null, 2)}\n`);
   if (o.compare !== undefined) {
-    for (const name of o.only) {
-      const [before, after] = [join(resolve(ROOT, o.compare), `${name}.json`), join(out, `${name}.json`)];
-      if (!existsSync(before) || !existsSync(after)) continue;
-      process.stdout.write(
-        `\n== ${name}: ${before} → ${after}\n\n${formatComparison(compareRuns([readBenchFile(before)], [readBenchFile(after)]), { before: 1, after: 1 })}\n`,
-      );
+    for (const [name, after] of reports) {
+      const before = join(resolve(ROOT, o.compare), `${name}.json`);
+      if (!existsSync(before)) continue;
+      const table = formatComparison(compareRuns([readBenchFile(before)], [after]), { before: 1, after: 1 });
+      process.stdout.write(`\n== ${name}: ${before} → ${join(out, `${name}.json`)}\n\n${table}\n`);
     }
   }
   if (Object.values(exits).some((c) => c !== 0) || stopping) return 1;

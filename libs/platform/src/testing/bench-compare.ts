@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { BenchReport, type BenchCase, type BenchFile } from './bench-report';
+import { BenchReport, formatInt, formatShare, rateOf, type BenchCase, type BenchFile } from './bench-report';
 
 /**
  * Compares runs of one bench (`--json` files, BenchReport's schema): the runs before a change
@@ -47,15 +47,12 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-const rateOf = (c: BenchCase): number | undefined => c.rps ?? c.events_per_s;
-
-function summarise(runs: readonly BenchFile[], name: string): CaseSummary | undefined {
+function summarise(runs: readonly BenchReport[], name: string): CaseSummary | undefined {
   const rates: number[] = [];
   const shares: number[] = [];
   const p99s: number[] = [];
-  for (const run of runs) {
-    const report = BenchReport.of(run);
-    const c = run.cases.find((x) => x.case === name);
+  for (const report of runs) {
+    const c = report.cases.find((x) => x.case === name);
     const rate = c && rateOf(c);
     if (c === undefined || rate === undefined) continue;
     rates.push(rate);
@@ -80,17 +77,16 @@ export function compareRuns(before: readonly BenchFile[], after: readonly BenchF
   if (benches.length > 1) throw new Error(`the runs are of different benches (${benches.join(', ')}): compare runs of one bench`);
   const seen = new Map<string, BenchCase>();
   for (const f of all) for (const c of f.cases) if (rateOf(c) !== undefined && !seen.has(c.case)) seen.set(c.case, c);
+  const [beforeReports, afterReports] = [before.map(BenchReport.of), after.map(BenchReport.of)];
   return [...seen.values()].map((c) => ({
     case: c.case,
     unit: c.rps !== undefined ? 'req/s' : 'ev/s',
     baseline: c.baseline,
-    before: summarise(before, c.case),
-    after: summarise(after, c.case),
+    before: summarise(beforeReports, c.case),
+    after: summarise(afterReports, c.case),
   }));
 }
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const pct = (n: number) => `${(n * 100).toFixed(0)} %`;
 const change = (a: number | undefined, b: number | undefined) =>
   a === undefined || b === undefined || a === 0 ? '—' : `${b >= a ? '+' : '−'}${Math.abs((b / a - 1) * 100).toFixed(1)} %`;
 
@@ -102,10 +98,10 @@ export function formatComparison(cases: readonly ComparedCase[], runs: { before:
     '|---|---:|---:|---:|---:|---:|',
   ];
   for (const c of cases) {
-    const rate = (s?: CaseSummary) => (s ? `${int(s.rate)} ${c.unit}` : '—');
+    const rate = (s?: CaseSummary) => (s ? `${formatInt(s.rate)} ${c.unit}` : '—');
     const share = c.baseline
       ? '(baseline)'
-      : `${c.before?.share !== undefined ? pct(c.before.share) : '—'} → ${c.after?.share !== undefined ? pct(c.after.share) : '—'}`;
+      : `${c.before?.share !== undefined ? formatShare(c.before.share) : '—'} → ${c.after?.share !== undefined ? formatShare(c.after.share) : '—'}`;
     const p99 = c.before?.p99 === undefined && c.after?.p99 === undefined ? '' : `${c.before?.p99 ?? '—'} → ${c.after?.p99 ?? '—'}`;
     lines.push(`| ${c.case} | ${rate(c.before)} | ${rate(c.after)} | ${change(c.before?.rate, c.after?.rate)} | ${share} | ${p99} |`);
   }

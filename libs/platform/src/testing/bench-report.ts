@@ -25,7 +25,8 @@ export interface BenchFile {
   [extra: string]: unknown;
 }
 
-const rateOf = (c: BenchCase): number | undefined => c.rps ?? c.events_per_s;
+/** A case's rate in its own unit: `rps` or `events_per_s`. */
+export const rateOf = (c: BenchCase): number | undefined => c.rps ?? c.events_per_s;
 
 /**
  * The cases of one bench run: each printed as it is added, with its ratio against the latest
@@ -77,7 +78,7 @@ export class BenchReport {
   }
 
   line(c: BenchCase): string {
-    const rate = c.rps !== undefined ? `${fmt(c.rps)} req/s` : c.events_per_s !== undefined ? `${fmt(c.events_per_s)} ev/s` : '';
+    const rate = c.rps !== undefined ? `${formatInt(c.rps)} req/s` : c.events_per_s !== undefined ? `${formatInt(c.events_per_s)} ev/s` : '';
     const lat = c.p50_ms !== null || c.p99_ms !== null ? `  p50 ${ms(c.p50_ms)}  p99 ${ms(c.p99_ms)}` : '';
     const r = this.ratio(c);
     const vs = c.baseline ? '  (baseline)' : r !== undefined ? `  ${(r * 100).toFixed(0)}% of baseline` : '';
@@ -98,5 +99,8 @@ export class BenchReport {
   }
 }
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+/** A rate as printed: rounded, with thousands separators. */
+export const formatInt = (n: number): string => Math.round(n).toLocaleString('en-US');
+/** A share (0.52) as printed in the comparison and target tables ("52 %"). */
+export const formatShare = (n: number): string => `${(n * 100).toFixed(0)} %`;
 const ms = (n: number | null): string => (n === null ? '—' : `${Number(n.toFixed(n < 10 ? 2 : 1))} ms`);

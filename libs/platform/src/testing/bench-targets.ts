@@ -1,4 +1,4 @@
-import { BenchReport, type BenchCase, type BenchFile } from './bench-report';
+import { BenchReport, formatInt, formatShare, rateOf, type BenchCase, type BenchFile } from './bench-report';
 
 /**
  * The performance targets (DESIGN §6, raised by issue 14) as checks over the benches' `--json`
@@ -24,8 +24,12 @@ interface Target {
   check: (c: BenchCase, report: BenchReport) => { measured: string; met: boolean };
 }
 
-const int = (n: number | undefined) => (n === undefined ? '—' : Math.round(n).toLocaleString('en-US'));
-const rate = (c: BenchCase) => c.rps ?? c.events_per_s;
+const int = (n: number | undefined) => (n === undefined ? '—' : formatInt(n));
+/** A case's share of its run's baseline, as printed, and whether it reaches `min`. */
+const share = (c: BenchCase, r: BenchReport, min: number) => {
+  const s = r.ratio(c);
+  return { text: s === undefined ? 'no baseline' : formatShare(s), reaches: s !== undefined && s >= min };
+};
 
 const TARGETS: readonly Target[] = [
   {
@@ -33,8 +37,8 @@ const TARGETS: readonly Target[] = [
     cases: /^GET \/pools \(default page\)$/,
     target: '≥ 50 % of bare Fastify (same run)',
     check: (c, r) => {
-      const share = r.ratio(c);
-      return { measured: share === undefined ? 'no baseline' : `${(share * 100).toFixed(0)} %`, met: share !== undefined && share >= 0.5 };
+      const s = share(c, r, 0.5);
+      return { measured: s.text, met: s.reaches };
     },
   },
   {
@@ -54,11 +58,8 @@ const TARGETS: readonly Target[] = [
     cases: /^swaps alone$/,
     target: '≥ 60,000 ev/s and ≥ 50 % of raw COPY (same run)',
     check: (c, r) => {
-      const share = r.ratio(c);
-      return {
-        measured: `${int(c.events_per_s)} ev/s, ${share === undefined ? 'no baseline' : `${(share * 100).toFixed(0)} %`}`,
-        met: (c.events_per_s ?? 0) >= 60_000 && share !== undefined && share >= 0.5,
-      };
+      const s = share(c, r, 0.5);
+      return { measured: `${int(c.events_per_s)} ev/s, ${s.text}`, met: (c.events_per_s ?? 0) >= 60_000 && s.reaches };
     },
   },
   {
@@ -80,7 +81,7 @@ const TARGETS: readonly Target[] = [
     bench: 'indexer',
     cases: /^end to end/,
     target: '≥ 2,000 tx/s',
-    check: (c) => ({ measured: `${int(rate(c))} tx/s`, met: (rate(c) ?? 0) >= 2000 }),
+    check: (c) => ({ measured: `${int(rateOf(c))} tx/s`, met: (rateOf(c) ?? 0) >= 2000 }),
   },
 ];
 
