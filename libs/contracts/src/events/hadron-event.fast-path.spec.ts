@@ -158,8 +158,14 @@ type Container = Record<string, unknown> | unknown[];
 /** A deep copy that keeps holes, own `__proto__` keys and prototypes carrying keys (structuredClone drops the last). */
 function clone<T>(v: T): T {
   if (typeof v !== 'object' || v === null) return v;
-  if (Array.isArray(v)) return v.map(clone) as T;
   const proto = Object.getPrototypeOf(v) as object | null;
+  if (Array.isArray(v)) {
+    // Array.prototype.map, not v.map: an array made from an object with an own `__proto__` key
+    // (`arrayify`) has that object as its prototype, and no `map` of its own.
+    const out = Array.prototype.map.call(v, clone);
+    if (proto !== Array.prototype) Object.setPrototypeOf(out, proto === null ? null : clone(proto));
+    return out as T;
+  }
   const out = Object.create(proto === Object.prototype || proto === null ? proto : clone(proto)) as Record<string, unknown>;
   for (const k of Object.keys(v)) addKey(out, k, clone((v as Record<string, unknown>)[k]));
   return out as T;
