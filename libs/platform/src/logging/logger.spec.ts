@@ -242,3 +242,47 @@ describe('createLogger: secrets never logged', () => {
     expect(only(lines)).not.toContain('LONG-PASS');
   });
 });
+
+describe('createLogger: one process, one stdout', () => {
+  /**
+   * A real process as the deployables run: stdout a pipe, several loggers (runProcess's own and
+   * the app's), lines from both in turn, then process.exit right after the last — as
+   * "api: drained" then "api: stopped cleanly". What reaches the pipe must be every line, in the
+   * order they were logged.
+   */
+  const child = `
+    const { createLogger } = require('./libs/platform/src/logging/logger');
+    const app = createLogger('app');
+    const outer = () => createLogger('outer');
+    for (let i = 0; i < 400; i++) (i % 3 === 0 ? outer() : app).info({ seq: i }, 'line ' + i + ' ' + 'x'.repeat(i % 7 === 0 ? 2000 : 40));
+    outer().info({ seq: 400 }, 'stopped cleanly');
+    process.exit(0);
+  `;
+
+  it.each(['json', 'pretty'])(
+    'LOG_FORMAT=%s: every line of every logger, in the order logged, the last one before exit included',
+    async (format) => {
+      const { spawn } = await import('node:child_process');
+      const root = require('node:path').resolve(__dirname, '../../../..');
+      const proc = spawn(process.execPath, ['-r', './scripts/register-ts.js', '-e', child], {
+        cwd: root,
+        env: { ...process.env, LOG_FORMAT: format, LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      proc.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      proc.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+      const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
+      expect(err).toBe('');
+      expect(code).toBe(0);
+      const seqs = out
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => (format === 'json' ? (JSON.parse(l) as { seq: number }).seq : Number(/seq: (\d+)/.exec(l)?.[1] ?? NaN)))
+        .filter((n) => !Number.isNaN(n));
+      expect(seqs).toEqual(Array.from({ length: 401 }, (_, i) => i));
+    },
+    60_000,
+  );
+});

@@ -54,8 +54,9 @@ function logText(s: string, max = MAX_LOGGED_CHARS): string {
 /**
  * The process's logger (one per process, a child per component): JSON lines on stdout, or
  * human-readable text with LOG_FORMAT=pretty (default `auto`: pretty on a terminal, JSON
- * otherwise). pino-pretty runs in-process and writes synchronously, so the last line before
- * `process.exit` is never lost. `destination` (tests) replaces stdout.
+ * otherwise). Both write synchronously to one stdout stream per process (processStdout), so lines
+ * from every logger keep their order and the last line before `process.exit` is never lost.
+ * `destination` (tests) replaces stdout.
  */
 export function createLogger(
   name: string,
@@ -75,9 +76,8 @@ export function createLogger(
     hooks: { logMethod: boundArgs, streamWrite: guardLine },
   };
   const tty = (destination === undefined ? process.stdout.isTTY : (destination as { isTTY?: boolean }).isTTY) === true;
-  if (format === 'json' || (format === 'auto' && !tty)) return boundChildBindings(destination ? pino(options, destination) : pino(options));
-  // Synchronous writes to stdout: the line logged right before process.exit is printed.
-  const target = destination ?? pino.destination({ dest: process.stdout.fd ?? 1, sync: true });
+  const target = destination ?? processStdout();
+  if (format === 'json' || (format === 'auto' && !tty)) return boundChildBindings(pino(options, target));
   const prettyStream = pretty({
     colorize: tty && pretty.isColorSupported,
     translateTime: 'SYS:HH:MM:ss.l',
@@ -86,6 +86,23 @@ export function createLogger(
     destination: clippingWriter(target),
   });
   return boundChildBindings(pino(options, prettyStream));
+}
+
+let stdout: LogDestination | undefined;
+
+/**
+ * The one stdout stream every logger of this process writes to, synchronously. A process has
+ * several loggers (runProcess's own, the app's); with a stream each, as plain `pino()` gives,
+ * their lines raced each other to the pipe ("api: stopped cleanly" printed before "api: drained")
+ * and one logged right before `process.exit` could be lost. One stream keeps the order in which
+ * lines were logged; synchronous writes keep the last one. Our processes log per batch or per
+ * event of note, never per request, so a write per line costs nothing measurable. When something
+ * has replaced `process.stdout.write` (a test runner capturing output), lines go through it, as
+ * pino itself does.
+ */
+function processStdout(): LogDestination {
+  if (process.stdout.write !== Object.getPrototypeOf(process.stdout).write) return process.stdout;
+  return (stdout ??= pino.destination({ dest: process.stdout.fd ?? 1, sync: true }));
 }
 
 /**
