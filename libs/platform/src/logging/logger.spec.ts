@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import pino from 'pino';
 import { ConfigError, type LogFormat } from '../config/env';
 import { createLogger, logFormatFromEnv, logList, MAX_LOG_LINE_BYTES, type LogDestination } from './logger';
@@ -262,8 +264,7 @@ describe('createLogger: one process, one stdout', () => {
   it.each(['json', 'pretty'])(
     'LOG_FORMAT=%s: every line of every logger, in the order logged, the last one before exit included',
     async (format) => {
-      const { spawn } = await import('node:child_process');
-      const root = require('node:path').resolve(__dirname, '../../../..');
+      const root = resolve(__dirname, '../../../..');
       const proc = spawn(process.execPath, ['-r', './scripts/register-ts.js', '-e', child], {
         cwd: root,
         env: { ...process.env, LOG_FORMAT: format, LOG_LEVEL: 'info' },
