@@ -10,7 +10,9 @@
  *    (random pool with default windows, then the SMALL pool, 10^4 swaps and points, and the BIG
  *    pool, 10^6, with random windows), against the API without the cache; and each endpoint's
  *    same URL hammered ("repeated", a pool polled by many clients) against the default API.
- * 3. Fees p50 for `1h` vs `all` on the BIG pool (sequential, 1 connection): flat within 1.5×.
+ * 3. Fees p50 for `1h` vs `all` on the BIG pool (sequential, 1 connection): flat within 1.5×. Then
+ *    flat in rows: the same fees and sampled-midprice requests on SMALL, BIG and, with
+ *    BENCH_API_HUGE=1, a 10⁷-row HUGE pool (`flatness`).
  * 4. BENCH_REPLICA=1: a streaming replica of the bench server (startStreamingReplica), a second API
  *    reading it (as DATABASE_READ_URL does), and the per-pool endpoints against it, next to the primary's.
  * Prints each case with its ratio to the baseline, then a table with CPU per request (API process,
@@ -25,7 +27,7 @@ import { jsonArg } from '@hadron/platform/testing/bench-args';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
 import { startStreamingReplica } from '@hadron/platform/testing/streaming-replica';
 import { measureCpu, type CpuSplit } from '@hadron/platform/testing/cpu-time';
-import { BIG, BIG_POOL, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
+import { BIG, BIG_POOL, HUGE, HUGE_POOL, MAINNET_POOLS, poolAddress, SMALL, SMALL_POOL } from './bench-dataset';
 import { serveApi, serveBare } from './bench-servers';
 import { child, prepareDataset, ROOT, type Server } from './bench-setup';
 
@@ -157,6 +159,7 @@ async function main(): Promise<void> {
     report.set('fees_all_vs_1h_p50', round(flat));
     log(`  fees p50 all / 1h = ${flat.toFixed(2)}× (flat: within 1.5×) ${flat <= 1.5 ? 'met' : 'NOT met'}`);
     log(`  (SMALL = ${SMALL.count.toLocaleString('en')} swaps and points, BIG = ${BIG.count.toLocaleString('en')}, over the same ~35 days)`);
+    await flatness(uncached.url, stats.huge, anyEnd, report);
 
     const replicaLoad = process.env.BENCH_REPLICA === '1' ? await againstReplica(url, load, children) : [];
     if (replicaLoad.length) report.set('replica', replicaLoad);
@@ -178,6 +181,67 @@ async function main(): Promise<void> {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
+
+/** Requests per pool and request shape in the flatness check. */
+const FLAT_REQUESTS = 100;
+
+/**
+ * DESIGN §6: fees and sampled-midprice latency flat from 10⁴ to 10⁷ swaps/points, cost growing
+ * with buckets, not rows. The same requests (each timeframe with the same random windows, each
+ * fees interval) on SMALL (10⁴), BIG (10⁶) and, when generated (BENCH_API_HUGE=1), HUGE (10⁷),
+ * whose rows span the same ~35 days: one connection, no cache, the pools taken in turn request by
+ * request so that a machine slowing down weighs on each alike. Reports, per endpoint, the largest
+ * ratio of a shape's p50 to SMALL's (`<endpoint>_<pool>_vs_small_p50`; flat: within 1.5×).
+ */
+async function flatness(base: string, huge: boolean, anyEnd: () => number, report: BenchReport): Promise<void> {
+  const pools: Array<[string, string]> = [['SMALL', SMALL_POOL], ['BIG', BIG_POOL], ...(huge ? ([['HUGE', HUGE_POOL]] as Array<[string, string]>) : [])];
+  const ends = Array.from({ length: FLAT_REQUESTS }, anyEnd);
+  const endpoints: Array<[string, Array<[string, (pool: string, end: number) => string]>]> = [
+    ['midprice_sampled', ['5m', '30m', '1h', '4h'].map((tf) => [tf, (pool, end) => `/pools/${pool}/midprice/history?timeframe=${tf}&end_time=${end}`])],
+    ['fees', ['1h', '24h', '7d', '30d', 'all'].map((interval) => [interval, (pool) => `/pools/${pool}/fees?interval=${interval}`])],
+  ];
+  log(
+    `\nflat in rows (DESIGN §6): p50 ms of the same ${FLAT_REQUESTS} requests per shape, sequential, 1 connection, no cache; ` +
+      `SMALL ${SMALL.count.toLocaleString('en')}, BIG ${BIG.count.toLocaleString('en')}${huge ? `, HUGE ${HUGE.count.toLocaleString('en')}` : ' (HUGE, 10⁷: BENCH_API_HUGE=1)'} swaps and points`,
+  );
+  log(
+    `| endpoint | shape | ${pools.map(([name]) => name).join(' | ')} | ${pools
+      .slice(1)
+      .map(([name]) => `${name} / SMALL`)
+      .join(' | ')} |`,
+  );
+  log(
+    `|---|---|${pools.map(() => '---:|').join('')}${pools
+      .slice(1)
+      .map(() => '---:|')
+      .join('')}`,
+  );
+  const detail: Record<string, Record<string, Record<string, number>>> = {};
+  for (const [endpoint, shapes] of endpoints) {
+    const worst: Record<string, number> = {};
+    detail[endpoint] = {};
+    for (const [shape, path] of shapes) {
+      const ms: number[][] = pools.map(() => []);
+      for (let i = -10; i < FLAT_REQUESTS; i++) {
+        for (let p = 0; p < pools.length; p++) {
+          const t = process.hrtime.bigint();
+          const url = `${base}${path(pools[p][1], ends[Math.max(0, i)])}`;
+          const res = await fetch(url);
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`${url} → ${res.status}`);
+          if (i >= 0) ms[p].push(Number(process.hrtime.bigint() - t) / 1e6); // the first ten warm up
+        }
+      }
+      const p50 = ms.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+      const ratios = p50.slice(1).map((v) => v / p50[0]);
+      pools.slice(1).forEach(([name], i) => (worst[name] = Math.max(worst[name] ?? 0, ratios[i])));
+      detail[endpoint][shape] = Object.fromEntries(pools.map(([name], i) => [name, round(p50[i])]));
+      log(`| ${endpoint} | ${shape} | ${p50.map((v) => v.toFixed(2)).join(' | ')} | ${ratios.map((r) => `${r.toFixed(2)}×`).join(' | ')} |`);
+    }
+    for (const [name, ratio] of Object.entries(worst)) report.set(`${endpoint}_${name.toLowerCase()}_vs_small_p50`, round(ratio));
+  }
+  report.set('flatness_p50_ms', detail);
+}
 
 /** The per-pool endpoints again, against an API reading a streaming replica of the bench server. */
 async function againstReplica(url: string, primaryLoad: readonly LoadResult[], children: ChildProcess[]): Promise<LoadResult[]> {

@@ -9,14 +9,19 @@ import { runningViewsFromSwaps } from '../../projector/src';
  * - SMALL (mainnet pool 2): 10,000 of each over the same ~35 days (one every 300 s): the same
  *   buckets with 100× fewer rows, so fees / sampled-midprice latency on SMALL vs BIG shows
  *   whether cost grows with rows or with buckets;
+ * - with `huge` (BENCH_API_HUGE=1), HUGE (mainnet pool 3): 10,000,000 of each over the same
+ *   ~35 days (ten every 3 s), for DESIGN §6's "flat from 10⁴ to 10⁷"; generation takes about
+ *   seven times as long and the database grows sixfold (18 GB);
  * - every other pool: 500 swaps over the last 7 days and 200 points over the last day.
  * A third of the swaps carry a two-recipient fee split. Rollups are derived from the rows.
  * It follows the physical tables of the projector's current versions (swaps v3 with its running
  * totals, midprice v3 with its five-minute last points, pools v1) — the only place outside the projector that writes
  * them: a change of those tables needs a change here.
  */
+/** Rows per pool and the seconds between them (a fraction: several rows share a second). */
 export const BIG = { count: 1_000_000, step: 3 };
 export const SMALL = { count: 10_000, step: 300 };
+export const HUGE = { count: 10_000_000, step: 0.3 };
 export const MAINNET_POOLS = 1000;
 export const DEVNET_POOLS = 200;
 
@@ -26,6 +31,7 @@ export const poolAddress = (i: number): string => `Poo${String(i).padStart(6, '0
 const sqlPoolAddress = (i: string): string => `'Poo' || translate(lpad(${i}::text, 6, '0'), '0', 'z') || repeat('x', 34)`;
 export const BIG_POOL = poolAddress(1);
 export const SMALL_POOL = poolAddress(2);
+export const HUGE_POOL = poolAddress(3);
 
 export interface DatasetStats {
   pools: number;
@@ -39,6 +45,7 @@ export async function generateDataset(
   schemas: { pools: string; swaps: string; midprice: string },
   now: number,
   log: (m: string) => void,
+  huge = false,
 ): Promise<DatasetStats> {
   const P = schemas.pools;
   const S = schemas.swaps;
@@ -71,12 +78,16 @@ export async function generateDataset(
             1000000000000::numeric + i * 1000000000::numeric, 50000000000::numeric + i * 100000000::numeric
        FROM generate_series(1, ${total}) i`,
   );
-  // Per-pool series: (pool number, swaps, step between swaps, points, step between points).
-  const series = `(SELECT i, CASE WHEN i = 1 THEN ${BIG.count} WHEN i = 2 THEN ${SMALL.count} ELSE 500 END AS swaps,
-                          CASE WHEN i = 1 THEN ${BIG.step} WHEN i = 2 THEN ${SMALL.step} ELSE 1209 END AS swap_step,
-                          CASE WHEN i = 1 THEN ${BIG.count} WHEN i = 2 THEN ${SMALL.count} ELSE 200 END AS points,
-                          CASE WHEN i = 1 THEN ${BIG.step} WHEN i = 2 THEN ${SMALL.step} ELSE 432 END AS point_step
+  // Per-pool series: (pool number, swaps, tenths of a second between swaps, points, tenths between points).
+  const hugeCase = (n: number) => (huge ? `WHEN i = 3 THEN ${n}` : '');
+  const tenths = (seconds: number) => Math.round(seconds * 10);
+  const series = `(SELECT i, CASE WHEN i = 1 THEN ${BIG.count} WHEN i = 2 THEN ${SMALL.count} ${hugeCase(HUGE.count)} ELSE 500 END AS swaps,
+                          CASE WHEN i = 1 THEN ${tenths(BIG.step)} WHEN i = 2 THEN ${tenths(SMALL.step)} ${hugeCase(tenths(HUGE.step))} ELSE 12090 END AS swap_step,
+                          CASE WHEN i = 1 THEN ${BIG.count} WHEN i = 2 THEN ${SMALL.count} ${hugeCase(HUGE.count)} ELSE 200 END AS points,
+                          CASE WHEN i = 1 THEN ${tenths(BIG.step)} WHEN i = 2 THEN ${tenths(SMALL.step)} ${hugeCase(tenths(HUGE.step))} ELSE 4320 END AS point_step
                      FROM generate_series(1, ${total}) i)`;
+  /** The g-th row's second (g from 1), newest first. */
+  const ts = (step: string) => `(${now}::int8 - 1 - ((g - 1)::int8 * ${step}) / 10)`;
   await step(
     'swaps',
     `INSERT INTO ${S}.swaps (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, side, trader, amount_in,
@@ -89,7 +100,7 @@ export async function generateDataset(
             CASE WHEN g % 3 = 0 THEN ARRAY[600000, 400000] END
        FROM (SELECT CASE WHEN s.i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END AS cluster,
                     ${sqlPoolAddress('s.i')} AS pool, s.i AS n, g,
-                    ${now}::int8 - 1 - (g - 1) * s.swap_step AS ts,
+                    ${ts('s.swap_step')} AS ts,
                     (1000000 + (g % 1000) * 1000)::numeric AS a,
                     div((1000000 + (g % 1000) * 1000)::numeric, 1000) AS f,
                     div(div((1000000 + (g % 1000) * 1000)::numeric * 999, 1000) * 4 * 998, 1000) AS o
@@ -103,8 +114,8 @@ export async function generateDataset(
     `INSERT INTO ${M}.midprice_points (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction,
         sequence, midprice_q32, spread_factor_q32)
      SELECT CASE WHEN s.i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END, ${sqlPoolAddress('s.i')},
-            ${now}::int8 - 1 - (g - 1) * s.point_step, 'mp:' || s.i || ':' || g, ${now}::int8 - 1 - (g - 1) * s.point_step,
-            (${now}::int8 - 1 - (g - 1) * s.point_step - 1700000000) * 3 + 1, 0, 0, -1, 'Sig' || s.i || 'm' || g || repeat('t', 60),
+            ${ts('s.point_step')}, 'mp:' || s.i || ':' || g, ${ts('s.point_step')},
+            (${ts('s.point_step')} - 1700000000) * 3 + 1, 0, 0, -1, 'Sig' || s.i || 'm' || g || repeat('t', 60),
             'UpdateMidpriceAndBaseSpread', g, 1073741824 + (g % 977) * 1000, 4294967296 - 262144
        FROM ${series} s, generate_series(1, s.points) g`,
   );

@@ -7,18 +7,19 @@ import { createPool } from '@hadron/platform/database/pool';
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
 import { ALL_PROJECTIONS, BuildRegistry, projectorMigrations } from '../../projector/src';
-import { DEVNET_POOLS, generateDataset, MAINNET_POOLS, type DatasetStats } from './bench-dataset';
+import { DEVNET_POOLS, generateDataset, HUGE, HUGE_POOL, MAINNET_POOLS, type DatasetStats } from './bench-dataset';
 
 export const ROOT = resolve(__dirname, '../../..');
 
 /**
  * The generated dataset (bench-dataset.ts) in a fresh database of DATABASE_URL's server or an
  * embedded Postgres. BENCH_DB=<name> reuses one kept by an earlier BENCH_KEEP=1 run (skips the
- * ~80 s generation). `done()` drops it (unless kept) and stops the embedded server (kept or not).
+ * ~80 s generation). BENCH_API_HUGE=1 adds the 10⁷-row HUGE pool (minutes more). `done()` drops it
+ * (unless kept) and stops the embedded server (kept or not).
  */
 export async function prepareDataset(
   log: (m: string) => void,
-): Promise<{ url: string; stats: DatasetStats & { mainnet: number; devnet: number }; done: () => Promise<void> }> {
+): Promise<{ url: string; stats: DatasetStats & { mainnet: number; devnet: number; huge: boolean }; done: () => Promise<void> }> {
   const { adminUrl, stop } = await benchPostgres(ROOT);
   const reuse = process.env.BENCH_DB;
   const keep = process.env.BENCH_KEEP === '1' || !!reuse;
@@ -32,6 +33,7 @@ export async function prepareDataset(
   };
   try {
     let stats: DatasetStats;
+    let huge = process.env.BENCH_API_HUGE === '1';
     const pool = createPool(url, { max: 2, application: 'api-bench-setup' });
     const now = Math.floor(Date.now() / 1000);
     const poolsDef = ALL_PROJECTIONS.find((d) => d.name === 'pools')!;
@@ -42,6 +44,9 @@ export async function prepareDataset(
         )
       ).rows;
       stats = { pools: Number(r.pools), swaps: Number(r.swaps), points: Number(r.points), seconds: 0 };
+      const [h] = (await pool.query<{ n: string }>(`SELECT count(*) AS n FROM read.midprice_points WHERE cluster = 'mainnet-beta' AND pool = $1`, [HUGE_POOL]))
+        .rows;
+      huge = Number(h.n) >= HUGE.count;
     } else {
       await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${dbName}`));
       await runMigrations(url, [eventLogMigrations, projectorMigrations]);
@@ -50,14 +55,14 @@ export async function prepareDataset(
       const registry = new BuildRegistry(pool);
       for (const def of ALL_PROJECTIONS) await registry.activate(def, await registry.create(def), { nowSec: now });
       log(`generating dataset in ${dbName} …`);
-      stats = await generateDataset(pool, await activeSchemas(pool), now, log);
+      stats = await generateDataset(pool, await activeSchemas(pool), now, log, huge);
     }
     await poolsDef.refresh!(pool as never, (await activeSchemas(pool)).pools, now); // the projector's own 24 h stats refresher
     log(
       `dataset: ${stats.pools} pools, ${stats.swaps.toLocaleString('en')} swaps, ${stats.points.toLocaleString('en')} midprice points${stats.seconds ? ` generated in ${stats.seconds.toFixed(0)} s` : ` (reused ${dbName})`}`,
     );
     await pool.end();
-    return { url, stats: { ...stats, mainnet: MAINNET_POOLS, devnet: DEVNET_POOLS }, done };
+    return { url, stats: { ...stats, mainnet: MAINNET_POOLS, devnet: DEVNET_POOLS, huge }, done };
   } catch (e) {
     await done();
     throw e;

@@ -31,6 +31,23 @@ const share = (c: BenchCase, r: BenchReport, min: number) => {
   return { text: s === undefined ? 'no baseline' : formatShare(s), reaches: s !== undefined && s >= min };
 };
 
+/**
+ * DESIGN §6: latency flat from 10⁴ to 10⁷ rows. bench:api's flatness check runs the same requests
+ * on pools of 10⁴, 10⁶ and (BENCH_API_HUGE=1) 10⁷ swaps and points and reports the largest p50 ratio.
+ */
+const flatInRows = (field: string, what: string): Target[] =>
+  (
+    [
+      ['big', '10⁶'],
+      ['huge', '10⁷'],
+    ] as const
+  ).map(([pool, rows]) => ({
+    bench: 'api',
+    field: `${field}_${pool}_vs_small_p50`,
+    target: `${what} p50 on ${rows} rows / on 10⁴ ≤ 1.5×${pool === 'huge' ? ' (BENCH_API_HUGE=1)' : ''}`,
+    check: (c) => ({ measured: `${Number(c.value).toFixed(2)}×`, met: Number(c.value) <= 1.5 }),
+  }));
+
 const TARGETS: readonly Target[] = [
   {
     bench: 'api',
@@ -53,6 +70,8 @@ const TARGETS: readonly Target[] = [
     target: 'fees p50 `all` / `1h` ≤ 1.5×',
     check: (c) => ({ measured: `${Number(c.value).toFixed(2)}×`, met: Number(c.value) <= 1.5 }),
   },
+  ...flatInRows('midprice_sampled', 'sampled midprice'),
+  ...flatInRows('fees', 'fees'),
   {
     bench: 'projector-replay',
     cases: /^swaps alone$/,
