@@ -10,7 +10,7 @@
  *    (random pool with default windows, then the SMALL pool, 10^4 swaps and points, and the BIG
  *    pool, 10^6, with random windows), against the API without the cache; and each endpoint's
  *    same URL hammered ("repeated", a pool polled by many clients) against the default API.
- * 3. Fees p50 for `1h` vs `all` on the BIG pool (sequential, 1 connection): flat within 1.5×. Then
+ * 3. Fees p50 for `1h` vs `all` on the BIG pool (one at a time, in turn, 1 connection): flat within 1.5×. Then
  *    flat in rows: the same fees and sampled-midprice requests on SMALL, BIG and, with
  *    BENCH_API_HUGE=1, a 10⁷-row HUGE pool (`flatness`).
  * 4. BENCH_REPLICA=1: a streaming replica of the bench server (startStreamingReplica), a second API
@@ -142,10 +142,16 @@ async function main(): Promise<void> {
     }
 
     // Fees cost must not grow with the window (DESIGN §6: flat): 1h vs all on the BIG pool, one connection, no cache.
-    log(`\nfees on the BIG pool (${BIG.count.toLocaleString('en')} swaps), sequential, 1 connection, no cache:`);
+    log(`\nfees on the BIG pool (${BIG.count.toLocaleString('en')} swaps), one request at a time, 1h and all in turn, 1 connection, no cache:`);
     const fees: Record<string, Lat> = {};
-    for (const interval of ['1h', 'all']) {
-      const lat = await sequential(`${uncached.url}/pools/${BIG_POOL}/fees?interval=${interval}`, 300);
+    const intervals = ['1h', 'all'];
+    const lats = await inTurn(
+      uncached.url,
+      intervals.map((interval) => () => `/pools/${BIG_POOL}/fees?interval=${interval}`),
+      300,
+    );
+    for (const [i, interval] of intervals.entries()) {
+      const lat = lats[i];
       fees[interval] = lat;
       report.add({
         case: `fees ${interval}: BIG pool, sequential`,
@@ -221,18 +227,16 @@ async function flatness(base: string, huge: boolean, anyEnd: () => number, repor
     const worst: Record<string, number> = {};
     detail[endpoint] = {};
     for (const [shape, path] of shapes) {
-      const ms: number[][] = pools.map(() => []);
-      for (let i = -10; i < FLAT_REQUESTS; i++) {
-        for (let p = 0; p < pools.length; p++) {
-          const t = process.hrtime.bigint();
-          const url = `${base}${path(pools[p][1], ends[Math.max(0, i)])}`;
-          const res = await fetch(url);
-          await res.arrayBuffer();
-          if (res.status !== 200) throw new Error(`${url} → ${res.status}`);
-          if (i >= 0) ms[p].push(Number(process.hrtime.bigint() - t) / 1e6); // the first ten warm up
-        }
-      }
-      const p50 = ms.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+      const lats = await inTurn(
+        base,
+        pools.map(
+          ([, pool]) =>
+            (i: number) =>
+              path(pool, ends[i]),
+        ),
+        FLAT_REQUESTS,
+      );
+      const p50 = lats.map((l) => l.p50);
       const ratios = p50.slice(1).map((v) => v / p50[0]);
       pools.slice(1).forEach(([name], i) => (worst[name] = Math.max(worst[name] ?? 0, ratios[i])));
       detail[endpoint][shape] = Object.fromEntries(pools.map(([name], i) => [name, round(p50[i])]));
@@ -296,18 +300,28 @@ interface Lat {
   mean: number;
 }
 
-async function sequential(url: string, n: number): Promise<Lat> {
-  for (let i = 0; i < 20; i++) await (await fetch(url)).arrayBuffer();
-  const ms: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    const res = await fetch(url);
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`${url} → ${res.status}`);
-    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+/**
+ * Latency of `n` requests per path, one at a time on one connection, the paths taken in turn
+ * (request i of each, then i + 1…), so that a machine slowing down during the measurement (an
+ * autovacuum after the dataset's generation, another tenant) weighs on each alike. `paths[k](i)`
+ * is the k-th path's i-th request; ten rounds of request 0 warm up first.
+ */
+async function inTurn(base: string, paths: ReadonlyArray<(i: number) => string>, n: number): Promise<Lat[]> {
+  const ms: number[][] = paths.map(() => []);
+  for (let i = -10; i < n; i++) {
+    for (const [k, path] of paths.entries()) {
+      const url = `${base}${path(Math.max(0, i))}`;
+      const t = process.hrtime.bigint();
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${url} → ${res.status}`);
+      if (i >= 0) ms[k].push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
   }
-  ms.sort((a, b) => a - b);
-  return { p50: ms[Math.floor(n * 0.5)], p99: ms[Math.min(n - 1, Math.floor(n * 0.99))], mean: ms.reduce((a, b) => a + b, 0) / n };
+  return ms.map((xs) => {
+    xs.sort((a, b) => a - b);
+    return { p50: xs[Math.floor(n * 0.5)], p99: xs[Math.min(n - 1, Math.floor(n * 0.99))], mean: xs.reduce((a, b) => a + b, 0) / n };
+  });
 }
 
 main().catch((e: unknown) => {
