@@ -143,16 +143,14 @@ async function main(): Promise<void> {
 
     // Fees cost must not grow with the window (DESIGN §6: flat): 1h vs all on the BIG pool, one connection, no cache.
     log(`\nfees on the BIG pool (${BIG.count.toLocaleString('en')} swaps), one request at a time, 1h and all in turn, 1 connection, no cache:`);
-    const fees: Record<string, Lat> = {};
     const intervals = ['1h', 'all'];
-    const lats = await inTurn(
+    const fees = await inTurn(
       uncached.url,
       intervals.map((interval) => () => `/pools/${BIG_POOL}/fees?interval=${interval}`),
       300,
     );
     for (const [i, interval] of intervals.entries()) {
-      const lat = lats[i];
-      fees[interval] = lat;
+      const lat = fees[i];
       report.add({
         case: `fees ${interval}: BIG pool, sequential`,
         rps: Math.round(1000 / lat.mean),
@@ -161,7 +159,7 @@ async function main(): Promise<void> {
         baseline: false,
       });
     }
-    const flat = fees.all.p50 / fees['1h'].p50;
+    const flat = fees[1].p50 / fees[0].p50;
     report.set('fees_all_vs_1h_p50', round(flat));
     log(`  fees p50 all / 1h = ${flat.toFixed(2)}× (flat: within 1.5×) ${flat <= 1.5 ? 'met' : 'NOT met'}`);
     log(`  (SMALL = ${SMALL.count.toLocaleString('en')} swaps and points, BIG = ${BIG.count.toLocaleString('en')}, over the same ~35 days)`);
@@ -201,6 +199,7 @@ const FLAT_REQUESTS = 100;
  */
 async function flatness(base: string, huge: boolean, anyEnd: () => number, report: BenchReport): Promise<void> {
   const pools: Array<[string, string]> = [['SMALL', SMALL_POOL], ['BIG', BIG_POOL], ...(huge ? ([['HUGE', HUGE_POOL]] as Array<[string, string]>) : [])];
+  const others = pools.slice(1); // each compared with SMALL
   const ends = Array.from({ length: FLAT_REQUESTS }, anyEnd);
   const endpoints: Array<[string, Array<[string, (pool: string, end: number) => string]>]> = [
     ['midprice_sampled', ['5m', '30m', '1h', '4h'].map((tf) => [tf, (pool, end) => `/pools/${pool}/midprice/history?timeframe=${tf}&end_time=${end}`])],
@@ -210,18 +209,8 @@ async function flatness(base: string, huge: boolean, anyEnd: () => number, repor
     `\nflat in rows (DESIGN §6): p50 ms of the same ${FLAT_REQUESTS} requests per shape, sequential, 1 connection, no cache; ` +
       `SMALL ${SMALL.count.toLocaleString('en')}, BIG ${BIG.count.toLocaleString('en')}${huge ? `, HUGE ${HUGE.count.toLocaleString('en')}` : ' (HUGE, 10⁷: BENCH_API_HUGE=1)'} swaps and points`,
   );
-  log(
-    `| endpoint | shape | ${pools.map(([name]) => name).join(' | ')} | ${pools
-      .slice(1)
-      .map(([name]) => `${name} / SMALL`)
-      .join(' | ')} |`,
-  );
-  log(
-    `|---|---|${pools.map(() => '---:|').join('')}${pools
-      .slice(1)
-      .map(() => '---:|')
-      .join('')}`,
-  );
+  log(`| endpoint | shape | ${[...pools.map(([name]) => name), ...others.map(([name]) => `${name} / SMALL`)].join(' | ')} |`);
+  log(`|---|---|${'---:|'.repeat(pools.length + others.length)}`);
   const detail: Record<string, Record<string, Record<string, number>>> = {};
   for (const [endpoint, shapes] of endpoints) {
     const worst: Record<string, number> = {};
@@ -238,7 +227,7 @@ async function flatness(base: string, huge: boolean, anyEnd: () => number, repor
       );
       const p50 = lats.map((l) => l.p50);
       const ratios = p50.slice(1).map((v) => v / p50[0]);
-      pools.slice(1).forEach(([name], i) => (worst[name] = Math.max(worst[name] ?? 0, ratios[i])));
+      others.forEach(([name], i) => (worst[name] = Math.max(worst[name] ?? 0, ratios[i])));
       detail[endpoint][shape] = Object.fromEntries(pools.map(([name], i) => [name, round(p50[i])]));
       log(`| ${endpoint} | ${shape} | ${p50.map((v) => v.toFixed(2)).join(' | ')} | ${ratios.map((r) => `${r.toFixed(2)}×`).join(' | ')} |`);
     }

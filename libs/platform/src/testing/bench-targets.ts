@@ -31,6 +31,9 @@ const share = (c: BenchCase, r: BenchReport, min: number) => {
   return { text: s === undefined ? 'no baseline' : formatShare(s), reaches: s !== undefined && s >= min };
 };
 
+/** A run-level p50 ratio that must stay within 1.5× (DESIGN §6: "flat"). */
+const flat = (c: BenchCase) => ({ measured: `${Number(c.value).toFixed(2)}×`, met: Number(c.value) <= 1.5 });
+
 /**
  * DESIGN §6: latency flat from 10⁴ to 10⁷ rows. bench:api's flatness check runs the same requests
  * on pools of 10⁴, 10⁶ and (BENCH_API_HUGE=1) 10⁷ swaps and points and reports the largest p50 ratio.
@@ -45,7 +48,7 @@ const flatInRows = (field: string, what: string): Target[] =>
     bench: 'api',
     field: `${field}_${pool}_vs_small_p50`,
     target: `${what} p50 on ${rows} rows / on 10⁴ ≤ 1.5×${pool === 'huge' ? ' (BENCH_API_HUGE=1)' : ''}`,
-    check: (c) => ({ measured: `${Number(c.value).toFixed(2)}×`, met: Number(c.value) <= 1.5 }),
+    check: flat,
   }));
 
 const TARGETS: readonly Target[] = [
@@ -68,7 +71,7 @@ const TARGETS: readonly Target[] = [
     bench: 'api',
     field: 'fees_all_vs_1h_p50',
     target: 'fees p50 `all` / `1h` ≤ 1.5×',
-    check: (c) => ({ measured: `${Number(c.value).toFixed(2)}×`, met: Number(c.value) <= 1.5 }),
+    check: flat,
   },
   ...flatInRows('midprice_sampled', 'sampled midprice'),
   ...flatInRows('fees', 'fees'),
