@@ -36,7 +36,7 @@ import {
 } from '@hadron/platform';
 import type { DeliveredEvent, SqlTx } from '@hadron/platform';
 import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
-import { BenchReport } from '@hadron/platform/testing/bench-report';
+import { BenchReport, formatInt } from '@hadron/platform/testing/bench-report';
 import { cpuDuring, type CpuSeconds } from '@hadron/platform/testing/cpu-time';
 import { projectorMigrations } from '../src/migrations';
 import type { ProjectionDefinition } from '../src/projection';
@@ -137,19 +137,18 @@ async function main(): Promise<void> {
     await pool.query('DROP TABLE bench_copy');
     const [warmUp, ...counted] = copies;
     const copySeconds = [...counted].sort((a, b) => a - b)[(BASELINE_RUNS - 1) / 2];
+    const rowsPerSecond = (seconds: number) => Math.round(N / seconds);
     report.add({
       case: 'raw COPY of the log rows',
-      events_per_s: Math.round(N / copySeconds),
+      events_per_s: rowsPerSecond(copySeconds),
       p50_ms: null,
       p99_ms: null,
       baseline: true,
       seconds: copySeconds,
-      runs_per_s: counted.map((c) => Math.round(N / c)),
-      warm_up_per_s: Math.round(N / warmUp),
+      runs_per_s: counted.map(rowsPerSecond),
+      warm_up_per_s: rowsPerSecond(warmUp),
     });
-    say(
-      `  (raw COPY runs: ${counted.map((c) => Math.round(N / c).toLocaleString('en-US')).join(', ')} rows/s; the one before them, not counted: ${Math.round(N / warmUp).toLocaleString('en-US')})`,
-    );
+    say(`  (raw COPY runs: ${counted.map((c) => formatInt(N / c)).join(', ')} rows/s; the one before them, not counted: ${formatInt(N / warmUp)})`);
     copyChunks.length = 0;
 
     // 3. What the consumer core spends per event before any projection runs: JSON.parse + contract validation (one core).
