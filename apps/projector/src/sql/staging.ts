@@ -1,4 +1,5 @@
 import { copyField, copyFrom } from '@hadron/platform/database/copy-from';
+import { PG_UNIQUE_VIOLATION } from '@hadron/platform/database/pg-errors';
 import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { ClientBase } from 'pg';
 
@@ -68,4 +69,22 @@ export function stagedText(columns: readonly StagedColumn[]): Buffer {
     at += buf.write(row, at);
   }
   return buf.subarray(0, at);
+}
+
+/**
+ * A replay's bulk path: COPY `text` with `copySql` straight into a fact table, under a savepoint.
+ * False, and nothing written, when a row hit a unique index (a copy of an event already applied,
+ * a redelivery): the caller then takes its staging path, which skips copies and refuses changed ones.
+ */
+export async function copiedStraight(tx: SqlTx, copySql: string, text: Buffer): Promise<boolean> {
+  await tx.query('SAVEPOINT copied_straight');
+  try {
+    await copyFrom(tx as unknown as ClientBase, copySql, [text]);
+  } catch (e) {
+    if ((e as { code?: string }).code !== PG_UNIQUE_VIOLATION) throw e;
+    await tx.query('ROLLBACK TO SAVEPOINT copied_straight');
+    return false;
+  }
+  await tx.query('RELEASE SAVEPOINT copied_straight');
+  return true;
 }

@@ -1,15 +1,12 @@
 import { assertNever, type EventOf } from '@hadron/contracts';
 import { chainPosition, normaliseSplit, valueSwap } from '@hadron/domain';
-import { copyFrom } from '@hadron/platform/database/copy-from';
-import { PG_UNIQUE_VIOLATION } from '@hadron/platform/database/pg-errors';
 import type { BatchHandler, DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
-import type { ClientBase } from 'pg';
 import type { ProjectionDefinition, RunApart } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
 import { numberArray, textArray } from '../../sql/pg-array';
 import { FACT_COLUMN_TYPES, FactColumns } from '../../sql/fact-columns';
-import { StagingTable, stagedText, type StagedColumn } from '../../sql/staging';
+import { copiedStraight, StagingTable, stagedText, type StagedColumn } from '../../sql/staging';
 import { assertApplicable } from '../event-checks';
 import { LATE_COLUMN, recomputeRunningSql, runningCtes } from './swaps-running.sql';
 import {
@@ -159,20 +156,6 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
   };
   handler.prepare = prepare;
   return handler;
-}
-
-/** COPY `text` with `copySql` under a savepoint; false (and nothing written) when a row hit a unique index. */
-async function copiedStraight(tx: SqlTx, copySql: string, text: Buffer): Promise<boolean> {
-  await tx.query('SAVEPOINT swaps_copy');
-  try {
-    await copyFrom(tx as unknown as ClientBase, copySql, [text]);
-  } catch (e) {
-    if ((e as { code?: string }).code !== PG_UNIQUE_VIOLATION) throw e;
-    await tx.query('ROLLBACK TO SAVEPOINT swaps_copy');
-    return false;
-  }
-  await tx.query('RELEASE SAVEPOINT swaps_copy');
-  return true;
 }
 
 /** A batch's swaps as the write statement's input: how many, and their COPY text. */
