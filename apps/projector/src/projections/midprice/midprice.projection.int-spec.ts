@@ -1,10 +1,12 @@
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { addr, applyBatch, dump, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted } from '../../../test-support/events';
+import { generateEvents, mulberry32 } from '../../../test-support/event-generator';
 import { createServedBuild } from '../../../test-support/served-build';
+import { createBuildTables } from '../../builds/build-objects';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
-import { createMidpriceHandler, createMidpriceHandlerV2 } from './midprice.projection';
+import { createMidpriceBuildingHandler, createMidpriceHandler, createMidpriceHandlerV2, finishMidpriceBuild } from './midprice.projection';
 import { fiveMinuteFromMinutes, midpriceSchemaV2, midpriceSchemaV3 } from './midprice.schema';
 
 const T = 1_763_798_400; // a minute and hour start
@@ -17,14 +19,28 @@ const MID_NOW = 9n * Q;
 const SCHEMA = 'proj_midprice_v3_test';
 /** A v2 build fed the same batches (not served): its derived five-minute view must equal v3's table. */
 const V2_SCHEMA = 'proj_midprice_v2_beside';
+/** A v3 build replaying the same batches (`building`: points and state, the last points at its finish): it must end equal to the served one. */
+const REPLAY_SCHEMA = 'proj_midprice_v3_replay';
+const TABLES = ['midprice_points', 'midprice_state', 'midprice_minute', 'midprice_five_minute', 'midprice_hourly'];
 
 describe('midprice projection v3 (v2 points, and the last point of every 5 minutes)', () => {
   let db: TestDatabase;
   const handler = createMidpriceHandler(quoteIdent(SCHEMA));
   const handlerV2 = createMidpriceHandlerV2(quoteIdent(V2_SCHEMA));
-  /** Each batch to the v3 build (served) and to the v2 build beside it; the v2 one only when v3 took it. */
+  const replay = createMidpriceBuildingHandler(quoteIdent(REPLAY_SCHEMA));
+  /**
+   * Each batch to the v3 build (served), to the replaying v3 build, which must take or refuse it
+   * alike, and to the v2 build beside them, only when v3 took it.
+   */
   const apply = async (events: Parameters<typeof applyBatch>[2]) => {
-    await applyBatch(db.pool, handler, events);
+    const outcome = (h: typeof handler) =>
+      applyBatch(db.pool, h, events).then(
+        () => null,
+        (e: Error) => e,
+      );
+    const [live, replayed] = [await outcome(handler), await outcome(replay)];
+    expect(replayed?.message).toEqual(live?.message);
+    if (live) throw live;
     await applyBatch(db.pool, handlerV2, events);
   };
   const points = async (pool: string, cluster = 'mainnet-beta') =>
@@ -46,6 +62,7 @@ describe('midprice projection v3 (v2 points, and the last point of every 5 minut
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
     await createServedBuild(db.pool, midpriceSchemaV2, V2_SCHEMA);
+    await createBuildTables(db.pool, midpriceSchemaV3, REPLAY_SCHEMA);
     await createServedBuild(db.pool, midpriceSchemaV3, SCHEMA); // last: the read views point at v3
   });
   afterAll(() => db.drop());
@@ -207,5 +224,59 @@ describe('midprice projection v3 (v2 points, and the last point of every 5 minut
     const table = await db.pool.query(`SELECT ${cols} FROM read.midprice_five_minute ${order}`);
     expect(table.rows.length).toBeGreaterThan(5);
     expect(derived.rows).toEqual(table.rows);
+  });
+
+  it("a replay's handler (points and state only) and its finish leave the same tables as the live handler (every pool above)", async () => {
+    const count = async (schema: string) => (await db.pool.query(`SELECT count(*)::int AS n FROM ${quoteIdent(schema)}.midprice_minute`)).rows[0].n;
+    // Before its finish, the replay has only the minutes of the batches its fallback (a copy of a point) wrote.
+    expect(await count(REPLAY_SCHEMA)).toBeLessThan(await count(SCHEMA));
+    const c = await db.pool.connect();
+    try {
+      await c.query('BEGIN');
+      await finishMidpriceBuild(c, quoteIdent(REPLAY_SCHEMA));
+      await c.query('COMMIT');
+    } finally {
+      c.release();
+    }
+    for (const table of TABLES) {
+      const [live, replayed] = [await dump(db.pool, `${quoteIdent(SCHEMA)}.${table}`, 't'), await dump(db.pool, `${quoteIdent(REPLAY_SCHEMA)}.${table}`, 't')];
+      expect(live.length).toBeGreaterThan(5);
+      expect({ table, rows: replayed }).toEqual({ table, rows: live });
+    }
+  });
+});
+
+describe("midprice v3's replay (points and state per batch, the last points at the finish), on a generated log", () => {
+  let db: TestDatabase;
+  const [LIVE, REPLAY] = ['proj_midprice_v3_gen_live', 'proj_midprice_v3_gen_replay'];
+
+  beforeAll(async () => {
+    db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
+    for (const schema of [LIVE, REPLAY]) await createBuildTables(db.pool, midpriceSchemaV3, schema);
+  });
+  afterAll(() => db.drop());
+
+  it('ends with the same tables as the live handler: late snapshots, blocks without time, exact copies, batches of any size', async () => {
+    const events = [...generateEvents({ events: 30_000, poolsPerCluster: 4, seed: 11, duplicates: true })];
+    const [live, replay] = [createMidpriceHandler(quoteIdent(LIVE)), createMidpriceBuildingHandler(quoteIdent(REPLAY))];
+    const random = mulberry32(5);
+    for (let at = 0; at < events.length;) {
+      const batch = events.slice(at, (at += 1 + Math.floor(random() * 1500)));
+      await applyBatch(db.pool, live, batch);
+      await applyBatch(db.pool, replay, batch);
+    }
+    const c = await db.pool.connect();
+    try {
+      await c.query('BEGIN');
+      await finishMidpriceBuild(c, quoteIdent(REPLAY));
+      await c.query('COMMIT');
+    } finally {
+      c.release();
+    }
+    for (const table of TABLES) {
+      const [expected, replayed] = [await dump(db.pool, `${quoteIdent(LIVE)}.${table}`, 't'), await dump(db.pool, `${quoteIdent(REPLAY)}.${table}`, 't')];
+      expect(expected.length).toBeGreaterThan(5);
+      expect({ table, rows: replayed.length, same: replayed.every((r, i) => r === expected[i]) }).toEqual({ table, rows: expected.length, same: true });
+    }
   });
 });

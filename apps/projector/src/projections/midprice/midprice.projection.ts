@@ -1,12 +1,22 @@
 import type { EventOf } from '@hadron/contracts';
 import { chainPosition, compareChainPositions, type ChainPosition } from '@hadron/domain';
-import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
+import type { BatchHandler, SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { midpriceProjectionV1 } from './midprice-v1.projection';
 import { midpriceSchemaV2Served, midpriceSchemaV3 } from './midprice.schema';
-import { StagingTable } from '../../sql/staging';
-import { advance, CarriedState, oracleFacts, POINT_COLUMN_TYPES, PointColumns, stateKey, writePointsSql, type PoolSources } from './midprice.shared';
+import { copiedStraight, StagingTable, stagedText } from '../../sql/staging';
+import {
+  advance,
+  CarriedState,
+  lastPointsFromSql,
+  oracleFacts,
+  POINT_COLUMN_TYPES,
+  PointColumns,
+  stateKey,
+  writePointsSql,
+  type PoolSources,
+} from './midprice.shared';
 
 /** Spec: a midprice sample is an UpdateMidprice or UpdateMidpriceAndSpreadFactor (tags 5 and 10). */
 const SETS_MIDPRICE = new Set(['UpdateMidprice', 'UpdateMidpriceAndBaseSpread']);
@@ -36,20 +46,51 @@ const POINT_IDENTITY = [
  * staging table, one write statement reading them.
  */
 export function createMidpriceHandler(schema: string): BatchHandler {
-  return midpriceHandler(schema, true);
+  return midpriceHandler(schema, { fiveMinute: true, building: false });
 }
+
+/**
+ * v3's replay (a `building` build): the points and the carried state as v3 writes them,
+ * idempotent and refusing changed copies alike, the points COPYed straight into their table; the
+ * last points of each minute, 5 minutes and hour are left to `finishMidpriceBuild`.
+ */
+export function createMidpriceBuildingHandler(schema: string): BatchHandler {
+  return midpriceHandler(schema, { fiveMinute: true, building: true });
+}
+
+/**
+ * Writes a v3 build's last points (minute, 5 minutes, hour) from its points, set-based, once its
+ * replay by `createMidpriceBuildingHandler` has caught up: the minutes from the points, each
+ * coarser bucket from the one below it (the last of its last points). Total: whatever the tables
+ * held before (a batch of the live path, a failed finish) is replaced.
+ */
+export async function finishMidpriceBuild(tx: SqlTx, schema: string): Promise<void> {
+  await tx.query(`TRUNCATE ${LAST_POINT_TABLES.map((t) => `${schema}.${t.table}`).join(', ')}`);
+  for (const t of LAST_POINT_TABLES) await tx.query(lastPointsFromSql(schema, t));
+}
+
+const LAST_POINT_TABLES = [
+  { table: 'midprice_minute', bucketCol: 'minute_start', size: 60, from: { table: 'midprice_points', idCol: 'id' } },
+  { table: 'midprice_five_minute', bucketCol: 'five_minute_start', size: 300, from: { table: 'midprice_minute', idCol: 'point_id' } },
+  { table: 'midprice_hourly', bucketCol: 'hour_start', size: 3600, from: { table: 'midprice_five_minute', idCol: 'point_id' } },
+] as const;
 
 /** v2 (released; frozen tables): v3 without the last point of every 5 minutes. */
 export function createMidpriceHandlerV2(schema: string): BatchHandler {
-  return midpriceHandler(schema, false);
+  return midpriceHandler(schema, { fiveMinute: false, building: false });
 }
 
-function midpriceHandler(schema: string, fiveMinute: boolean): BatchHandler {
+/** `fiveMinute`: v3's last point of every 5 minutes; `building`: a replay's handler (the points and the state alone). */
+function midpriceHandler(schema: string, { fiveMinute, building }: { fiveMinute: boolean; building: boolean }): BatchHandler {
   // Per pool, the latest spread by chain position from updates (set by them, or in effect right
   // after them) and, apart, the latest one read by a PoolDiscovered / PoolConfigChanged snapshot.
   const carried = new CarriedState(schema, { update: 'spread_factor', snapshot: 'snapshot_spread_factor' });
   const staging = new StagingTable('midprice_points_input', POINT_COLUMN_TYPES);
   const sql = writePointsSql(schema, carried.upsertSql('$1'), { input: staging.relation, fiveMinute, byId: true });
+  // A replay's points: COPYed straight into the table (a copy of a point already applied fails
+  // the COPY: then the staging path below), the carried state saved on its own.
+  const direct = building ? `COPY ${schema}.midprice_points (${POINT_COLUMN_TYPES.map(([c]) => c).join(', ')}) FROM STDIN` : undefined;
+  const saveState = building ? carried.upsertSql('$1') : '';
   return async (events, tx) => {
     const facts = oracleFacts(events);
     if (facts.length === 0) return;
@@ -75,6 +116,10 @@ function midpriceHandler(schema: string, fiveMinute: boolean): BatchHandler {
       if (!ids.first(f.id, () => fingerprint(f))) continue;
       advance(st.update, spread, pos);
       points.push(f, pos, d.midpriceQ32, spread);
+    }
+    if (direct !== undefined && (points.size === 0 || (await copiedStraight(tx, direct, stagedText(points.columns()))))) {
+      await tx.query(saveState, [carried.toJson(states)]);
+      return;
     }
     await staging.with(tx, points.columns(), async () => {
       const { rows } = await tx.query<{ inserted: number }>(sql, [carried.toJson(states)]);
@@ -108,5 +153,7 @@ export const midpriceProjection: ProjectionDefinition = {
   schema: midpriceSchemaV3,
   eventTypes: ['MidpriceUpdated', 'PoolDiscovered', 'PoolConfigChanged'],
   createHandler: createMidpriceHandler,
+  createBuildingHandler: createMidpriceBuildingHandler,
+  finishBuild: finishMidpriceBuild,
   previousVersions: [midpriceProjectionV2, midpriceProjectionV1],
 };

@@ -239,3 +239,20 @@ export function writePointsSql(s: string, stateSql: string, { input = POINTS_INP
   )
   SELECT count(*)::int AS inserted FROM ins`;
 }
+
+/**
+ * Fills `table` (empty) with the last point of each `size`-second bucket among the rows of
+ * `from.table` (the points, or the last points of a finer bucket), by chain position: the rows
+ * `writePointsSql`'s batches leave, set-based (a replay's finish).
+ */
+export function lastPointsFromSql(
+  s: string,
+  { table, bucketCol, size, from }: { table: string; bucketCol: string; size: number; from: { table: string; idCol: string } },
+): string {
+  return `INSERT INTO ${s}.${table} (cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32,
+                                spread_factor_q32, point_id)
+    SELECT DISTINCT ON (cluster, pool, bucket) cluster, pool, bucket, ts, slot, tx_index, ix_index, inner_index, signature,
+           midprice_q32, spread_factor_q32, ${from.idCol}
+      FROM (SELECT *, ${sqlBucket('ts', size)} AS bucket FROM ${s}.${from.table}) x
+     ORDER BY cluster, pool, bucket, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, ${from.idCol} DESC`;
+}
