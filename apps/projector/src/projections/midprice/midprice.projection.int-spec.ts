@@ -1,5 +1,6 @@
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import type { Pool } from 'pg';
 import { addr, applyBatch, dump, midpriceUpdated, poolConfigChanged, poolDiscovered, Q, swapExecuted } from '../../../test-support/events';
 import { generateEvents, mulberry32 } from '../../../test-support/event-generator';
 import { createServedBuild } from '../../../test-support/served-build';
@@ -22,6 +23,27 @@ const V2_SCHEMA = 'proj_midprice_v2_beside';
 /** A v3 build replaying the same batches (`building`: points and state, the last points at its finish): it must end equal to the served one. */
 const REPLAY_SCHEMA = 'proj_midprice_v3_replay';
 const TABLES = ['midprice_points', 'midprice_state', 'midprice_minute', 'midprice_five_minute', 'midprice_hourly'];
+
+/**
+ * Runs the finish of the replaying build `replay` (in a transaction, as the registry does), then
+ * expects every table of it to hold the same rows as the live build's.
+ */
+async function expectFinishedReplayEqual(pool: Pool, live: string, replay: string): Promise<void> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await finishMidpriceBuild(c, quoteIdent(replay));
+    await c.query('COMMIT');
+  } finally {
+    c.release();
+  }
+  for (const table of TABLES) {
+    const [expected, replayed] = [await dump(pool, `${quoteIdent(live)}.${table}`, 't'), await dump(pool, `${quoteIdent(replay)}.${table}`, 't')];
+    expect(expected.length).toBeGreaterThan(5);
+    // Counted and compared apart: a diff of thousands of rows would say less than which table differs.
+    expect({ table, rows: replayed.length, same: replayed.every((r, i) => r === expected[i]) }).toEqual({ table, rows: expected.length, same: true });
+  }
+}
 
 describe('midprice projection v3 (v2 points, and the last point of every 5 minutes)', () => {
   let db: TestDatabase;
@@ -230,19 +252,7 @@ describe('midprice projection v3 (v2 points, and the last point of every 5 minut
     const count = async (schema: string) => (await db.pool.query(`SELECT count(*)::int AS n FROM ${quoteIdent(schema)}.midprice_minute`)).rows[0].n;
     // Before its finish, the replay has only the minutes of the batches its fallback (a copy of a point) wrote.
     expect(await count(REPLAY_SCHEMA)).toBeLessThan(await count(SCHEMA));
-    const c = await db.pool.connect();
-    try {
-      await c.query('BEGIN');
-      await finishMidpriceBuild(c, quoteIdent(REPLAY_SCHEMA));
-      await c.query('COMMIT');
-    } finally {
-      c.release();
-    }
-    for (const table of TABLES) {
-      const [live, replayed] = [await dump(db.pool, `${quoteIdent(SCHEMA)}.${table}`, 't'), await dump(db.pool, `${quoteIdent(REPLAY_SCHEMA)}.${table}`, 't')];
-      expect(live.length).toBeGreaterThan(5);
-      expect({ table, rows: replayed }).toEqual({ table, rows: live });
-    }
+    await expectFinishedReplayEqual(db.pool, SCHEMA, REPLAY_SCHEMA);
   });
 });
 
@@ -265,18 +275,6 @@ describe("midprice v3's replay (points and state per batch, the last points at t
       await applyBatch(db.pool, live, batch);
       await applyBatch(db.pool, replay, batch);
     }
-    const c = await db.pool.connect();
-    try {
-      await c.query('BEGIN');
-      await finishMidpriceBuild(c, quoteIdent(REPLAY));
-      await c.query('COMMIT');
-    } finally {
-      c.release();
-    }
-    for (const table of TABLES) {
-      const [expected, replayed] = [await dump(db.pool, `${quoteIdent(LIVE)}.${table}`, 't'), await dump(db.pool, `${quoteIdent(REPLAY)}.${table}`, 't')];
-      expect(expected.length).toBeGreaterThan(5);
-      expect({ table, rows: replayed.length, same: replayed.every((r, i) => r === expected[i]) }).toEqual({ table, rows: expected.length, same: true });
-    }
+    await expectFinishedReplayEqual(db.pool, LIVE, REPLAY);
   });
 });
