@@ -40,11 +40,17 @@ if [[ "$(cat "$MARKER" 2>/dev/null)" != "$POM_HASH" ]]; then
   rm -rf "$TMP_LIB"
   mkdir -p "$(dirname "$LIB_DIR")"
   # Output is kept in a log and shown only on failure (Maven 3.8's -q still
-  # prints stray ANSI resets).
-  if ! mvn -q -B -f "$POM" dependency:copy-dependencies \
-      -DoutputDirectory="$TMP_LIB" -DincludeScope=runtime >"$TMP_LIB.log" 2>&1; then
-    say "maven failed:"; cat "$TMP_LIB.log" >&2; exit 1
-  fi
+  # prints stray ANSI resets). A registry that fails once (seen in CI: Maven exited
+  # without a word) is asked again, twice, after a pause.
+  for attempt in 1 2 3; do
+    if mvn -q -B -f "$POM" dependency:copy-dependencies \
+        -DoutputDirectory="$TMP_LIB" -DincludeScope=runtime >"$TMP_LIB.log" 2>&1; then
+      break
+    fi
+    say "maven failed (attempt $attempt of 3):"; cat "$TMP_LIB.log" >&2
+    (( attempt < 3 )) || exit 1
+    sleep $(( attempt * 10 ))
+  done
   rm -f "$TMP_LIB.log"
   echo "$POM_HASH" >"$TMP_LIB/.complete"
   rm -rf "$LIB_DIR"
