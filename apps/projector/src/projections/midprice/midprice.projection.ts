@@ -9,7 +9,7 @@ import { copiedStraight, StagingTable, stagedText } from '../../sql/staging';
 import {
   advance,
   CarriedState,
-  lastPointsFromSql,
+  lastPointsInsert,
   oracleFacts,
   POINT_COLUMN_TYPES,
   PointColumns,
@@ -66,13 +66,14 @@ export function createMidpriceBuildingHandler(schema: string): BatchHandler {
  */
 export async function finishMidpriceBuild(tx: SqlTx, schema: string): Promise<void> {
   await tx.query(`TRUNCATE ${LAST_POINT_TABLES.map((t) => `${schema}.${t.table}`).join(', ')}`);
-  for (const t of LAST_POINT_TABLES) await tx.query(lastPointsFromSql(schema, t));
+  for (const t of LAST_POINT_TABLES) await tx.query(lastPointsInsert(schema, { ...t, from: `${schema}.${t.from}` }));
 }
 
+/** Each last-point table with the (finer) table it is filled from at a finish. */
 const LAST_POINT_TABLES = [
-  { table: 'midprice_minute', bucketCol: 'minute_start', size: 60, from: { table: 'midprice_points', idCol: 'id' } },
-  { table: 'midprice_five_minute', bucketCol: 'five_minute_start', size: 300, from: { table: 'midprice_minute', idCol: 'point_id' } },
-  { table: 'midprice_hourly', bucketCol: 'hour_start', size: 3600, from: { table: 'midprice_five_minute', idCol: 'point_id' } },
+  { table: 'midprice_minute', bucketCol: 'minute_start', size: 60, from: 'midprice_points', idCol: 'id' },
+  { table: 'midprice_five_minute', bucketCol: 'five_minute_start', size: 300, from: 'midprice_minute', idCol: 'point_id' },
+  { table: 'midprice_hourly', bucketCol: 'hour_start', size: 3600, from: 'midprice_five_minute', idCol: 'point_id' },
 ] as const;
 
 /** v2 (released; frozen tables): v3 without the last point of every 5 minutes. */
@@ -117,11 +118,13 @@ function midpriceHandler(schema: string, { fiveMinute, building }: { fiveMinute:
       advance(st.update, spread, pos);
       points.push(f, pos, d.midpriceQ32, spread);
     }
-    if (direct !== undefined && (points.size === 0 || (await copiedStraight(tx, direct, stagedText(points.columns()))))) {
+    // The replay's COPY text, built once: a batch whose COPY met a copy stages the same text.
+    const text = direct === undefined || points.size === 0 ? undefined : stagedText(points.columns());
+    if (direct !== undefined && (text === undefined || (await copiedStraight(tx, direct, text)))) {
       await tx.query(saveState, [carried.toJson(states)]);
       return;
     }
-    await staging.with(tx, points.columns(), async () => {
+    await staging.with(tx, text ?? points.columns(), async () => {
       const { rows } = await tx.query<{ inserted: number }>(sql, [carried.toJson(states)]);
       if (rows[0].inserted < points.size) await refuseChangedDuplicates(tx, `${schema}.midprice_points`, staging.relation, POINT_IDENTITY, []);
     });

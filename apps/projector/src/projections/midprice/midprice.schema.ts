@@ -1,5 +1,6 @@
 import type { ProjectionSchemaVersion, ReadView } from '../../projection';
 import { sqlBucket } from '../../sql/identifiers';
+import { newestFirst } from './midprice.shared';
 
 const Q32 = '4294967296';
 
@@ -128,7 +129,7 @@ export const fiveMinuteFromMinutes: ReadView = {
   select: (s) => `SELECT DISTINCT ON (cluster, pool, ${sqlBucket('minute_start', 300)}) cluster, pool, ${sqlBucket('minute_start', 300)} AS five_minute_start,
     ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32,
     trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice, trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor, point_id
-    FROM ${s}.midprice_minute ORDER BY cluster, pool, 3, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, point_id DESC`,
+    FROM ${s}.midprice_minute ORDER BY cluster, pool, 3, ${newestFirst('point_id')}`,
 };
 
 /**

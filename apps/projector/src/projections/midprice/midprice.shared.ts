@@ -202,12 +202,7 @@ export const POINTS_INPUT_SQL = `SELECT * FROM unnest($1::text[], $2::text[], $3
  */
 export function writePointsSql(s: string, stateSql: string, { input = POINTS_INPUT_SQL, fiveMinute = false, byId = false } = {}): string {
   const lastPoint = (table: string, bucketCol: string, from: string, size: number) => `
-    INSERT INTO ${s}.${table} AS m (cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature,
-                                    midprice_q32, spread_factor_q32, point_id)
-    SELECT DISTINCT ON (cluster, pool, bucket) cluster, pool, bucket, ts, slot, tx_index, ix_index, inner_index, signature,
-           midprice_q32, spread_factor_q32, id
-      FROM (SELECT *, ${sqlBucket('ts', size)} AS bucket FROM ${from}) x
-     ORDER BY cluster, pool, bucket, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC
+    ${lastPointsInsert(s, { table, bucketCol, size, from, idCol: 'id' })}
     ON CONFLICT (cluster, pool, ${bucketCol}) DO UPDATE SET
       ts = EXCLUDED.ts, slot = EXCLUDED.slot, tx_index = EXCLUDED.tx_index, ix_index = EXCLUDED.ix_index,
       inner_index = EXCLUDED.inner_index, signature = EXCLUDED.signature, midprice_q32 = EXCLUDED.midprice_q32,
@@ -227,7 +222,7 @@ export function writePointsSql(s: string, stateSql: string, { input = POINTS_INP
   ), minute_last AS (
     -- The last new point of each minute; the last of each 5 minutes and hour is among them (both are whole minutes).
     SELECT DISTINCT ON (cluster, pool, ${sqlBucket('ts', 60)}) *
-      FROM ins ORDER BY cluster, pool, ${sqlBucket('ts', 60)}, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC
+      FROM ins ORDER BY cluster, pool, ${sqlBucket('ts', 60)}, ${newestFirst('id')}
   ), minute AS (${lastPoint('midprice_minute', 'minute_start', 'minute_last', 60)}
   ), hourly AS (${lastPoint('midprice_hourly', 'hour_start', 'minute_last', 3600)}${
     fiveMinute
@@ -240,19 +235,23 @@ export function writePointsSql(s: string, stateSql: string, { input = POINTS_INP
   SELECT count(*)::int AS inserted FROM ins`;
 }
 
+/** Points (or last points, `idCol` = point_id) newest first by chain position: the order a bucket's last point is picked in. */
+export const newestFirst = (idCol: string): string => `slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, ${idCol} DESC`;
+
 /**
- * Fills `table` (empty) with the last point of each `size`-second bucket among the rows of
- * `from.table` (the points, or the last points of a finer bucket), by chain position: the rows
- * `writePointsSql`'s batches leave, set-based (a replay's finish).
+ * The INSERT of the last point (newest first) of each `size`-second bucket among the rows of
+ * `from` (a relation of points, or of last points of a finer bucket, whose id column is `idCol`)
+ * into `table` (aliased `m`). The batches' statement (`writePointsSql`) adds its ON CONFLICT; a
+ * replay's finish (midprice.projection.ts) fills the emptied tables with it, set-based.
  */
-export function lastPointsFromSql(
+export function lastPointsInsert(
   s: string,
-  { table, bucketCol, size, from }: { table: string; bucketCol: string; size: number; from: { table: string; idCol: string } },
+  { table, bucketCol, size, from, idCol }: { table: string; bucketCol: string; size: number; from: string; idCol: string },
 ): string {
-  return `INSERT INTO ${s}.${table} (cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32,
-                                spread_factor_q32, point_id)
+  return `INSERT INTO ${s}.${table} AS m (cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature,
+                                    midprice_q32, spread_factor_q32, point_id)
     SELECT DISTINCT ON (cluster, pool, bucket) cluster, pool, bucket, ts, slot, tx_index, ix_index, inner_index, signature,
-           midprice_q32, spread_factor_q32, ${from.idCol}
-      FROM (SELECT *, ${sqlBucket('ts', size)} AS bucket FROM ${s}.${from.table}) x
-     ORDER BY cluster, pool, bucket, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, ${from.idCol} DESC`;
+           midprice_q32, spread_factor_q32, ${idCol}
+      FROM (SELECT *, ${sqlBucket('ts', size)} AS bucket FROM ${from}) x
+     ORDER BY cluster, pool, bucket, ${newestFirst(idCol)}`;
 }
