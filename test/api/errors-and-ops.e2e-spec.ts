@@ -9,7 +9,7 @@ import { projectorMigrations } from '../../apps/projector/src';
 import { apiEnvSchema, createApiApp } from '../../apps/api/src';
 import { PoolListSnapshot } from '../../apps/api/src/pools/pool-list/pool-list.snapshot';
 import { datasetEvents, NOW, POOL_A } from './support/dataset';
-import { errorShape, inject, startApiHarness, type ApiHarness } from './support/harness';
+import { errorShape, IN_PROCESS_API_ENV, inject, startApiHarness, type ApiHarness } from './support/harness';
 
 /** DESIGN §5 error contract across endpoints; /health, /health/ready, /metrics, /docs. */
 describe('errors, health, metrics, docs', () => {
@@ -208,7 +208,7 @@ describe('errors, health, metrics, docs', () => {
     const db = await createTestDatabase([eventLogMigrations]);
     const app = await createApiApp({
       pool: db.pool,
-      config: apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '60000' }),
+      config: apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '60000', ...IN_PROCESS_API_ENV }),
       logger: createLogger('api-e2e', 'silent'),
       clock: () => NOW * 1000,
     });

@@ -13,7 +13,7 @@ import { apiEnvSchema, createApiApp } from '../../apps/api/src';
 import { AUTH2, datasetEvents, NOW, POOL_A, UNKNOWN_POOL, USDC, WIF } from './support/dataset';
 import { addr, poolDiscovered } from './support/events';
 import { startEntry } from '../pipeline/support/app-process';
-import { inject, publishCaughtUp, startApiHarness, waitFor, type ApiHarness } from './support/harness';
+import { IN_PROCESS_API_ENV, inject, publishCaughtUp, startApiHarness, waitFor, type ApiHarness } from './support/harness';
 import { DataFreshness } from '../../apps/api/src/freshness/data-freshness';
 
 /**
@@ -33,7 +33,7 @@ describe('API on a streaming read replica', () => {
   const replicaApp = async (env: Record<string, string> = {}) => {
     const app = await createApiApp({
       pool: replicaPool,
-      config: apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', ...env }),
+      config: apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', ...IN_PROCESS_API_ENV, ...env }),
       logger: log,
       clock: () => NOW * 1000,
     });

@@ -6,7 +6,7 @@ import { apiEnvSchema, createApiApp, drainApiApp } from '../../apps/api/src';
 import { ALL_PROJECTIONS } from '../../apps/projector/src';
 import { ReadDb } from '../../apps/api/src/database/read-db';
 import { datasetEvents, NOW, POOL_A } from './support/dataset';
-import { publishCaughtUp, startApiHarness, type ApiHarness } from './support/harness';
+import { IN_PROCESS_API_ENV, publishCaughtUp, startApiHarness, type ApiHarness } from './support/harness';
 
 /**
  * drainApiApp (what SIGTERM runs in the API and in the one-process app), on a listening app over
@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 async function listening(): Promise<{ app: NestFastifyApplication; port: number; agent: Agent }> {
-  const config = apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100' });
+  const config = apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', ...IN_PROCESS_API_ENV });
   const app = await createApiApp({ pool: h.db.pool, config, logger: createLogger('api-e2e', process.env.E2E_LOG_LEVEL ?? 'silent'), clock: () => NOW * 1000 });
   apps.push(app);
   await app.listen(0, '127.0.0.1');

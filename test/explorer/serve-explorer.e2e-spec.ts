@@ -8,7 +8,7 @@ import { apiEnvSchema } from '../../apps/api/src';
 import { createNestApp } from '../../apps/api/src/api.module';
 import { serveExplorer } from '../../apps/api/src/explorer/serve-explorer';
 import { DATA_CSP, EXPLORER_CSP } from '../../apps/api/src/http/edge';
-import { inject, startApiHarness, type ApiHarness } from '../api/support/harness';
+import { IN_PROCESS_API_ENV, inject, startApiHarness, type ApiHarness } from '../api/support/harness';
 import { NOW } from '../api/support/dataset';
 
 /**
@@ -35,7 +35,10 @@ describe('serving the explorer page', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hadron-explorer-bundle-'));
     dirs.push(dir);
     for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, name), body);
-    const app = await createNestApp({ pool: h.db.pool, config: apiEnvSchema.parse({}), logger: createLogger('explorer-e2e', 'silent') }, false);
+    const app = await createNestApp(
+      { pool: h.db.pool, config: apiEnvSchema.parse({ ...IN_PROCESS_API_ENV }), logger: createLogger('explorer-e2e', 'silent') },
+      false,
+    );
     serveExplorer(app, dir);
     await app.init();
     apps.push(app);

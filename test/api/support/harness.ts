@@ -29,6 +29,14 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
+/**
+ * Settings every API app started inside a jest worker takes: its event loop is jest's, shared with
+ * the in-process projector, fast-check and ts-jest's compiling, so a lag there is the test runner's,
+ * not the API's. Back-pressure stays on its default everywhere the API runs as its own process
+ * (`npm start`, `start:api`), and the tests of back-pressure itself set it explicitly.
+ */
+export const IN_PROCESS_API_ENV: Readonly<Record<string, string>> = { API_MAX_EVENT_LOOP_DELAY_MS: '0' };
+
 export async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -71,7 +79,7 @@ export async function startApiHarness(opts: {
   const apps: NestFastifyApplication[] = [];
 
   const startApp = async (config: Record<string, string> = {}, nowSec = opts.now) => {
-    const parsed: ApiConfig = apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', ...opts.config, ...config });
+    const parsed: ApiConfig = apiEnvSchema.parse({ POOL_LIST_REFRESH_MS: '100', ...IN_PROCESS_API_ENV, ...opts.config, ...config });
     const app = await createApiApp({ pool: db.pool, config: parsed, logger: log, clock: () => nowSec * 1000 });
     apps.push(app);
     return app;
