@@ -1,6 +1,16 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { fiveMinuteFromMinutes } from '../projections/midprice/midprice.schema';
 import { quoteIdent } from '../sql/identifiers';
+
+/** The derived view as this migration was released (frozen; the projector's own definition may change). */
+const fiveMinuteFromMinutes = {
+  name: 'midprice_five_minute',
+  select: (
+    s: string,
+  ) => `SELECT DISTINCT ON (cluster, pool, (minute_start - (((minute_start) % 300) + 300) % 300)) cluster, pool, (minute_start - (((minute_start) % 300) + 300) % 300) AS five_minute_start,
+    ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32,
+    trim_scale(midprice_q32 / 4294967296::numeric) AS midprice, trim_scale(spread_factor_q32 / 4294967296::numeric) AS base_spread_factor, point_id
+    FROM ${s}.midprice_minute ORDER BY cluster, pool, 3, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, point_id DESC`,
+};
 
 /**
  * Midprice v3 keeps the last point of every 5 minutes (`read.midprice_five_minute`), which the

@@ -4,10 +4,18 @@ import { ReadContract1764100000000 } from './1764100000000-read-contract';
 import { FeeRunningTotals1764200000000 } from './1764200000000-fee-running-totals';
 import { MidpriceFiveMinute1764300000000 } from './1764300000000-midprice-five-minute';
 import { BuildFinished1764400000000 } from './1764400000000-build-finished';
+import { MidpriceSampleTail1764500000000 } from './1764500000000-midprice-sample-tail';
 
-/** The projector's tables: build registry, `read` views, initial builds, the published read contract, the fee running-total views, the midprice five-minute view, when a replay's deferred tables were written. Apply after eventLogMigrations. */
+/** The projector's tables: build registry, `read` views, initial builds, the published read contract, the fee running-total views, the midprice five-minute view, when a replay's deferred tables were written, the midprice sample tail. Apply after eventLogMigrations. */
 export const projectorMigrations: MigrationSet = {
   name: 'projector',
   tableName: 'projector_migrations',
-  migrations: [Projector1763900000000, ReadContract1764100000000, FeeRunningTotals1764200000000, MidpriceFiveMinute1764300000000, BuildFinished1764400000000],
+  migrations: [
+    Projector1763900000000,
+    ReadContract1764100000000,
+    FeeRunningTotals1764200000000,
+    MidpriceFiveMinute1764300000000,
+    BuildFinished1764400000000,
+    MidpriceSampleTail1764500000000,
+  ],
 };

@@ -38,7 +38,7 @@ function gated(def: ProjectionDefinition, gate: { open: Promise<void> }): Projec
 /** The code's versions: what an in-place upgrade ends on. */
 const TARGET: Record<string, number> = { swaps: swapsProjection.schema.version, midprice: midpriceProjection.schema.version };
 
-describe('upgrading projections in place (midprice v1 → v3, swaps v1 → v3)', () => {
+describe('upgrading projections in place (midprice v1 → v4, swaps v1 → v3)', () => {
   const h = useRunnerHarness({ registryPollMs: 100, maxBatchSize: 50, idlePollMs: 100 });
   const start = h.startRunner;
   const append = h.append;
@@ -91,10 +91,20 @@ describe('upgrading projections in place (midprice v1 → v3, swaps v1 → v3)',
         (await points(P)).some((p) => p.slot === 200) &&
         Number((await h.db.pool.query('SELECT count(*) AS n FROM read.swaps WHERE pool = $1', [P])).rows[0].n) === 2,
     );
-    // v1 serves midprice v3's five-minute view derived from its minutes (migration 1764300000000).
+    // v1 serves midprice v3's five-minute view derived from its minutes (migration 1764300000000),
+    // and v4's sample tail derived from its rows (migration 1764500000000).
     const fiveMinute = async () =>
-      (await h.db.pool.query('SELECT five_minute_start::int AS start, slot::int FROM read.midprice_five_minute WHERE pool = $1 ORDER BY 1', [P])).rows;
-    expect(await fiveMinute()).toEqual([{ start: T, slot: 200 }]);
+      (
+        await h.db.pool.query<{ start: number; slot: number; midprice_q32: string; spread_factor_q32: string | null; signature: string | null; tail: string }>(
+          'SELECT five_minute_start::int AS start, slot::int, midprice_q32, spread_factor_q32, signature, tail FROM read.midprice_five_minute WHERE pool = $1 ORDER BY 1',
+          [P],
+        )
+      ).rows.map((r) => ({
+        start: r.start,
+        slot: r.slot,
+        tailAsWritten: r.tail === `${r.slot} ${r.midprice_q32} ${r.spread_factor_q32 ?? ''} ${JSON.stringify(r.signature)}`,
+      }));
+    expect(await fiveMinute()).toEqual([{ start: T, slot: 200, tailAsWritten: true }]);
     expect(
       (await runner.lag()).projections
         .filter((l) => l.status === 'active')
@@ -107,13 +117,16 @@ describe('upgrading projections in place (midprice v1 → v3, swaps v1 → v3)',
     ]);
 
     openGate();
-    await until('new versions active', async () => (await h.registry.active('midprice'))?.version === 3 && (await h.registry.active('swaps'))?.version === 3);
+    await until(
+      'new versions active',
+      async () => (await h.registry.active('midprice'))?.version === TARGET.midprice && (await h.registry.active('swaps'))?.version === TARGET.swaps,
+    );
     await until('new versions caught up', async () => (await runner.lag()).total === 0n);
     expect(await points(P)).toEqual([
       { slot: 11, instruction: 'UpdateMidprice', midprice_q32: (2n * Q).toString(), spread_factor_q32: S2.toString() }, // from the tag-9 before it
       { slot: 200, instruction: 'UpdateMidprice', midprice_q32: (3n * Q).toString(), spread_factor_q32: S_NOW.toString() }, // the snapshot (100) is before it
     ]);
-    expect(await fiveMinute()).toEqual([{ start: T, slot: 200 }]); // now v3's own table
+    expect(await fiveMinute()).toEqual([{ start: T, slot: 200, tailAsWritten: true }]); // now v4's own table
     const minute = await h.db.pool.query('SELECT minute_start::int, recipient, fee_y_raw_x1e6 FROM read.fee_recipient_minute WHERE pool = $1', [P]);
     expect(minute.rows).toEqual([{ minute_start: T, recipient: R1, fee_y_raw_x1e6: '10000000' }]);
     // The v1 builds are retired and dropped; their schemas are gone.
@@ -124,7 +137,7 @@ describe('upgrading projections in place (midprice v1 → v3, swaps v1 → v3)',
         .sort(),
     ).toEqual([
       ['midprice', 1, 'dropped'],
-      ['midprice', 3, 'active'],
+      ['midprice', TARGET.midprice, 'active'],
       ['swaps', 1, 'dropped'],
       ['swaps', 3, 'active'],
     ]);
@@ -260,8 +273,8 @@ describe('a fresh install (the migration’s initial v1 builds have applied noth
     await runner.start(() => new PostgresEventLogConsumer(db.pool, db.url, log, 100));
 
     // Before the new versions have applied a single event, they already are what readers see.
-    expect((await registry.active('midprice'))!.version).toBe(3);
-    expect((await registry.active('swaps'))!.version).toBe(3);
+    expect((await registry.active('midprice'))!.version).toBe(TARGET.midprice);
+    expect((await registry.active('swaps'))!.version).toBe(TARGET.swaps);
     expect((await registry.list()).filter((b) => b.version === 1 && b.projection !== 'pools').map((b) => b.status)).toEqual(['dropped', 'dropped']);
     expect((await runner.lag()).projections.every((l) => l.status === 'active')).toBe(true);
 

@@ -21,7 +21,25 @@ const pointsTable = (s: string) => `CREATE TABLE ${s}.midprice_points (
       spread_factor_q32 numeric(20,0),
       PRIMARY KEY (cluster, pool, ts, id))`;
 
-const lastPointTable = (s: string, table: string, bucketCol: string) => `CREATE TABLE ${s}.${table} (
+/**
+ * A last point's sample as text, all but its timestamp (the bucket): `<slot> <midprice_q32>
+ * <spread_factor_q32> <signature>`, an empty field for a null number, the signature as its JSON
+ * value (`null`, or the string quoted and escaped by Postgres's to_json). The API's sampled history
+ * writes a sample line as `<bucket> <tail>` (its sampleLine). `json` writes a text column's JSON:
+ * `to_json` in a view; in a generated column, which takes only immutable functions, the build's
+ * own `json_text` (JSON_TEXT_FUNCTION), to_json of a text being immutable in fact.
+ */
+export const sampleTail = (json: (column: string) => string): string =>
+  `slot::text || ' ' || coalesce(midprice_q32::text, '') || ' ' || coalesce(spread_factor_q32::text, '') || ' ' || coalesce(${json('signature')}, 'null')`;
+
+/** The tail of a build without the stored column (v1 … v3), derived in its views. */
+const DERIVED_TAIL = `${sampleTail((c) => `to_json(${c})::text`)} AS tail`;
+
+/** A build's `json_text(text)`: the JSON of a text (null for null), usable in a generated column. */
+const JSON_TEXT_FUNCTION = (s: string) =>
+  `CREATE FUNCTION ${s}.json_text(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT pg_catalog.to_json(t)::text $$`;
+
+const lastPointTable = (s: string, table: string, bucketCol: string, storedTail = false) => `CREATE TABLE ${s}.${table} (
       cluster text NOT NULL,
       pool text NOT NULL,
       ${bucketCol} bigint NOT NULL,
@@ -33,14 +51,15 @@ const lastPointTable = (s: string, table: string, bucketCol: string) => `CREATE 
       signature text,
       midprice_q32 numeric(20,0),
       spread_factor_q32 numeric(20,0),
-      point_id text NOT NULL,
+      point_id text NOT NULL,${storedTail ? `\n      tail text NOT NULL GENERATED ALWAYS AS (${sampleTail((c) => `${s}.json_text(${c})`)}) STORED,` : ''}
       PRIMARY KEY (cluster, pool, ${bucketCol}))`;
 
-const lastPointView = (table: string, bucketCol: string) => ({
+/** `tail`: v4's stored column, derived for an older build, or none (v1 … v3 as released: their views are frozen). */
+const lastPointView = (table: string, bucketCol: string, tail: 'stored' | 'derived' | 'none' = 'none') => ({
   name: table,
   select: (s: string) => `SELECT cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature,
     midprice_q32, spread_factor_q32, trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice, trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor,
-    point_id FROM ${s}.${table}`,
+    point_id${tail === 'stored' ? ', tail' : tail === 'derived' ? `, ${DERIVED_TAIL}` : ''} FROM ${s}.${table}`,
 });
 
 /**
@@ -128,7 +147,8 @@ export const fiveMinuteFromMinutes: ReadView = {
   name: 'midprice_five_minute',
   select: (s) => `SELECT DISTINCT ON (cluster, pool, ${sqlBucket('minute_start', 300)}) cluster, pool, ${sqlBucket('minute_start', 300)} AS five_minute_start,
     ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32,
-    trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice, trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor, point_id
+    trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice, trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor, point_id,
+    ${DERIVED_TAIL}
     FROM ${s}.midprice_minute ORDER BY cluster, pool, 3, ${newestFirst('point_id')}`,
 };
 
@@ -144,8 +164,46 @@ export const midpriceSchemaV3: ProjectionSchemaVersion = {
   views: [...midpriceSchemaV2.views, lastPointView('midprice_five_minute', 'five_minute_start')],
 };
 
-/** How a v2 build is served by this release: v2's tables with v3's set of views (the five-minute one derived). */
-export const midpriceSchemaV2Served: ProjectionSchemaVersion = { ...midpriceSchemaV2, views: [...midpriceSchemaV2.views, fiveMinuteFromMinutes] };
+/** The last-point tables (v3, v4): each with its bucket, and the (finer) table a replay's finish fills it from. */
+export const LAST_POINT_TABLES = [
+  { table: 'midprice_minute', bucketCol: 'minute_start', size: 60, from: 'midprice_points', idCol: 'id' },
+  { table: 'midprice_five_minute', bucketCol: 'five_minute_start', size: 300, from: 'midprice_minute', idCol: 'point_id' },
+  { table: 'midprice_hourly', bucketCol: 'hour_start', size: 3600, from: 'midprice_five_minute', idCol: 'point_id' },
+] as const;
 
-/** How a v1 build is served by this release: v1's tables with v3's set of views (the five-minute one derived). */
-export const midpriceSchemaV1Served: ProjectionSchemaVersion = { ...midpriceSchemaV1, views: [...midpriceSchemaV1.views, fiveMinuteFromMinutes] };
+/**
+ * v4 of the `midprice` read model: v3's points, rules and tables, each last point (minute,
+ * 5 minutes, hour) also holding its sample's text but the timestamp (`tail`, sampleTail),
+ * generated by Postgres as the row is written: the API's sampled history sends a day of 5m
+ * samples (288 rows) without formatting the numbers and signature of each row on every request.
+ */
+export const midpriceSchemaV4: ProjectionSchemaVersion = {
+  version: 4,
+  tables: midpriceSchemaV3.tables,
+  ddl: (s) => [
+    JSON_TEXT_FUNCTION(s),
+    ...midpriceSchemaV2.ddl(s).filter((d) => !LAST_POINT_TABLES.some((t) => d.startsWith(`CREATE TABLE ${s}.${t.table} `))),
+    ...LAST_POINT_TABLES.map((t) => lastPointTable(s, t.table, t.bucketCol, true)),
+  ],
+  views: [midpriceSchemaV1.views[0], ...LAST_POINT_TABLES.map((t) => lastPointView(t.table, t.bucketCol, 'stored'))],
+};
+
+/** The views of an older build (v1 … v3) in this release: v4's set and columns, the tail derived. */
+const derivedTailViews = (fiveMinute: ReadView): ReadView[] => [
+  midpriceSchemaV1.views[0],
+  lastPointView('midprice_minute', 'minute_start', 'derived'),
+  lastPointView('midprice_hourly', 'hour_start', 'derived'),
+  fiveMinute,
+];
+
+/** How a v3 build is served by this release: v3's tables, the tail derived. */
+export const midpriceSchemaV3Served: ProjectionSchemaVersion = {
+  ...midpriceSchemaV3,
+  views: derivedTailViews(lastPointView('midprice_five_minute', 'five_minute_start', 'derived')),
+};
+
+/** How a v2 build is served by this release: v2's tables, the five-minute rows and the tail derived. */
+export const midpriceSchemaV2Served: ProjectionSchemaVersion = { ...midpriceSchemaV2, views: derivedTailViews(fiveMinuteFromMinutes) };
+
+/** How a v1 build is served by this release: v1's tables, the five-minute rows and the tail derived. */
+export const midpriceSchemaV1Served: ProjectionSchemaVersion = { ...midpriceSchemaV1, views: derivedTailViews(fiveMinuteFromMinutes) };
