@@ -20,7 +20,9 @@ const NEWEST_FIRST = 'slot DESC, tx_index DESC, ix_index DESC, inner_index DESC,
  * and escaped by Postgres's to_json, which escapes what JSON.stringify does: so it is written to
  * the body as it is, and a line never holds a raw line break). node-postgres's cost is per field
  * and per row: a whole history comes back as one text value (inLines), its lines read back by
- * samplesOfText. sample-line.int-spec.ts checks the round trip through Postgres.
+ * samplesOfText. sample-line.int-spec.ts checks the round trip through Postgres. A last point's
+ * line is also `<bucket> <tail>`: the read contract's `tail` column is the same text but the
+ * timestamp, stored by midprice v4 (derived in the views of an older build).
  */
 export const sampleLine = (timestamp: string): string =>
   `concat(${timestamp}, ' ', slot, ' ', midprice_q32, ' ', spread_factor_q32, ' ', coalesce(to_json(signature)::text, 'null')) AS line`;
@@ -73,14 +75,14 @@ const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket
  * unit (1m, 5m, 1h: `aligned` is that run's branch), each row of that run already is its bucket's
  * last point, and no other range reaches into those buckets (they lie outside the run): its rows
  * come straight from the index in bucket order (a Merge Append, no sort), merged with the edges'
- * few buckets. Backend CPU per query on the bench's BIG pool (a day; 1m: six hours): 5m 400 → 313
+ * few buckets, each line its bucket and stored `tail` (no number or signature formatted per request). Backend CPU per query on the bench's BIG pool (a day; 1m: six hours): 5m 400 → 313
  * µs, 1m 481 → 394, 1h 138 → 125; the same rows for 400 windows each.
  */
 function sampledSql(aligned?: Branch): string {
   if (!aligned?.unit) return `SELECT line FROM (${lastOfEachBucket(BRANCHES)}) u ORDER BY bucket`;
   const { table, key } = aligned.unit;
   return `SELECT line FROM (
-    (SELECT ${key} AS bucket, ${sampleLine(key)} FROM ${table}
+    (SELECT ${key} AS bucket, ${key} || ' ' || tail AS line FROM ${table}
       WHERE cluster = $1 AND pool = $2 AND ${key} >= $${aligned.from} AND ${key} < $${aligned.to} ORDER BY ${key})
     UNION ALL
     ${lastOfEachBucket(BRANCHES.filter((b) => b !== aligned))}
