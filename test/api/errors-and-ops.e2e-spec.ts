@@ -204,6 +204,26 @@ describe('errors, health, metrics, docs', () => {
     });
   });
 
+  it('on a database the projector has not migrated to this release yet (a view without a column it reads): 503 unavailable, then serves', async () => {
+    const app = await h.startApp({ API_RESPONSE_CACHE_MAX_ENTRIES: '0' });
+    const url = `/pools/${POOL_A}/midprice/history?timeframe=5m`;
+    expect((await inject(app, url)).status).toBe(200);
+    // The five-minute view as the previous release left it: every column but `tail` (midprice v4's).
+    const previousColumns =
+      'cluster, pool, five_minute_start, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, midprice, base_spread_factor, point_id';
+    await h.db.pool.query(`ALTER VIEW read.midprice_five_minute RENAME TO midprice_five_minute_now;
+      CREATE VIEW read.midprice_five_minute AS SELECT ${previousColumns} FROM read.midprice_five_minute_now`);
+    try {
+      expect(await inject(app, url)).toMatchObject({
+        status: 503,
+        body: { statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable', code: 'unavailable' },
+      });
+    } finally {
+      await h.db.pool.query(`DROP VIEW read.midprice_five_minute; ALTER VIEW read.midprice_five_minute_now RENAME TO midprice_five_minute`);
+    }
+    expect((await inject(app, url)).status).toBe(200);
+  });
+
   it('starts before the projector created the read schema: 503 until it exists, then serves', async () => {
     const db = await createTestDatabase([eventLogMigrations]);
     const app = await createApiApp({

@@ -1,5 +1,5 @@
 import { BadRequestException, HttpException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { PG_UNDEFINED_TABLE } from '@hadron/platform/database/pg-errors';
+import { PG_UNDEFINED_COLUMN, PG_UNDEFINED_TABLE } from '@hadron/platform/database/pg-errors';
 import type { Logger } from '@hadron/platform/logging/logger';
 import { ApiException, invalidParameter, poolNotFound, REPEAT_LOG_EVERY_MS, RepeatedLog, toErrorBody } from './api-exception.filter';
 import { RetryLaterException } from './heavy-query-gate';
@@ -69,6 +69,8 @@ describe('toErrorBody: the one error shape', () => {
   it('a database that is down or not migrated yet is 503 (unavailable), not 500', () => {
     const unavailable = { statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable', code: 'unavailable' };
     expect(toErrorBody(Object.assign(new Error('relation "read.pools" does not exist'), { code: PG_UNDEFINED_TABLE }))).toEqual(unavailable);
+    // A column this release reads that the projector's migration has not added yet.
+    expect(toErrorBody(Object.assign(new Error('column "tail" does not exist'), { code: PG_UNDEFINED_COLUMN }))).toEqual(unavailable);
     expect(toErrorBody(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toEqual(unavailable);
     expect(toErrorBody(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toEqual(unavailable);
   });

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { POOL_NOT_FOUND_MESSAGE, type ApiErrorCode } from '@hadron/contracts/api';
-import { isMissingRelation } from '@hadron/platform/database/pg-errors';
+import { isMissingReadObject } from '@hadron/platform/database/pg-errors';
 import { isTransientDbError } from '@hadron/platform/database/pool';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -108,11 +108,12 @@ export function sendErrorBody(reply: FastifyReply, body: ApiErrorDto): FastifyRe
 }
 
 /**
- * The read database is down, or the projector has not created the `read` views yet: the service
- * is unavailable (503, as readiness says), not broken.
+ * The read database is down, or the projector has not created the `read` views yet (or not yet
+ * migrated them to this release: a column it adds): the service is unavailable (503, as readiness
+ * says), not broken.
  */
 export function isDatabaseUnavailable(e: unknown): boolean {
-  return isTransientDbError(e) || isMissingRelation(e);
+  return isTransientDbError(e) || isMissingReadObject(e);
 }
 
 /**
