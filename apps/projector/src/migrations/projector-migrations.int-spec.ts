@@ -2,7 +2,7 @@ import { eventLogMigrations, runMigrations } from '@hadron/platform';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { DataSource } from 'typeorm';
 import { createServedBuild } from '../../test-support/served-build';
-import { midpriceSchemaV3 } from '../projections/midprice/midprice.schema';
+import { LAST_POINT_TABLES, midpriceSchemaV3 } from '../projections/midprice/midprice.schema';
 import { projectorMigrations } from '.';
 
 describe('projector migrations', () => {
@@ -53,19 +53,15 @@ describe('projector migrations', () => {
          VALUES ('midprice', 'bv3', 3, $1, 'midprice.v3.bv3', 'active', now())`,
         [schema],
       );
-      for (const [table, bucket] of [
-        ['midprice_minute', 'minute_start'],
-        ['midprice_five_minute', 'five_minute_start'],
-        ['midprice_hourly', 'hour_start'],
-      ]) {
+      for (const { table, bucketCol } of LAST_POINT_TABLES) {
         await before.pool.query(
-          `INSERT INTO ${schema}.${table} (cluster, pool, ${bucket}, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, point_id)
+          `INSERT INTO ${schema}.${table} (cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, point_id)
            VALUES ('mainnet-beta', 'P', 3600, 3601, 77, 0, 0, 0, 'sig"1', 123456789012345678, NULL, 'e1')`,
         );
       }
       await runMigrations(before.url, [projectorMigrations]);
-      for (const view of ['midprice_minute', 'midprice_five_minute', 'midprice_hourly']) {
-        const { rows } = await before.pool.query(`SELECT * FROM read.${view}`);
+      for (const { table } of LAST_POINT_TABLES) {
+        const { rows } = await before.pool.query(`SELECT * FROM read.${table}`);
         expect(rows).toEqual([expect.objectContaining({ slot: '77', point_id: 'e1', tail: '77 123456789012345678  "sig\\"1"' })]);
         // Appended: the columns the previous release reads keep their place.
         expect(Object.keys(rows[0]).slice(-2)).toEqual(['point_id', 'tail']);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { createBuildTables } from '../../builds/build-objects';
 import { quoteIdent } from '../../sql/identifiers';
-import { midpriceSchemaV1Served, midpriceSchemaV3, midpriceSchemaV3Served, midpriceSchemaV4 } from './midprice.schema';
+import { LAST_POINT_TABLES, midpriceSchemaV1Served, midpriceSchemaV3, midpriceSchemaV3Served, midpriceSchemaV4 } from './midprice.schema';
 
 /**
  * The read contract's `tail` of a last point: `<slot> <midprice_q32> <spread_factor_q32>
@@ -14,11 +14,6 @@ import { midpriceSchemaV1Served, midpriceSchemaV3, midpriceSchemaV3Served, midpr
 describe("midprice last points' sample tail, stored (v4) and derived (v1 … v3 served)", () => {
   let db: TestDatabase;
   const [V4, V3, V1] = ['proj_midprice_tail_v4', 'proj_midprice_tail_v3', 'proj_midprice_tail_v1'];
-  const TABLES = [
-    ['midprice_minute', 'minute_start'],
-    ['midprice_five_minute', 'five_minute_start'],
-    ['midprice_hourly', 'hour_start'],
-  ] as const;
   beforeAll(async () => {
     db = await createTestDatabase();
     await createBuildTables(db.pool, midpriceSchemaV4, V4);
@@ -66,7 +61,7 @@ describe("midprice last points' sample tail, stored (v4) and derived (v1 … v3 
   it('v4 stores it as each row is written, v3 served derives the same, for any slot, amounts, nulls and signature', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 30 }), async (rows) => {
-        for (const [table, bucketCol] of TABLES) {
+        for (const { table, bucketCol } of LAST_POINT_TABLES) {
           await insert(V4, table, bucketCol, rows);
           await insert(V3, table, bucketCol, rows);
           expect(await tails(midpriceSchemaV4, V4, table)).toEqual(rows.map(expectedTail));

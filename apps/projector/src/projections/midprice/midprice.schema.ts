@@ -102,6 +102,23 @@ export const midpriceSchemaV1: ProjectionSchemaVersion = {
   ],
 };
 
+/** v2 …: idempotency by event id whatever the block time of a copy (the primary key holds ts). */
+const uniquePointId = (s: string) => `CREATE UNIQUE INDEX ON ${s}.midprice_points (cluster, id)`;
+
+/**
+ * v2 …: per pool, the latest spread (by chain position) from updates (their own value, or the
+ * value after them) and, apart, from snapshots: a snapshot is often read after the history it is
+ * published before, so it must not hide the updates that precede it.
+ */
+const stateTableV2 = (s: string) => `CREATE TABLE ${s}.midprice_state (
+      cluster text NOT NULL,
+      pool text NOT NULL,
+      spread_factor_q32 numeric(20,0),
+      spread_factor_pos int8[],
+      snapshot_spread_factor_q32 numeric(20,0),
+      snapshot_spread_factor_pos int8[],
+      PRIMARY KEY (cluster, pool))`;
+
 /**
  * v2 of the `midprice` read model. Same views and columns as v1; what changed is what a point is:
  * - only updates that set the midprice (UpdateMidprice, UpdateMidpriceAndBaseSpread) are points,
@@ -119,21 +136,10 @@ export const midpriceSchemaV2: ProjectionSchemaVersion = {
   tables: midpriceSchemaV1.tables,
   ddl: (s) => [
     pointsTable(s),
-    // Idempotency by event id whatever the block time of a copy (the primary key holds ts).
-    `CREATE UNIQUE INDEX ON ${s}.midprice_points (cluster, id)`,
+    uniquePointId(s),
     lastPointTable(s, 'midprice_minute', 'minute_start'),
     lastPointTable(s, 'midprice_hourly', 'hour_start'),
-    // Per pool, the latest spread (by chain position) from updates (their own value, or the value
-    // after them) and, apart, from snapshots: a snapshot is often read after the history it is
-    // published before, so it must not hide the updates that precede it.
-    `CREATE TABLE ${s}.midprice_state (
-      cluster text NOT NULL,
-      pool text NOT NULL,
-      spread_factor_q32 numeric(20,0),
-      spread_factor_pos int8[],
-      snapshot_spread_factor_q32 numeric(20,0),
-      snapshot_spread_factor_pos int8[],
-      PRIMARY KEY (cluster, pool))`,
+    stateTableV2(s),
   ],
   views: midpriceSchemaV1.views,
 };
@@ -182,7 +188,9 @@ export const midpriceSchemaV4: ProjectionSchemaVersion = {
   tables: midpriceSchemaV3.tables,
   ddl: (s) => [
     JSON_TEXT_FUNCTION(s),
-    ...midpriceSchemaV2.ddl(s).filter((d) => !LAST_POINT_TABLES.some((t) => d.startsWith(`CREATE TABLE ${s}.${t.table} `))),
+    pointsTable(s),
+    uniquePointId(s),
+    stateTableV2(s),
     ...LAST_POINT_TABLES.map((t) => lastPointTable(s, t.table, t.bucketCol, true)),
   ],
   views: [midpriceSchemaV1.views[0], ...LAST_POINT_TABLES.map((t) => lastPointView(t.table, t.bucketCol, 'stored'))],

@@ -75,8 +75,9 @@ const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket
  * unit (1m, 5m, 1h: `aligned` is that run's branch), each row of that run already is its bucket's
  * last point, and no other range reaches into those buckets (they lie outside the run): its rows
  * come straight from the index in bucket order (a Merge Append, no sort), merged with the edges'
- * few buckets, each line its bucket and stored `tail` (no number or signature formatted per request). Backend CPU per query on the bench's BIG pool (a day; 1m: six hours): 5m 400 → 313
- * µs, 1m 481 → 394, 1h 138 → 125; the same rows for 400 windows each.
+ * few buckets; each aligned line is its bucket and the row's stored `tail` (no number or signature
+ * formatted per request). Backend CPU per query on the bench's BIG pool (a day; 1m: six hours): 5m
+ * 400 → 313 µs, 1m 481 → 394, 1h 138 → 125; the same rows for 400 windows each.
  */
 function sampledSql(aligned?: Branch): string {
   if (!aligned?.unit) return `SELECT line FROM (${lastOfEachBucket(BRANCHES)}) u ORDER BY bucket`;
