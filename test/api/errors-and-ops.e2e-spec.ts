@@ -8,6 +8,7 @@ import { createTestDatabase } from '@hadron/platform/testing/test-database';
 import { projectorMigrations } from '../../apps/projector/src';
 import { apiEnvSchema, createApiApp } from '../../apps/api/src';
 import { PoolListSnapshot } from '../../apps/api/src/pools/pool-list/pool-list.snapshot';
+import { READ_CONTRACT_SIZE } from '../../apps/api/src/health/read-contract';
 import { datasetEvents, NOW, POOL_A } from './support/dataset';
 import { errorShape, IN_PROCESS_API_ENV, inject, startApiHarness, type ApiHarness } from './support/harness';
 
@@ -213,15 +214,23 @@ describe('errors, health, metrics, docs', () => {
       'cluster, pool, five_minute_start, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, midprice, base_spread_factor, point_id';
     await h.db.pool.query(`ALTER VIEW read.midprice_five_minute RENAME TO midprice_five_minute_now;
       CREATE VIEW read.midprice_five_minute AS SELECT ${previousColumns} FROM read.midprice_five_minute_now`);
+    const schemaReasons = async () => ((await inject(app, '/health/ready')).body.detail.reasons as string[]).filter((r) => r.startsWith('read schema'));
     try {
       expect(await inject(app, url)).toMatchObject({
         status: 503,
         body: { statusCode: 503, message: 'Service Unavailable', error: 'Service Unavailable', code: 'unavailable' },
       });
+      // Readiness says so, so that a rollout waits for the projector instead of sending traffic here.
+      const ready = await inject(app, '/health/ready');
+      expect(ready.status).toBe(503);
+      expect(await schemaReasons()).toEqual([
+        `read schema not migrated to this release: 1 of ${READ_CONTRACT_SIZE} columns missing (read.midprice_five_minute.tail); upgrade the projector (its migrations) first`,
+      ]);
     } finally {
       await h.db.pool.query(`DROP VIEW read.midprice_five_minute; ALTER VIEW read.midprice_five_minute_now RENAME TO midprice_five_minute`);
     }
     expect((await inject(app, url)).status).toBe(200);
+    expect(await schemaReasons()).toEqual([]);
   });
 
   it('starts before the projector created the read schema: 503 until it exists, then serves', async () => {
@@ -238,6 +247,7 @@ describe('errors, health, metrics, docs', () => {
       expect(ready.status).toBe(503);
       expect(ready.body.detail.reasons).toEqual([
         'pool list not loaded',
+        'read schema not created yet: the projector has not run its migrations',
         'no indexer has published its status yet',
         'no projector has published its status yet',
       ]);
@@ -248,6 +258,10 @@ describe('errors, health, metrics, docs', () => {
       await runMigrations(db.url, [projectorMigrations]);
       await app.get(PoolListSnapshot).refresh();
       expect(await inject(app, '/pools')).toMatchObject({ status: 200, body: { total: 0, pages: 0, data: [] } });
+      expect((await inject(app, '/health/ready')).body.detail.reasons).toEqual([
+        'no indexer has published its status yet',
+        'no projector has published its status yet',
+      ]);
       expect((await inject(app, `/pools/${POOL_A}/fees`)).status).toBe(404);
     } finally {
       await app.close();

@@ -3,7 +3,11 @@ import { apiEnvSchema } from '../api.config';
 import type { ReadDb } from '../database/read-db';
 import type { PoolListSnapshot } from '../pools/pool-list/pool-list.snapshot';
 import { ReadinessCheck } from './readiness';
+import { READ_CONTRACT_SIZE } from './read-contract';
 import { SHUTTING_DOWN, ShutdownState } from './shutdown-state';
+
+/** The readiness query for the read contract's missing columns (none, unless a test says otherwise). */
+const CONTRACT_QUERY = 'api-readiness-contract';
 
 describe('ReadinessCheck while shutting down', () => {
   const indexer = {
@@ -33,7 +37,7 @@ describe('ReadinessCheck while shutting down', () => {
     age_s: 0.5,
   };
   const setup = (query: () => Promise<unknown>) => {
-    const db = { query: jest.fn(query) } as unknown as ReadDb;
+    const db = { query: jest.fn(async (name: string) => (name === CONTRACT_QUERY ? [] : query())) } as unknown as ReadDb;
     const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
     const shutdown = new ShutdownState();
     const check = new ReadinessCheck(db, snapshot, shutdown, apiEnvSchema.parse({}), pino({ level: 'silent' }));
@@ -84,7 +88,7 @@ describe('ReadinessCheck: freshness of every cluster', () => {
     ready: false,
   };
   const check = (rows: unknown[], env: Record<string, string> = {}) => {
-    const db = { query: jest.fn(async () => rows) } as unknown as ReadDb;
+    const db = { query: jest.fn(async (name: string) => (name === CONTRACT_QUERY ? [] : rows)) } as unknown as ReadDb;
     const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
     return new ReadinessCheck(db, snapshot, new ShutdownState(), apiEnvSchema.parse(env), pino({ level: 'silent' })).check();
   };
@@ -173,7 +177,9 @@ describe('ReadinessCheck on a read replica (DATABASE_READ_URL)', () => {
     { component: 'projector:pools', lag: '0', detail: {}, age_s: 1 },
   ];
   const check = (replica: Record<string, unknown> | undefined, env: Record<string, string> = {}) => {
-    const db = { query: jest.fn(async (name: string) => (name === 'api-readiness-replica' ? (replica ? [replica] : []) : caughtUp)) } as unknown as ReadDb;
+    const db = {
+      query: jest.fn(async (name: string) => (name === 'api-readiness-replica' ? (replica ? [replica] : []) : name === CONTRACT_QUERY ? [] : caughtUp)),
+    } as unknown as ReadDb;
     const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
     return new ReadinessCheck(db, snapshot, new ShutdownState(), apiEnvSchema.parse(env), pino({ level: 'silent' })).check();
   };
@@ -194,6 +200,44 @@ describe('ReadinessCheck on a read replica (DATABASE_READ_URL)', () => {
     const r = await check({ ...standby, receive_lsn: '0/3000200', replay_lag_s: 31, paused: true });
     expect([r.ready, r.detail.reasons]).toEqual([false, ['replica replay 31 s behind the primary (> 30 s), replay paused']]);
     expect((await check({ ...standby, replay_lag_s: 31 }, { READY_MAX_REPLICA_LAG_S: '60' })).ready).toBe(true);
+  });
+});
+
+describe('ReadinessCheck: the read contract', () => {
+  const caughtUp = [
+    {
+      component: 'indexer:devnet',
+      lag: '0',
+      detail: { cursorSlot: 5, headSlot: 5, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true },
+      age_s: 1,
+    },
+    { component: 'projector:midprice', lag: '0', detail: {}, age_s: 1 },
+  ];
+  const check = (missing: readonly string[]) => {
+    const db = {
+      query: jest.fn(async (name: string) =>
+        name === CONTRACT_QUERY ? missing.map((m) => ({ missing: m })) : name === 'api-readiness-replica' ? [] : caughtUp,
+      ),
+    } as unknown as ReadDb;
+    const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
+    return new ReadinessCheck(db, snapshot, new ShutdownState(), apiEnvSchema.parse({}), pino({ level: 'silent' })).check();
+  };
+
+  it('is not ready while the read schema lacks a column of this release, naming the first few', async () => {
+    expect(await check([])).toMatchObject({ ready: true, detail: { reasons: [] } });
+    const one = await check(['read.midprice_five_minute.tail']);
+    expect([one.ready, one.detail.reasons]).toEqual([
+      false,
+      [
+        `read schema not migrated to this release: 1 of ${READ_CONTRACT_SIZE} columns missing (read.midprice_five_minute.tail); upgrade the projector (its migrations) first`,
+      ],
+    ]);
+    const four = await check(['read.a.x', 'read.b.y', 'read.c.z', 'read.d.w']);
+    expect(four.detail.reasons).toEqual([
+      `read schema not migrated to this release: 4 of ${READ_CONTRACT_SIZE} columns missing (read.a.x, read.b.y, read.c.z, …); upgrade the projector (its migrations) first`,
+    ]);
+    const none = await check(Array.from({ length: READ_CONTRACT_SIZE }, (_, i) => `read.v.c${i}`));
+    expect(none.detail.reasons).toEqual(['read schema not created yet: the projector has not run its migrations']);
   });
 });
 

@@ -6,6 +6,7 @@ import { API_CONFIG, API_LOGGER } from '../http/tokens';
 import { INDEXER_COMPONENT_PREFIX, readIndexerStatus, type IndexerStatus } from '../freshness/indexer-status';
 import { ApiMetrics } from '../metrics/api-metrics';
 import { PoolListSnapshot } from '../pools/pool-list/pool-list.snapshot';
+import { MISSING_READ_COLUMNS_SQL, readContractReason } from './read-contract';
 import type { ClusterFreshnessDto, ReadinessDetailDto, ReplicaStatusDto } from './health.response.dto';
 import { SHUTTING_DOWN, ShutdownState } from './shutdown-state';
 
@@ -55,7 +56,9 @@ interface StatusRow {
 /**
  * Ready = the database answers (within 800 ms), every cluster's active indexer says it is ready
  * (backfilled, near the head, RPC answering, no gap — its own thresholds) and published so within
- * READY_MAX_STALENESS_S, at least one projector has published its status, every `projector:*`
+ * READY_MAX_STALENESS_S, the `read` schema holds this release's read contract (read-contract.ts:
+ * an API upgraded before the projector's migrations ran is not ready, instead of answering 503 to
+ * the queries that need them), at least one projector has published its status, every `projector:*`
  * lag is <= READY_MAX_LAG and was published within READY_MAX_STALENESS_S, a read replica (if the
  * API reads one) replays within READY_MAX_REPLICA_LAG_S of its primary, the pool list is
  * loaded, and the process is not shutting down (from SIGTERM on it is never ready again, while it
@@ -91,13 +94,18 @@ export class ReadinessCheck {
     if (!poolList.loaded) reasons.push('pool list not loaded');
     let rows: StatusRow[];
     let replicaRow: ReplicaRow | undefined;
+    let missing: { missing: string }[];
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<never>(
         (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${STATUS_TIMEOUT_MS} ms`)), STATUS_TIMEOUT_MS)),
       );
-      [rows, [replicaRow]] = await Promise.race([
-        Promise.all([this.db.query<StatusRow>('api-readiness', STATUS_SQL), this.db.query<ReplicaRow>('api-readiness-replica', REPLICA_SQL)]),
+      [rows, [replicaRow], missing] = await Promise.race([
+        Promise.all([
+          this.db.query<StatusRow>('api-readiness', STATUS_SQL),
+          this.db.query<ReplicaRow>('api-readiness-replica', REPLICA_SQL),
+          this.db.query<{ missing: string }>('api-readiness-contract', MISSING_READ_COLUMNS_SQL),
+        ]),
         timeout,
       ]);
     } catch (e) {
@@ -109,6 +117,8 @@ export class ReadinessCheck {
     } finally {
       clearTimeout(timer);
     }
+    const contract = readContractReason(missing.map((m) => m.missing));
+    if (contract) reasons.push(contract);
     // On a replica, component_status is the replica's copy: its ages also count replay delay.
     const replica: ReplicaStatus | null =
       replicaRow?.in_recovery === true
