@@ -742,7 +742,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorDto"];
                 };
             };
-            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
+            /** @description The read database is unreachable, or the projector has not created the read schema yet or not migrated it to this release (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -827,7 +827,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundErrorDto"];
                 };
             };
-            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
+            /** @description The read database is unreachable, or the projector has not created the read schema yet or not migrated it to this release (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -914,7 +914,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundErrorDto"];
                 };
             };
-            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
+            /** @description The read database is unreachable, or the projector has not created the read schema yet or not migrated it to this release (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1007,7 +1007,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundErrorDto"];
                 };
             };
-            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
+            /** @description The read database is unreachable, or the projector has not created the read schema yet or not migrated it to this release (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1096,7 +1096,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundErrorDto"];
                 };
             };
-            /** @description The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
+            /** @description The read database is unreachable, or the projector has not created the read schema yet or not migrated it to this release (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry */
             503: {
                 headers: {
                     [name: string]: unknown;

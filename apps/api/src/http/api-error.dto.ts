@@ -62,9 +62,9 @@ export class ServiceUnavailableErrorDto extends errorShape({
   code: 'unavailable',
 }) {}
 
-/** Documented on every data endpoint: the read database is down or not migrated yet (see /health/ready). */
+/** Documented on every data endpoint: the read database is down, or not migrated (to this release) yet (see /health/ready). */
 export const UNAVAILABLE_RESPONSE = {
   type: ServiceUnavailableErrorDto,
   description:
-    'The read database is unreachable, or the projector has not created the read schema yet (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry',
+    'The read database is unreachable, or the projector has not created the read schema yet or not migrated it to this release (see /health/ready): code `unavailable`; or the replica is overloaded (too many per-pool queries waiting, or its event loop lagging): code `overloaded`, and `Retry-After` says when to retry',
 } as const;
