@@ -4,6 +4,8 @@
  * 2. dump its schema (scripts/schema-dump.ts) and compare it with scripts/schema.snapshot.txt —
  *    a migration change without a regenerated snapshot fails (`npm run migrations:snapshot`
  *    rewrites it: review its diff as the schema change);
+ *    and the API's read contract (apps/api/src/health/read-contract.generated.ts, the snapshot's
+ *    `read` views: what the API's readiness requires) with what the snapshot gives;
  * 3. revert every migration (down), check nothing is left, and apply them all again.
  * Uses DATABASE_URL, or starts the embedded test Postgres.
  */
@@ -13,6 +15,7 @@ import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createLogger, runMigrations, startEmbeddedPostgres } from '@hadron/platform';
+import { READ_CONTRACT_FILE, readContractSource } from './read-contract';
 import { dumpSchema } from './schema-dump';
 import { migrationSets } from './schema-registry';
 
@@ -40,8 +43,10 @@ async function main(): Promise<number> {
   try {
     await runMigrations(url, migrationSets);
     if (write) {
-      writeFileSync(SNAPSHOT, await dumpSchema(url));
-      process.stdout.write(`migrations:snapshot wrote ${SNAPSHOT}\n`);
+      const dump = await dumpSchema(url);
+      writeFileSync(SNAPSHOT, dump);
+      writeFileSync(READ_CONTRACT_FILE, readContractSource(dump));
+      process.stdout.write(`migrations:snapshot wrote ${SNAPSHOT} and ${READ_CONTRACT_FILE}\n`);
       return 0;
     }
     problems = await snapshotDrift(url);
@@ -61,10 +66,14 @@ async function main(): Promise<number> {
 }
 
 async function snapshotDrift(url: string): Promise<string[]> {
-  const actual = (await dumpSchema(url)).split('\n');
+  const dump = await dumpSchema(url);
+  const actual = dump.split('\n');
   const expected = readFileSync(SNAPSHOT, 'utf8').split('\n');
   const first = actual.findIndex((line, i) => line !== expected[i]);
-  if (first < 0 && actual.length === expected.length) return [];
+  if (first < 0 && actual.length === expected.length) {
+    if (readFileSync(READ_CONTRACT_FILE, 'utf8') === readContractSource(dump)) return [];
+    return [`${READ_CONTRACT_FILE} is not the snapshot's read views: run \`npm run migrations:snapshot\` and commit it`];
+  }
   const at = first < 0 ? Math.min(actual.length, expected.length) : first;
   return [
     `the migrations no longer produce scripts/schema.snapshot.txt (first difference at line ${at + 1}):`,

@@ -9,6 +9,26 @@ import { SHUTTING_DOWN, ShutdownState } from './shutdown-state';
 /** The readiness query for the read contract's missing columns (none, unless a test says otherwise). */
 const CONTRACT_QUERY = 'api-readiness-contract';
 
+/**
+ * A check against a database where a devnet indexer and the pools projection are caught up, the
+ * replica query answers `replica` (none: a primary) and the read contract misses `missing`.
+ */
+function checkCaughtUp({ replica, missing = [], env = {} }: { replica?: Record<string, unknown>; missing?: readonly string[]; env?: Record<string, string> }) {
+  const caughtUp = [
+    {
+      component: 'indexer:devnet',
+      lag: '0',
+      detail: { cursorSlot: 5, headSlot: 5, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true },
+      age_s: 1,
+    },
+    { component: 'projector:pools', lag: '0', detail: {}, age_s: 1 },
+  ];
+  const answers: Record<string, unknown[]> = { 'api-readiness-replica': replica ? [replica] : [], [CONTRACT_QUERY]: missing.map((m) => ({ missing: m })) };
+  const db = { query: jest.fn(async (name: string) => answers[name] ?? caughtUp) } as unknown as ReadDb;
+  const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
+  return new ReadinessCheck(db, snapshot, new ShutdownState(), apiEnvSchema.parse(env), pino({ level: 'silent' })).check();
+}
+
 describe('ReadinessCheck while shutting down', () => {
   const indexer = {
     cursorSlot: 500,
@@ -167,22 +187,7 @@ describe('ReadinessCheck: freshness of every cluster', () => {
 });
 
 describe('ReadinessCheck on a read replica (DATABASE_READ_URL)', () => {
-  const caughtUp = [
-    {
-      component: 'indexer:devnet',
-      lag: '0',
-      detail: { cursorSlot: 5, headSlot: 5, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true },
-      age_s: 1,
-    },
-    { component: 'projector:pools', lag: '0', detail: {}, age_s: 1 },
-  ];
-  const check = (replica: Record<string, unknown> | undefined, env: Record<string, string> = {}) => {
-    const db = {
-      query: jest.fn(async (name: string) => (name === 'api-readiness-replica' ? (replica ? [replica] : []) : name === CONTRACT_QUERY ? [] : caughtUp)),
-    } as unknown as ReadDb;
-    const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
-    return new ReadinessCheck(db, snapshot, new ShutdownState(), apiEnvSchema.parse(env), pino({ level: 'silent' })).check();
-  };
+  const check = (replica: Record<string, unknown> | undefined, env: Record<string, string> = {}) => checkCaughtUp({ replica, env });
   const standby = { in_recovery: true, replay_lsn: '0/3000148', receive_lsn: '0/3000148', paused: false, replay_lag_s: 0 };
 
   it('on a primary: replica null', async () => {
@@ -204,24 +209,7 @@ describe('ReadinessCheck on a read replica (DATABASE_READ_URL)', () => {
 });
 
 describe('ReadinessCheck: the read contract', () => {
-  const caughtUp = [
-    {
-      component: 'indexer:devnet',
-      lag: '0',
-      detail: { cursorSlot: 5, headSlot: 5, slotLag: 0, lagSeconds: 0, rpcFailingSeconds: 0, backfillDone: true, ready: true },
-      age_s: 1,
-    },
-    { component: 'projector:midprice', lag: '0', detail: {}, age_s: 1 },
-  ];
-  const check = (missing: readonly string[]) => {
-    const db = {
-      query: jest.fn(async (name: string) =>
-        name === CONTRACT_QUERY ? missing.map((m) => ({ missing: m })) : name === 'api-readiness-replica' ? [] : caughtUp,
-      ),
-    } as unknown as ReadDb;
-    const snapshot = { status: () => ({ loaded: true, pools: 3, age_s: 0.5 }) } as unknown as PoolListSnapshot;
-    return new ReadinessCheck(db, snapshot, new ShutdownState(), apiEnvSchema.parse({}), pino({ level: 'silent' })).check();
-  };
+  const check = (missing: readonly string[]) => checkCaughtUp({ missing });
 
   it('is not ready while the read schema lacks a column of this release, naming the first few', async () => {
     expect(await check([])).toMatchObject({ ready: true, detail: { reasons: [] } });
