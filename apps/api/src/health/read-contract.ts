@@ -1,5 +1,3 @@
-import { READ_CONTRACT } from './read-contract.generated';
-
 /**
  * The read contract this release's API is built against: every `read` view with its columns and
  * their types, as this release's projector migrations publish them (`READ_CONTRACT`, generated
@@ -9,7 +7,7 @@ import { READ_CONTRACT } from './read-contract.generated';
  * not migrated to this release yet: the API's data queries on it fail (503 `unavailable`), and
  * readiness says so.
  */
-export { READ_CONTRACT };
+import { READ_CONTRACT } from './read-contract.generated';
 
 const CONTRACT = Object.entries(READ_CONTRACT).flatMap(([view, columns]) => columns.map(([column, type]) => [view, column, type] as const));
 /** How many columns the contract holds. */
