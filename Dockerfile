@@ -18,4 +18,4 @@ COPY --from=build /app/scripts/register-aliases.js ./scripts/register-aliases.js
 COPY package.json ./
 USER node
 # Override per service: dist/apps/{api,indexer,projector,main}/src/main.js
-CMD ["node", "--max-semi-space-size=64", "-r", "./scripts/register-aliases.js", "dist/apps/main/src/main.js"]
+CMD ["node", "--max-semi-space-size=128", "-r", "./scripts/register-aliases.js", "dist/apps/main/src/main.js"]
