@@ -131,7 +131,8 @@ function startProjector(url: string, brokers: string[], prefix: string): ChildPr
     LOG_LEVEL: 'warn',
     LOG_FORMAT: 'json',
   };
-  return spawn(process.execPath, ['-r', './scripts/register-aliases.js', 'dist/apps/projector/src/main.js'], {
+  // The command `npm run start:projector` runs after its build, Node flag included (README "Node flag").
+  return spawn(process.execPath, ['--max-semi-space-size=128', '-r', './scripts/register-aliases.js', 'dist/apps/projector/src/main.js'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
