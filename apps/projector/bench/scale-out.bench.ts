@@ -17,6 +17,7 @@ import { createLogger, createPool, endPool, eventLogMigrations, runMigrations, w
 import { openKafkaEventLog } from '@hadron/platform/event-log/kafka/kafka-event-log';
 import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
+import { npmScriptNodeFlags } from '@hadron/platform/testing/node-command';
 import { projectorMigrations } from '../src/migrations';
 import { ALL_PROJECTIONS } from '../src/projections';
 import { generateEvents } from '../test-support/event-generator';
@@ -131,8 +132,8 @@ function startProjector(url: string, brokers: string[], prefix: string): ChildPr
     LOG_LEVEL: 'warn',
     LOG_FORMAT: 'json',
   };
-  // The command `npm run start:projector` runs after its build, Node flag included (README "Node flag").
-  return spawn(process.execPath, ['--max-semi-space-size=128', '-r', './scripts/register-aliases.js', 'dist/apps/projector/src/main.js'], {
+  // What `npm run start:projector` runs after its build, with its Node flags (README "Node flag").
+  return spawn(process.execPath, [...npmScriptNodeFlags(ROOT, 'start:projector'), '-r', './scripts/register-aliases.js', 'dist/apps/projector/src/main.js'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
