@@ -5,7 +5,7 @@
  * mode does (400 ms slots, `confirmed` one slot after production), so the bench sets the swap rate
  * (50/s, 500/s) and knows, on the simulator's own clock, when each swap became confirmed: the moment
  * the slot after it was produced, after which its RPC serves it at `confirmed`. The app is
- * `apps/main/src/main.ts` — what `npm start` runs: indexer, projector and API in one process — in a
+ * `apps/main/src/main.ts` — what `npm start` runs, with its Node flags: indexer, projector and API in one process — in a
  * child process of its own (own process group, stopped with SIGTERM as a process manager does), on
  * a fresh database of DATABASE_URL, pointed at the simulator over loopback HTTP (and its websocket
  * for the "websocket" cases). The observer shares nothing with the indexer and runs in a worker
@@ -40,6 +40,7 @@ import { Worker } from 'node:worker_threads';
 import { createLogger, startEmbeddedPostgres } from '@hadron/platform';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
 import { freePort } from '@hadron/platform/testing/free-port';
+import { npmScriptNodeFlags } from '@hadron/platform/testing/node-command';
 import { createTestDatabase } from '@hadron/platform/testing/test-database';
 import { startSimulator, type RunningSimulator } from '../../simulator/src/index';
 
@@ -363,10 +364,13 @@ interface AppProcess {
 /** `npm start`'s process (indexer + projector + API) against the simulator, in a process group of its own. */
 async function startApp(databaseUrl: string, sim: RunningSimulator, mode: 'default' | 'websocket'): Promise<AppProcess> {
   const port = await freePort();
-  const entry =
-    process.env.BENCH_LIVE_DIST === '1'
+  // With `npm start`'s Node flags (README "Node flag").
+  const entry = [
+    ...npmScriptNodeFlags(ROOT, 'start'),
+    ...(process.env.BENCH_LIVE_DIST === '1'
       ? ['-r', './scripts/register-aliases.js', 'dist/apps/main/src/main.js']
-      : ['-r', './scripts/register-ts.js', 'apps/main/src/main.ts'];
+      : ['-r', './scripts/register-ts.js', 'apps/main/src/main.ts']),
+  ];
   const child: ChildProcess = spawn(process.execPath, entry, {
     cwd: ROOT,
     detached: true,
