@@ -5,7 +5,8 @@
  * Env: BENCH_EVENTS (default 1 000 000), BENCH_BATCH (consumer batch, default 5000), BENCH_ONLY (a
  *      regular expression: only the cases whose names match run, besides the raw COPY baseline),
  *      DATABASE_URL (an admin URL; a throwaway database is created in it) or the embedded Postgres
- *      under .data/bench-postgres (port BENCH_PG_PORT, default 54349).
+ *      under .data/bench-postgres (port BENCH_PG_PORT, default 54349), BENCH_KEEP=1 (keep the
+ *      throwaway database, its builds and log, to look into afterwards: its name is printed).
  * Prints each case with its share of the raw COPY (the baseline) measured in the same run; with
  * `--json <file>`, writes the cases in the benches' common schema (BenchReport).
  * Every case starts after a CHECKPOINT (when the role may run one), so none pays for the previous
@@ -283,7 +284,8 @@ async function main(): Promise<void> {
     report.write();
   } finally {
     await endPool(pool);
-    await sql(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    if (process.env.BENCH_KEEP === '1') say(`kept database ${dbName} (drop it with: DROP DATABASE ${dbName})`);
+    else await sql(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await stop();
   }
 }
