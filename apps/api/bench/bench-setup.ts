@@ -5,7 +5,7 @@ import { withClient, withDatabase } from '@hadron/platform/database/admin';
 import { runMigrations } from '@hadron/platform/database/migrate';
 import { createPool } from '@hadron/platform/database/pool';
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
-import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
+import { benchKeepsDatabase, benchPostgres } from '@hadron/platform/testing/bench-postgres';
 import { ALL_PROJECTIONS, BuildRegistry, projectorMigrations } from '../../projector/src';
 import { DEVNET_POOLS, generateDataset, HUGE_POOL, MAINNET_POOLS, type DatasetStats } from './bench-dataset';
 
@@ -22,7 +22,7 @@ export async function prepareDataset(
 ): Promise<{ url: string; stats: DatasetStats & { mainnet: number; devnet: number; huge: boolean }; done: () => Promise<void> }> {
   const { adminUrl, stop } = await benchPostgres(ROOT);
   const reuse = process.env.BENCH_DB;
-  const keep = process.env.BENCH_KEEP === '1' || !!reuse;
+  const keep = benchKeepsDatabase() || !!reuse;
   const dbName = reuse ?? `bench_api_${Date.now().toString(36)}`;
   const url = withDatabase(adminUrl, dbName);
   const done = async () => {

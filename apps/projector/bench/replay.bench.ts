@@ -36,7 +36,7 @@ import {
   withDatabase,
 } from '@hadron/platform';
 import type { DeliveredEvent, SqlTx } from '@hadron/platform';
-import { benchPostgres } from '@hadron/platform/testing/bench-postgres';
+import { benchKeepsDatabase, benchPostgres } from '@hadron/platform/testing/bench-postgres';
 import { BenchReport, formatInt } from '@hadron/platform/testing/bench-report';
 import { cpuDuring, type CpuSeconds } from '@hadron/platform/testing/cpu-time';
 import { projectorMigrations } from '../src/migrations';
@@ -284,7 +284,7 @@ async function main(): Promise<void> {
     report.write();
   } finally {
     await endPool(pool);
-    if (process.env.BENCH_KEEP === '1') say(`kept database ${dbName} (drop it with: DROP DATABASE ${dbName})`);
+    if (benchKeepsDatabase()) say(`kept database ${dbName} (drop it with: DROP DATABASE ${dbName})`);
     else await sql(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await stop();
   }

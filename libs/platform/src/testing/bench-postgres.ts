@@ -16,3 +16,6 @@ export async function benchPostgres(root: string): Promise<{ adminUrl: string; s
   });
   return { adminUrl: pg.url, stop: async () => void (await pg.release()) };
 }
+
+/** Whether a benchmark keeps its throwaway database when it ends (BENCH_KEEP=1), to look into it afterwards. */
+export const benchKeepsDatabase = (): boolean => process.env.BENCH_KEEP === '1';

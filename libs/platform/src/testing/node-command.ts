@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The Node flags of a `node …` command given as its words: those between `node` and its first `-r`. */
+/** The Node flags of a `node …` command given as its words: the `--` words right after `node`, up to the first other word (e.g. `-r`). */
 export function nodeFlagsOf(words: readonly string[]): string[] {
   const node = words.indexOf('node');
   if (node < 0) throw new Error(`not a node command: ${words.join(' ')}`);
