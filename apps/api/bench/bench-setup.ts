@@ -15,7 +15,7 @@ export const ROOT = resolve(__dirname, '../../..');
  * The generated dataset (bench-dataset.ts) in a fresh database of DATABASE_URL's server or an
  * embedded Postgres. BENCH_DB=<name> reuses one kept by an earlier BENCH_KEEP=1 run (skips the
  * ~80 s generation). BENCH_API_HUGE=1 adds the 10⁷-row HUGE pool (minutes more). `done()` drops it
- * (unless kept) and stops the embedded server (kept or not).
+ * (unless kept) and stops the embedded server (left running when kept, to look into it).
  */
 export async function prepareDataset(
   log: (m: string) => void,
@@ -26,10 +26,9 @@ export async function prepareDataset(
   const dbName = reuse ?? `bench_api_${Date.now().toString(36)}`;
   const url = withDatabase(adminUrl, dbName);
   const done = async () => {
-    if (keep) log(`kept database ${dbName}; rerun with BENCH_DB=${dbName}`);
-    else await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => undefined);
-    // A kept database stays in the embedded server's data directory; BENCH_DB starts the server again.
-    await stop();
+    if (!keep) await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => undefined);
+    const kept = await stop(keep ? dbName : undefined);
+    if (kept) log(`${kept}; rerun with BENCH_DB=${dbName}`);
   };
   try {
     let stats: DatasetStats;

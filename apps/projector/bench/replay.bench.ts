@@ -284,9 +284,9 @@ async function main(): Promise<void> {
     report.write();
   } finally {
     await endPool(pool);
-    if (benchKeepsDatabase()) say(`kept database ${dbName} (drop it with: DROP DATABASE ${dbName})`);
-    else await sql(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await stop();
+    if (!benchKeepsDatabase()) await sql(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    const kept = await stop(benchKeepsDatabase() ? dbName : undefined);
+    if (kept) say(`${kept}; drop it with: DROP DATABASE ${dbName}`);
   }
 }
 

@@ -173,7 +173,15 @@ describe('embedded Postgres (the zero-setup default)', () => {
     const cold = await startEmbeddedPostgres({ dataDir, port, log });
     expect(cold.reused).toBe(false);
     expect(await count(cold.url)).toBe(2);
-    await cold.stop();
+    // Leaving (a benchmark keeping its database to look into): the server stays up with nobody on
+    // it, the next process reuses it, and that one's release, as the last user, stops it.
+    await cold.leave();
+    expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(true);
+    expect(await count(cold.url)).toBe(2);
+    const next = await startEmbeddedPostgres({ dataDir, port, log });
+    expect(next.reused).toBe(true);
+    expect(await next.release()).toBe('stopped');
+    expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(false);
   }, 120_000);
 
   it('upgrades a data directory of an earlier release (trust, no password) in place, keeping its data', async () => {

@@ -30,6 +30,8 @@ export interface EmbeddedPostgres {
    * several deployables on one data directory is not pulled from under the others.
    */
   release(opts?: { ignoreApplication?: string }): Promise<'stopped' | 'left running'>;
+  /** Ends this process's use of the server and leaves it running, whoever else uses it (a benchmark keeping its database to look into). */
+  leave(): Promise<void>;
 }
 
 /**
@@ -152,6 +154,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     passwordFile,
     reused: running,
     stop,
+    leave,
     release: async ({ ignoreApplication }: { ignoreApplication?: string } = {}) => {
       await leave();
       let others: string[] | undefined;
