@@ -26,8 +26,7 @@ export async function prepareDataset(
   const dbName = reuse ?? `bench_api_${Date.now().toString(36)}`;
   const url = withDatabase(adminUrl, dbName);
   const done = async () => {
-    if (!keep) await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => undefined);
-    const kept = await stop(keep ? dbName : undefined);
+    const kept = await stop({ name: dbName, keep }).catch(() => undefined);
     if (kept) log(`${kept}; rerun with BENCH_DB=${dbName}`);
   };
   try {

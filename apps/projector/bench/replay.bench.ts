@@ -284,8 +284,7 @@ async function main(): Promise<void> {
     report.write();
   } finally {
     await endPool(pool);
-    if (!benchKeepsDatabase()) await sql(admin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    const kept = await stop(benchKeepsDatabase() ? dbName : undefined);
+    const kept = await stop({ name: dbName, keep: benchKeepsDatabase() });
     if (kept) say(`${kept}; drop it with: DROP DATABASE ${dbName}`);
   }
 }

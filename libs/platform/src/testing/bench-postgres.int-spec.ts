@@ -5,6 +5,17 @@ import { Client } from 'pg';
 import { benchPostgres } from './bench-postgres';
 import { freePort } from './free-port';
 
+/** Runs `text` on `url` in a connection of its own. */
+async function sql<R extends object = object>(url: string, text: string): Promise<R[]> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<R>(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
 /** Runs `fn` with these environment variables set (undefined: unset), restoring them afterwards. */
 async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
   const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
@@ -34,12 +45,9 @@ describe('benchPostgres: where a kept benchmark database is', () => {
     const port = await freePort();
     await withEnv({ DATABASE_URL: undefined, BENCH_PG_PORT: String(port) }, async () => {
       const pg = await benchPostgres(root);
-      const admin = new Client({ connectionString: pg.adminUrl });
-      await admin.connect();
-      await admin.query('CREATE DATABASE bench_kept_here');
-      await admin.end();
+      await sql(pg.adminUrl, 'CREATE DATABASE bench_kept_here');
 
-      const line = (await pg.stop('bench_kept_here'))!;
+      const line = (await pg.stop({ name: 'bench_kept_here', keep: true }))!;
       const password = decodeURIComponent(new URL(pg.adminUrl).password);
       expect(line).not.toContain(password);
       expect(line).toContain('kept database bench_kept_here on the embedded server');
@@ -58,9 +66,16 @@ describe('benchPostgres: where a kept benchmark database is', () => {
       await user.end();
       expect(existsSync(join(root, '.data/bench-postgres/postmaster.pid'))).toBe(true);
 
-      // The next benchmark that keeps nothing finds the server running and stops it on its way out.
+      // The next benchmark that keeps nothing finds the server running, drops its own database and
+      // stops the server on its way out; the kept one is still there.
       const next = await benchPostgres(root);
-      expect(await next.stop()).toBeUndefined();
+      await sql(next.adminUrl, 'CREATE DATABASE bench_thrown_away');
+      expect(await next.stop({ name: 'bench_thrown_away', keep: false })).toBeUndefined();
+      expect(existsSync(join(root, '.data/bench-postgres/postmaster.pid'))).toBe(false);
+      const after = await benchPostgres(root);
+      const names = await sql<{ datname: string }>(after.adminUrl, `SELECT datname FROM pg_database WHERE datname LIKE 'bench_%' ORDER BY 1`);
+      expect(names.map((r) => r.datname)).toEqual(['bench_kept_here']);
+      expect(await after.stop()).toBeUndefined();
       expect(existsSync(join(root, '.data/bench-postgres/postmaster.pid'))).toBe(false);
     });
   }, 120_000);
@@ -70,7 +85,7 @@ describe('benchPostgres: where a kept benchmark database is', () => {
     await withEnv({ DATABASE_URL: url }, async () => {
       const pg = await benchPostgres(root);
       expect(pg.adminUrl).toBe(url);
-      const line = await pg.stop('bench_x');
+      const line = await pg.stop({ name: 'bench_x', keep: true });
       expect(line).toBe("kept database bench_x on DATABASE_URL's server");
       expect(await pg.stop()).toBeUndefined();
     });

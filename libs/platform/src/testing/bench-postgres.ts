@@ -1,4 +1,5 @@
 import { relative, resolve } from 'node:path';
+import { withClient } from '../database/admin';
 import { startEmbeddedPostgres } from '../database/embedded-postgres';
 import { createLogger } from '../logging/logger';
 
@@ -7,11 +8,12 @@ export interface BenchPostgres {
   /** An admin URL (it may carry a password: hand it to a driver, never to a log line). */
   adminUrl: string;
   /**
-   * Ends the benchmark's use of the server. `kept`: the database the run kept (BENCH_KEEP=1), if
-   * any. Returns the line that says where it is (no secret in it): an embedded server is then
-   * left running, so that the line's psql command works; otherwise it is stopped.
+   * Ends the benchmark's use of the server. `database`: the run's throwaway database, dropped
+   * unless `keep` (BENCH_KEEP=1, see benchKeepsDatabase). For a kept one, returns the line that
+   * says where it is (no secret in it): an embedded server is then left running, so that the
+   * line's psql command works; otherwise it is stopped (the server is released even if the drop fails).
    */
-  stop(kept?: string): Promise<string | undefined>;
+  stop(database?: { name: string; keep: boolean }): Promise<string | undefined>;
 }
 
 /**
@@ -19,23 +21,40 @@ export interface BenchPostgres {
  * otherwise an embedded Postgres under <root>/.data/bench-postgres on BENCH_PG_PORT (default 54349).
  */
 export async function benchPostgres(root: string): Promise<BenchPostgres> {
+  const drop = (adminUrl: string, name: string) => withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   if (process.env.DATABASE_URL) {
-    return { adminUrl: process.env.DATABASE_URL, stop: async (kept) => (kept ? `kept database ${kept} on DATABASE_URL's server` : undefined) };
+    const adminUrl = process.env.DATABASE_URL;
+    return {
+      adminUrl,
+      stop: async (database) => {
+        if (!database) return undefined;
+        if (!database.keep) return void (await drop(adminUrl, database.name));
+        return `kept database ${database.name} on DATABASE_URL's server`;
+      },
+    };
   }
   const dataDir = resolve(root, '.data/bench-postgres');
   const port = Number(process.env.BENCH_PG_PORT ?? 54349);
   const pg = await startEmbeddedPostgres({ dataDir, port, database: 'postgres', log: createLogger('bench-postgres', 'warn') });
+  /** A path as the user typing the printed command sees it: relative to where the bench was started. */
+  const shown = (path: string) => relative(process.cwd(), path) || path;
   return {
     adminUrl: pg.url,
-    stop: async (kept) => {
-      if (!kept) return void (await pg.release());
+    stop: async (database) => {
+      if (!database?.keep) {
+        try {
+          if (database) await drop(pg.url, database.name);
+        } finally {
+          await pg.release();
+        }
+        return undefined;
+      }
       await pg.leave();
       // Where it listens: a server found running was reused on its own port, which may not be `port`.
       const listens = new URL(pg.url).port;
-      const passwordFile = relative(process.cwd(), pg.passwordFile) || pg.passwordFile;
       return (
-        `kept database ${kept} on the embedded server under ${relative(process.cwd(), dataDir) || dataDir}, left running to look into it: ` +
-        `PGPASSWORD="$(cat ${passwordFile})" psql -h 127.0.0.1 -p ${listens} -U postgres ${kept} ` +
+        `kept database ${database.name} on the embedded server under ${shown(dataDir)}, left running to look into it: ` +
+        `PGPASSWORD="$(cat ${shown(pg.passwordFile)})" psql -h 127.0.0.1 -p ${listens} -U postgres ${database.name} ` +
         `(the next benchmark on that server that keeps nothing stops it)`
       );
     },
