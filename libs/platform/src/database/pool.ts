@@ -9,7 +9,19 @@ types.setTypeParser(types.builtins.NUMERIC, (v) => v);
 const closings = new WeakMap<Pool, Set<Promise<void>>>();
 
 export function createPool(url: string, opts: { max?: number; application?: string } = {}): Pool {
-  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.application ?? 'hadron' });
+  const pool = new Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    application_name: opts.application ?? 'hadron',
+    // A float8 as its shortest exact text, as JavaScript writes it: the midprice sample JSON that
+    // Postgres writes and stores relies on it (midprice-sample-json.ts). It is the server's
+    // default, but a server, role or URL (`options=-c extra_float_digits=0`) set to 0 or less
+    // would round to 15 digits. pg-pool awaits this before it hands the new connection out; if it
+    // fails, the connection is dropped and the caller gets the error.
+    onConnect: async (client) => {
+      await client.query('SET extra_float_digits = 1');
+    },
+  });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   const open = new Set<Promise<void>>();

@@ -1,0 +1,107 @@
+import fc from 'fast-check';
+import { q32JsonSql, sampleJsonRestSql, sampleJsonSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
+import { Pool } from 'pg';
+import { createPool, endPool } from '@hadron/platform/database/pool';
+import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
+import { toJson } from '../../../http/json';
+
+const Q32 = 4_294_967_296;
+
+/** A u64 of any size (as many small as large: the small ones are where Postgres and JavaScript format differently). */
+const u64 = fc
+  .integer({ min: 0, max: 64 })
+  .chain((bits) => fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) - 1n }))
+  .map(String);
+const EDGES = ['0', '1', '2', '429496', '429497', '4294', '4295', '42949', '42950', '9007199254740993', '4294967296', String(2n ** 64n - 1n)];
+
+/** Any text Postgres can hold (no NUL): what JSON escapes (quote, backslash, control characters) and what it does not (DEL, U+2028, astral). */
+const text = fc.oneof(
+  fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('\u0000')),
+  fc.constantFrom('', ' ', 'a\r\nb', '5KtPn1LGuxhFiwjxErkxTb7XxtLVYUBe6Cn33ej7ATNN'),
+  fc
+    .array(fc.constantFrom('"', '\\', '\t', '\b', '\f', '\n', '\u0001', '\u001f', '\u007f', '\u2028', 'é', '😀', 'x'), { maxLength: 12 })
+    .map((cs) => cs.join('')),
+);
+
+/**
+ * The history bodies' samples are written by Postgres (midprice-sample-json.ts): in the API's
+ * queries for raw points and the edges of a sampled window, stored by midprice v5, derived in an
+ * older build's views. Each must be exactly what toJson writes for the sample object, the Q32
+ * values as JavaScript divides and writes them; the expected text here is JavaScript's own.
+ */
+describe('a midprice sample written by Postgres', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db?.drop());
+
+  async function q32Texts(pool: { query: TestDatabase['pool']['query'] }, qs: readonly string[]): Promise<string[]> {
+    const { rows } = await pool.query<{ a: string[] }>(
+      `SELECT array_agg(${q32JsonSql('q')} ORDER BY n) AS a FROM unnest($1::numeric(20,0)[]) WITH ORDINALITY AS u(q, n)`,
+      [qs],
+    );
+    return rows[0].a;
+  }
+
+  it('a Q32 value is String(Number(q) / 2^32) for u64s of every size, 200,000 of them, the formats’ switch points included', async () => {
+    const qs = [...EDGES, ...fc.sample(u64, { numRuns: 200_000, seed: 7 })];
+    const texts = await q32Texts(db.pool, qs);
+    const differing = qs.filter((q, i) => texts[i] !== String(Number(q) / Q32));
+    expect(differing).toEqual([]);
+    // Each way of writing is there: 10^-5 and 10^-6 (fixed in JavaScript, exponents in Postgres), 10^-7 … 10^-10 (both exponents).
+    for (const form of [/^0\.0000[1-9]/, /^0\.00000[1-9]/, /e-[789]$/, /e-10$/, /^[1-9][0-9]*\.[0-9]+$/]) expect(texts.some((t) => form.test(t))).toBe(true);
+  });
+
+  it('the whole sample is toJson of the sample object, for any slot and timestamp below 2^53, amounts, nulls and signature', async () => {
+    const row = fc.record({
+      ts: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+      slot: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+      signature: fc.option(text),
+      mid: fc.option(fc.oneof(u64, fc.constantFrom(...EDGES))),
+      spread: fc.option(u64),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 40 }), async (rows) => {
+        const { rows: out } = await db.pool.query<{ a: string[] }>(
+          `SELECT array_agg(${sampleJsonSql('ts', sampleJsonRestSql(toJsonText))} ORDER BY n) AS a
+             FROM unnest($1::int8[], $2::int8[], $3::text[], $4::numeric(20,0)[], $5::numeric(20,0)[]) WITH ORDINALITY
+               AS u(ts, slot, signature, midprice_q32, spread_factor_q32, n)`,
+          [rows.map((r) => r.ts), rows.map((r) => r.slot), rows.map((r) => r.signature), rows.map((r) => r.mid), rows.map((r) => r.spread)],
+        );
+        const expected = rows.map((r) =>
+          toJson({
+            timestamp: r.ts,
+            slot: r.slot,
+            midprice: r.mid === null ? null : Number(r.mid) / Q32,
+            base_spread_factor: r.spread === null ? null : Number(r.spread) / Q32,
+            signature: r.signature,
+          }),
+        );
+        expect(out[0].a).toEqual(expected);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('on a connection configured to round floats (extra_float_digits = 0), the pool still writes the exact shortest text', async () => {
+    const url = new URL(db.url);
+    url.searchParams.set('options', '-c extra_float_digits=0');
+    const rounding = createPool(url.toString(), { max: 1 });
+    try {
+      const { rows } = await rounding.query<{ extra_float_digits: string }>('SHOW extra_float_digits');
+      expect(rows[0].extra_float_digits).toBe('1');
+      const qs = ['1', '3', '429497', '12345678901234567890'];
+      expect(await q32Texts(rounding, qs)).toEqual(qs.map((q) => String(Number(q) / Q32)));
+      const raw = new Pool({ connectionString: url.toString(), max: 1 }); // node-postgres alone: the server's setting as configured
+      try {
+        const { rows: plain } = await raw.query<{ t: string }>(`SELECT (3::float8 / ${Q32})::text AS t`);
+        expect(plain[0].t).not.toBe(String(3 / Q32)); // the setting is what makes the difference
+      } finally {
+        await raw.end();
+      }
+    } finally {
+      await endPool(rounding);
+    }
+  });
+});
