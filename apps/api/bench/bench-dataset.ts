@@ -15,7 +15,7 @@ import { runningViewsFromSwaps } from '../../projector/src';
  * - every other pool: 500 swaps over the last 7 days and 200 points over the last day.
  * A third of the swaps carry a two-recipient fee split. Rollups are derived from the rows.
  * It follows the physical tables of the projector's current versions (swaps v3 with its running
- * totals, midprice v4 with its five-minute last points and their stored tail, pools v1) — the only place outside the projector that writes
+ * totals, midprice v5 with its five-minute last points and their stored tail and sample JSON, pools v1) — the only place outside the projector that writes
  * them: a change of those tables needs a change here.
  */
 /** Rows per pool and the seconds between them (a fraction: several rows share a second). */

@@ -154,6 +154,7 @@ export const READ_CONTRACT: Readonly<Record<string, readonly (readonly [column: 
     ["base_spread_factor", "numeric"],
     ["point_id", "text"],
     ["tail", "text"],
+    ["sample_json", "text"],
   ],
   midprice_hourly: [
     ["cluster", "text"],
@@ -171,6 +172,7 @@ export const READ_CONTRACT: Readonly<Record<string, readonly (readonly [column: 
     ["base_spread_factor", "numeric"],
     ["point_id", "text"],
     ["tail", "text"],
+    ["sample_json", "text"],
   ],
   midprice_minute: [
     ["cluster", "text"],
@@ -188,6 +190,7 @@ export const READ_CONTRACT: Readonly<Record<string, readonly (readonly [column: 
     ["base_spread_factor", "numeric"],
     ["point_id", "text"],
     ["tail", "text"],
+    ["sample_json", "text"],
   ],
   midprice_points: [
     ["cluster", "text"],

@@ -1,13 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { midpriceSchemaV1Served, midpriceSchemaV2Served, midpriceSchemaV3Served } from '../projections/midprice/midprice.schema';
+import { olderBuildViews } from '../projections/midprice/midprice.schema';
 import { quoteIdent } from '../sql/identifiers';
-
-/** How this release serves a midprice build of each older version. */
-const SERVED = new Map([
-  [1, midpriceSchemaV1Served],
-  [2, midpriceSchemaV2Served],
-  [3, midpriceSchemaV3Served],
-]);
 
 /**
  * Midprice v4 stores each last point's sample text (`tail`), which the API's sampled history
@@ -26,8 +19,8 @@ export class MidpriceSampleTail1764500000000 implements MigrationInterface {
       `SELECT schema_name, version FROM "projector"."projection_builds" WHERE projection = 'midprice' AND status = 'active' AND version IN (1, 2, 3)`,
     );
     if (!served[0]) return;
-    const shape = SERVED.get(served[0].version)!;
-    for (const view of shape.views.filter((v) => v.name !== 'midprice_points')) {
+    // The views as v4's release served older builds (the tail derived, no sample JSON).
+    for (const view of olderBuildViews(served[0].version as 1 | 2 | 3, false).filter((v) => v.name !== 'midprice_points')) {
       await q.query(`CREATE OR REPLACE VIEW "read"."${view.name}" AS ${view.select(quoteIdent(served[0].schema_name))}`);
     }
   }

@@ -5,8 +5,9 @@ import { FeeRunningTotals1764200000000 } from './1764200000000-fee-running-total
 import { MidpriceFiveMinute1764300000000 } from './1764300000000-midprice-five-minute';
 import { BuildFinished1764400000000 } from './1764400000000-build-finished';
 import { MidpriceSampleTail1764500000000 } from './1764500000000-midprice-sample-tail';
+import { MidpriceSampleJson1764600000000 } from './1764600000000-midprice-sample-json';
 
-/** The projector's tables: build registry, `read` views, initial builds, the published read contract, the fee running-total views, the midprice five-minute view, when a replay's deferred tables were written, the midprice sample tail. Apply after eventLogMigrations. */
+/** The projector's tables: build registry, `read` views, initial builds, the published read contract, the fee running-total views, the midprice five-minute view, when a replay's deferred tables were written, the midprice sample tail, the midprice sample JSON. Apply after eventLogMigrations. */
 export const projectorMigrations: MigrationSet = {
   name: 'projector',
   tableName: 'projector_migrations',
@@ -17,5 +18,6 @@ export const projectorMigrations: MigrationSet = {
     MidpriceFiveMinute1764300000000,
     BuildFinished1764400000000,
     MidpriceSampleTail1764500000000,
+    MidpriceSampleJson1764600000000,
   ],
 };

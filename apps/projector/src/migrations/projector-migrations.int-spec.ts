@@ -2,7 +2,7 @@ import { eventLogMigrations, runMigrations } from '@hadron/platform';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { DataSource } from 'typeorm';
 import { createServedBuild } from '../../test-support/served-build';
-import { LAST_POINT_TABLES, midpriceSchemaV3 } from '../projections/midprice/midprice.schema';
+import { LAST_POINT_TABLES, midpriceSchemaV3, midpriceSchemaV4 } from '../projections/midprice/midprice.schema';
 import { projectorMigrations } from '.';
 
 describe('projector migrations', () => {
@@ -42,32 +42,59 @@ describe('projector migrations', () => {
     expect((await db.pool.query('SELECT count(*)::int AS n FROM read.pools')).rows[0].n).toBe(0);
   });
 
-  it("on a database served by midprice v3 (the previous release), the last-point views gain v4's tail, derived from v3's rows", async () => {
-    const before = await createTestDatabase([eventLogMigrations, { ...projectorMigrations, migrations: projectorMigrations.migrations.slice(0, -1) }]);
+  /**
+   * A database as the release before `migrations` left it, its midprice served by a build of
+   * `shape` (the views as that release's switch left them), one row in each last-point table;
+   * then this release's migrations; returns each last-point view's row.
+   */
+  async function migratedFrom(shape: typeof midpriceSchemaV3, releasedMigrations: number): Promise<Array<Record<string, unknown>>> {
+    const before = await createTestDatabase([
+      eventLogMigrations,
+      { ...projectorMigrations, migrations: projectorMigrations.migrations.slice(0, releasedMigrations) },
+    ]);
     try {
-      const schema = 'proj_midprice_v3_served';
-      await createServedBuild(before.pool, midpriceSchemaV3, schema); // the views as the previous release's switch left them
+      const schema = `proj_midprice_v${shape.version}_served`;
+      await createServedBuild(before.pool, shape, schema);
       await before.pool.query(`UPDATE projector.projection_builds SET status = 'retired' WHERE projection = 'midprice'`);
       await before.pool.query(
         `INSERT INTO projector.projection_builds (projection, build_id, version, schema_name, consumer_group, status, activated_at)
-         VALUES ('midprice', 'bv3', 3, $1, 'midprice.v3.bv3', 'active', now())`,
-        [schema],
+         VALUES ('midprice', 'bvx', $2, $1, 'midprice.vx.bvx', 'active', now())`,
+        [schema, shape.version],
       );
       for (const { table, bucketCol } of LAST_POINT_TABLES) {
         await before.pool.query(
           `INSERT INTO ${schema}.${table} (cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, point_id)
-           VALUES ('mainnet-beta', 'P', 3600, 3601, 77, 0, 0, 0, 'sig"1', 123456789012345678, NULL, 'e1')`,
+           VALUES ('mainnet-beta', 'P', 3600, 3601, 77, 0, 0, 0, 'sig"1', 123456789012345678, 3, 'e1')`,
         );
       }
       await runMigrations(before.url, [projectorMigrations]);
-      for (const { table } of LAST_POINT_TABLES) {
-        const { rows } = await before.pool.query(`SELECT * FROM read.${table}`);
-        expect(rows).toEqual([expect.objectContaining({ slot: '77', point_id: 'e1', tail: '77 123456789012345678  "sig\\"1"' })]);
-        // Appended: the columns the previous release reads keep their place.
-        expect(Object.keys(rows[0]).slice(-2)).toEqual(['point_id', 'tail']);
-      }
+      const rows: Array<Record<string, unknown>> = [];
+      for (const { table } of LAST_POINT_TABLES) rows.push(...(await before.pool.query(`SELECT * FROM read.${table}`)).rows);
+      return rows;
     } finally {
       await before.drop();
+    }
+  }
+
+  const TAIL = '77 123456789012345678 3 "sig\\"1"';
+  const SAMPLE_JSON = `,"slot":77,"midprice":${123456789012345678 / 2 ** 32},"base_spread_factor":${3 / 2 ** 32},"signature":"sig\\"1"}`;
+
+  it("on a database served by midprice v3 (two releases back), the last-point views gain v4's tail and v5's sample JSON, derived from v3's rows", async () => {
+    const rows = await migratedFrom(midpriceSchemaV3, projectorMigrations.migrations.length - 2);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(row).toEqual(expect.objectContaining({ slot: '77', point_id: 'e1', tail: TAIL, sample_json: SAMPLE_JSON }));
+      // Appended: the columns the previous releases read keep their place.
+      expect(Object.keys(row).slice(-3)).toEqual(['point_id', 'tail', 'sample_json']);
+    }
+  });
+
+  it("on a database served by midprice v4 (the previous release), the last-point views gain v5's sample JSON, derived from v4's rows", async () => {
+    const rows = await migratedFrom(midpriceSchemaV4, projectorMigrations.migrations.length - 1);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(row).toEqual(expect.objectContaining({ slot: '77', point_id: 'e1', tail: TAIL, sample_json: SAMPLE_JSON }));
+      expect(Object.keys(row).slice(-3)).toEqual(['point_id', 'tail', 'sample_json']);
     }
   });
 });

@@ -92,19 +92,36 @@ describe('upgrading projections in place (midprice v1 → v4, swaps v1 → v3)',
         Number((await h.db.pool.query('SELECT count(*) AS n FROM read.swaps WHERE pool = $1', [P])).rows[0].n) === 2,
     );
     // v1 serves midprice v3's five-minute view derived from its minutes (migration 1764300000000),
-    // and v4's sample tail derived from its rows (migration 1764500000000).
+    // v4's sample tail (1764500000000) and v5's sample JSON (1764600000000) derived from its rows.
     const fiveMinute = async () =>
       (
-        await h.db.pool.query<{ start: number; slot: number; midprice_q32: string; spread_factor_q32: string | null; signature: string | null; tail: string }>(
-          'SELECT five_minute_start::int AS start, slot::int, midprice_q32, spread_factor_q32, signature, tail FROM read.midprice_five_minute WHERE pool = $1 ORDER BY 1',
+        await h.db.pool.query<{
+          start: number;
+          slot: number;
+          midprice_q32: string;
+          spread_factor_q32: string | null;
+          signature: string | null;
+          tail: string;
+          sample_json: string;
+        }>(
+          'SELECT five_minute_start::int AS start, slot::int, midprice_q32, spread_factor_q32, signature, tail, sample_json FROM read.midprice_five_minute WHERE pool = $1 ORDER BY 1',
           [P],
         )
       ).rows.map((r) => ({
         start: r.start,
         slot: r.slot,
         tailAsWritten: r.tail === `${r.slot} ${r.midprice_q32} ${r.spread_factor_q32 ?? ''} ${JSON.stringify(r.signature)}`,
+        sampleJsonAsWritten:
+          `{"timestamp":${r.start}${r.sample_json}` ===
+          JSON.stringify({
+            timestamp: r.start,
+            slot: r.slot,
+            midprice: Number(r.midprice_q32) / 2 ** 32,
+            base_spread_factor: r.spread_factor_q32 === null ? null : Number(r.spread_factor_q32) / 2 ** 32,
+            signature: r.signature,
+          }),
       }));
-    expect(await fiveMinute()).toEqual([{ start: T, slot: 200, tailAsWritten: true }]);
+    expect(await fiveMinute()).toEqual([{ start: T, slot: 200, tailAsWritten: true, sampleJsonAsWritten: true }]);
     expect(
       (await runner.lag()).projections
         .filter((l) => l.status === 'active')
@@ -126,7 +143,7 @@ describe('upgrading projections in place (midprice v1 → v4, swaps v1 → v3)',
       { slot: 11, instruction: 'UpdateMidprice', midprice_q32: (2n * Q).toString(), spread_factor_q32: S2.toString() }, // from the tag-9 before it
       { slot: 200, instruction: 'UpdateMidprice', midprice_q32: (3n * Q).toString(), spread_factor_q32: S_NOW.toString() }, // the snapshot (100) is before it
     ]);
-    expect(await fiveMinute()).toEqual([{ start: T, slot: 200, tailAsWritten: true }]); // now v4's own table
+    expect(await fiveMinute()).toEqual([{ start: T, slot: 200, tailAsWritten: true, sampleJsonAsWritten: true }]); // now v5's own table
     const minute = await h.db.pool.query('SELECT minute_start::int, recipient, fee_y_raw_x1e6 FROM read.fee_recipient_minute WHERE pool = $1', [P]);
     expect(minute.rows).toEqual([{ minute_start: T, recipient: R1, fee_y_raw_x1e6: '10000000' }]);
     // The v1 builds are retired and dropped; their schemas are gone.

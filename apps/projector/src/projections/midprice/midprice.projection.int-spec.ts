@@ -8,7 +8,7 @@ import { createBuildTables } from '../../builds/build-objects';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
 import { createMidpriceBuildingHandler, createMidpriceHandler, createMidpriceHandlerV2, finishMidpriceBuild } from './midprice.projection';
-import { fiveMinuteFromMinutes, midpriceSchemaV2, midpriceSchemaV4 } from './midprice.schema';
+import { midpriceSchemaV2, midpriceSchemaV5, olderBuildViews } from './midprice.schema';
 
 const T = 1_763_798_400; // a minute and hour start
 const S1 = Q - 1000n;
@@ -17,11 +17,11 @@ const S3 = Q - 3000n;
 /** The oracle as a backfill's PoolDiscovered reads it: at the backfill's target slot, the end of the history. */
 const S_NOW = Q - 9000n;
 const MID_NOW = 9n * Q;
-const SCHEMA = 'proj_midprice_v4_test';
-/** A v2 build fed the same batches (not served): its derived five-minute view must equal v4's table. */
+const SCHEMA = 'proj_midprice_v5_test';
+/** A v2 build fed the same batches (not served): its derived five-minute view must equal v5's table. */
 const V2_SCHEMA = 'proj_midprice_v2_beside';
-/** A v4 build replaying the same batches (`building`: points and state, the last points at its finish): it must end equal to the served one. */
-const REPLAY_SCHEMA = 'proj_midprice_v4_replay';
+/** A v5 build replaying the same batches (`building`: points and state, the last points at its finish): it must end equal to the served one. */
+const REPLAY_SCHEMA = 'proj_midprice_v5_replay';
 const TABLES = ['midprice_points', 'midprice_state', 'midprice_minute', 'midprice_five_minute', 'midprice_hourly'];
 
 /**
@@ -45,14 +45,14 @@ async function expectFinishedReplayEqual(pool: Pool, live: string, replay: strin
   }
 }
 
-describe('midprice projection v4 (v2 points, the last point of every 5 minutes, the sample tail)', () => {
+describe('midprice projection v5 (v2 points, the last point of every 5 minutes, the sample tail and JSON)', () => {
   let db: TestDatabase;
   const handler = createMidpriceHandler(quoteIdent(SCHEMA));
   const handlerV2 = createMidpriceHandlerV2(quoteIdent(V2_SCHEMA));
   const replay = createMidpriceBuildingHandler(quoteIdent(REPLAY_SCHEMA));
   /**
-   * Each batch to the v4 build (served), to the replaying v4 build, which must take or refuse it
-   * alike, and to the v2 build beside them, only when v4 took it.
+   * Each batch to the v5 build (served), to the replaying v5 build, which must take or refuse it
+   * alike, and to the v2 build beside them, only when v5 took it.
    */
   const apply = async (events: Parameters<typeof applyBatch>[2]) => {
     const outcome = (h: typeof handler) =>
@@ -84,8 +84,8 @@ describe('midprice projection v4 (v2 points, the last point of every 5 minutes, 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
     await createServedBuild(db.pool, midpriceSchemaV2, V2_SCHEMA);
-    await createBuildTables(db.pool, midpriceSchemaV4, REPLAY_SCHEMA);
-    await createServedBuild(db.pool, midpriceSchemaV4, SCHEMA); // last: the read views point at v4
+    await createBuildTables(db.pool, midpriceSchemaV5, REPLAY_SCHEMA);
+    await createServedBuild(db.pool, midpriceSchemaV5, SCHEMA); // last: the read views point at v5
   });
   afterAll(() => db.drop());
 
@@ -238,11 +238,11 @@ describe('midprice projection v4 (v2 points, the last point of every 5 minutes, 
     const zero = midpriceUpdated({ pool: P, slot: 1 }, 1n, null);
     await expect(apply([{ ...zero, data: { ...zero.data, midpriceQ32: '0' } }])).rejects.toThrow(`event ${zero.id}: midpriceQ32 is 0`);
   });
-  it('a v2 build serves the same five-minute rows, derived from its minutes, as v4 writes, their tail too (every pool above)', async () => {
+  it('a v2 build serves the same five-minute rows, derived from its minutes, as v5 writes, their tail and sample JSON too (every pool above)', async () => {
     const cols =
-      'cluster, pool, five_minute_start, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, midprice, base_spread_factor, point_id, tail';
+      'cluster, pool, five_minute_start, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, midprice, base_spread_factor, point_id, tail, sample_json';
     const order = 'ORDER BY cluster, pool, five_minute_start';
-    const derived = await db.pool.query(`SELECT ${cols} FROM (${fiveMinuteFromMinutes.select(quoteIdent(V2_SCHEMA))}) d ${order}`);
+    const derived = await db.pool.query(`SELECT ${cols} FROM (${olderBuildViews(2)[3].select(quoteIdent(V2_SCHEMA))}) d ${order}`);
     const table = await db.pool.query(`SELECT ${cols} FROM read.midprice_five_minute ${order}`);
     expect(table.rows.length).toBeGreaterThan(5);
     expect(derived.rows).toEqual(table.rows);
@@ -256,13 +256,13 @@ describe('midprice projection v4 (v2 points, the last point of every 5 minutes, 
   });
 });
 
-describe("midprice v4's replay (points and state per batch, the last points at the finish), on a generated log", () => {
+describe("midprice v5's replay (points and state per batch, the last points at the finish), on a generated log", () => {
   let db: TestDatabase;
-  const [LIVE, REPLAY] = ['proj_midprice_v4_gen_live', 'proj_midprice_v4_gen_replay'];
+  const [LIVE, REPLAY] = ['proj_midprice_v5_gen_live', 'proj_midprice_v5_gen_replay'];
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
-    for (const schema of [LIVE, REPLAY]) await createBuildTables(db.pool, midpriceSchemaV4, schema);
+    for (const schema of [LIVE, REPLAY]) await createBuildTables(db.pool, midpriceSchemaV5, schema);
   });
   afterAll(() => db.drop());
 

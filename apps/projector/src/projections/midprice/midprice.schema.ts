@@ -1,3 +1,4 @@
+import { sampleJsonRestSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
 import type { ProjectionSchemaVersion, ReadView } from '../../projection';
 import { sqlBucket } from '../../sql/identifiers';
 import { newestFirst } from './midprice.shared';
@@ -39,7 +40,17 @@ const DERIVED_TAIL = `${sampleTail((c) => `to_json(${c})::text`)} AS tail`;
 const JSON_TEXT_FUNCTION = (s: string) =>
   `CREATE FUNCTION ${s}.json_text(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT pg_catalog.to_json(t)::text $$`;
 
-const lastPointTable = (s: string, table: string, bucketCol: string, storedTail = false) => `CREATE TABLE ${s}.${table} (
+/**
+ * v5's stored `sample_json` (sampleJsonRestSql): the signature's JSON through the build's
+ * json_text only when it holds a character JSON escapes (never for a base58 signature; a
+ * function call costs more than the test), else just quoted.
+ */
+const storedSampleJson = (s: string) => sampleJsonRestSql((c) => `CASE WHEN ${c} ~ '[[:cntrl:]"\\\\]' THEN ${s}.json_text(${c}) ELSE '"' || ${c} || '"' END`);
+
+/** What a last-point table stores besides its row: v4's `tail`, v5's `sample_json` too. */
+type Stored = 'none' | 'tail' | 'tail and sample_json';
+
+const lastPointTable = (s: string, table: string, bucketCol: string, stored: Stored = 'none') => `CREATE TABLE ${s}.${table} (
       cluster text NOT NULL,
       pool text NOT NULL,
       ${bucketCol} bigint NOT NULL,
@@ -51,15 +62,28 @@ const lastPointTable = (s: string, table: string, bucketCol: string, storedTail 
       signature text,
       midprice_q32 numeric(20,0),
       spread_factor_q32 numeric(20,0),
-      point_id text NOT NULL,${storedTail ? `\n      tail text NOT NULL GENERATED ALWAYS AS (${sampleTail((c) => `${s}.json_text(${c})`)}) STORED,` : ''}
+      point_id text NOT NULL,${stored === 'none' ? '' : `\n      tail text NOT NULL GENERATED ALWAYS AS (${sampleTail((c) => `${s}.json_text(${c})`)}) STORED,`}${
+        stored === 'tail and sample_json' ? `\n      sample_json text NOT NULL GENERATED ALWAYS AS (${storedSampleJson(s)}) STORED,` : ''
+      }
       PRIMARY KEY (cluster, pool, ${bucketCol}))`;
 
-/** `tail`: v4's stored column, derived for an older build, or none (v1 … v3 as released: their views are frozen). */
-const lastPointView = (table: string, bucketCol: string, tail: 'stored' | 'derived' | 'none' = 'none') => ({
+/** The sample JSON of a build without the stored column (v1 … v4), derived in its views. */
+const DERIVED_SAMPLE_JSON = `${sampleJsonRestSql(toJsonText)} AS sample_json`;
+
+/** A column a view reads from its build's table (`stored`), derives, or does not have (a release before it). */
+type Served = 'stored' | 'derived' | 'none';
+
+/**
+ * `tail` (v4's stored column) and `sample_json` (v5's), each stored, derived for an older build,
+ * or none (v1 … v3 as released: their views are frozen).
+ */
+const lastPointView = (table: string, bucketCol: string, tail: Served = 'none', sampleJson: Served = 'none') => ({
   name: table,
   select: (s: string) => `SELECT cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature,
     midprice_q32, spread_factor_q32, trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice, trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor,
-    point_id${tail === 'stored' ? ', tail' : tail === 'derived' ? `, ${DERIVED_TAIL}` : ''} FROM ${s}.${table}`,
+    point_id${tail === 'stored' ? ', tail' : tail === 'derived' ? `, ${DERIVED_TAIL}` : ''}${
+      sampleJson === 'stored' ? ', sample_json' : sampleJson === 'derived' ? `, ${DERIVED_SAMPLE_JSON}` : ''
+    } FROM ${s}.${table}`,
 });
 
 /**
@@ -145,20 +169,6 @@ export const midpriceSchemaV2: ProjectionSchemaVersion = {
 };
 
 /**
- * `read.midprice_five_minute` of a build without that table (v1, v2): the last of the minutes'
- * last points in each 5 minutes, by chain position. Exact, the same columns as v3's table; each
- * query reads the pool's minute rows (O(the pool's minutes)), like the derived fee views of swaps.
- */
-export const fiveMinuteFromMinutes: ReadView = {
-  name: 'midprice_five_minute',
-  select: (s) => `SELECT DISTINCT ON (cluster, pool, ${sqlBucket('minute_start', 300)}) cluster, pool, ${sqlBucket('minute_start', 300)} AS five_minute_start,
-    ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32,
-    trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice, trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor, point_id,
-    ${DERIVED_TAIL}
-    FROM ${s}.midprice_minute ORDER BY cluster, pool, 3, ${newestFirst('point_id')}`,
-};
-
-/**
  * v3 of the `midprice` read model: v2's points and rules, plus the last point of every 5 minutes
  * (`midprice_five_minute`), so a sampled query of 5 or 30 minutes reads one row per 5 minutes
  * instead of one per minute (v2 read every minute of a 30-minute bucket).
@@ -170,12 +180,21 @@ export const midpriceSchemaV3: ProjectionSchemaVersion = {
   views: [...midpriceSchemaV2.views, lastPointView('midprice_five_minute', 'five_minute_start')],
 };
 
-/** The last-point tables (v3, v4): each with its bucket, and the (finer) table a replay's finish fills it from. */
+/** The last-point tables (v3 …): each with its bucket, and the (finer) table a replay's finish fills it from. */
 export const LAST_POINT_TABLES = [
   { table: 'midprice_minute', bucketCol: 'minute_start', size: 60, from: 'midprice_points', idCol: 'id' },
   { table: 'midprice_five_minute', bucketCol: 'five_minute_start', size: 300, from: 'midprice_minute', idCol: 'point_id' },
   { table: 'midprice_hourly', bucketCol: 'hour_start', size: 3600, from: 'midprice_five_minute', idCol: 'point_id' },
 ] as const;
+
+/** v4 and v5: the tables and the order of their DDL, each last-point table storing `stored`. */
+const lastPointsDdl = (s: string, stored: Stored): string[] => [
+  JSON_TEXT_FUNCTION(s),
+  pointsTable(s),
+  uniquePointId(s),
+  stateTableV2(s),
+  ...LAST_POINT_TABLES.map((t) => lastPointTable(s, t.table, t.bucketCol, stored)),
+];
 
 /**
  * v4 of the `midprice` read model: v3's points, rules and tables, each last point (minute,
@@ -186,32 +205,62 @@ export const LAST_POINT_TABLES = [
 export const midpriceSchemaV4: ProjectionSchemaVersion = {
   version: 4,
   tables: midpriceSchemaV3.tables,
-  ddl: (s) => [
-    JSON_TEXT_FUNCTION(s),
-    pointsTable(s),
-    uniquePointId(s),
-    stateTableV2(s),
-    ...LAST_POINT_TABLES.map((t) => lastPointTable(s, t.table, t.bucketCol, true)),
-  ],
+  ddl: (s) => lastPointsDdl(s, 'tail'),
   views: [midpriceSchemaV1.views[0], ...LAST_POINT_TABLES.map((t) => lastPointView(t.table, t.bucketCol, 'stored'))],
 };
 
-/** The views of an older build (v1 … v3) in this release: v4's set and columns, the tail derived. */
-const derivedTailViews = (fiveMinute: ReadView): ReadView[] => [
-  midpriceSchemaV1.views[0],
-  lastPointView('midprice_minute', 'minute_start', 'derived'),
-  lastPointView('midprice_hourly', 'hour_start', 'derived'),
-  fiveMinute,
-];
-
-/** How a v3 build is served by this release: v3's tables, the tail derived. */
-export const midpriceSchemaV3Served: ProjectionSchemaVersion = {
-  ...midpriceSchemaV3,
-  views: derivedTailViews(lastPointView('midprice_five_minute', 'five_minute_start', 'derived')),
+/**
+ * v5 of the `midprice` read model: v4's points, rules and tables, each last point also holding
+ * its sample's JSON but the opening timestamp (`sample_json`, sampleJsonRestSql), generated by
+ * Postgres as the row is written: the API's sampled history joins a day of 5m samples in
+ * Postgres and writes none itself (v4's `tail` stays, read by the previous release's API).
+ */
+export const midpriceSchemaV5: ProjectionSchemaVersion = {
+  version: 5,
+  tables: midpriceSchemaV3.tables,
+  ddl: (s) => lastPointsDdl(s, 'tail and sample_json'),
+  views: [midpriceSchemaV1.views[0], ...LAST_POINT_TABLES.map((t) => lastPointView(t.table, t.bucketCol, 'stored', 'stored'))],
 };
 
-/** How a v2 build is served by this release: v2's tables, the five-minute rows and the tail derived. */
-export const midpriceSchemaV2Served: ProjectionSchemaVersion = { ...midpriceSchemaV2, views: derivedTailViews(fiveMinuteFromMinutes) };
+/**
+ * `read.midprice_five_minute` of a build without that table (v1, v2): the last of the minutes'
+ * last points in each 5 minutes, by chain position. Exact, the same columns as v3's table; each
+ * query reads the pool's minute rows (O(the pool's minutes)), like the derived fee views of swaps.
+ * With `sampleJson` false, as released with v4 (migration 1764500000000).
+ */
+const fiveMinuteFromMinutes = (sampleJson: boolean): ReadView => ({
+  name: 'midprice_five_minute',
+  select: (s) => `SELECT DISTINCT ON (cluster, pool, ${sqlBucket('minute_start', 300)}) cluster, pool, ${sqlBucket('minute_start', 300)} AS five_minute_start,
+    ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32,
+    trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice, trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor, point_id,
+    ${DERIVED_TAIL}${sampleJson ? `, ${DERIVED_SAMPLE_JSON}` : ''}
+    FROM ${s}.midprice_minute ORDER BY cluster, pool, 3, ${newestFirst('point_id')}`,
+});
 
-/** How a v1 build is served by this release: v1's tables, the five-minute rows and the tail derived. */
-export const midpriceSchemaV1Served: ProjectionSchemaVersion = { ...midpriceSchemaV1, views: derivedTailViews(fiveMinuteFromMinutes) };
+/**
+ * The views of an older build (v1 … v4) in this release: v5's set and columns, what the build
+ * does not store derived. With `sampleJson` false, v4's release as it served v1 … v3 (the tail
+ * derived; migration 1764500000000 keeps it so).
+ */
+export function olderBuildViews(version: 1 | 2 | 3 | 4, sampleJson = true): ReadView[] {
+  const tail: Served = version === 4 ? 'stored' : 'derived';
+  const json: Served = sampleJson ? 'derived' : 'none';
+  return [
+    midpriceSchemaV1.views[0],
+    lastPointView('midprice_minute', 'minute_start', tail, json),
+    lastPointView('midprice_hourly', 'hour_start', tail, json),
+    version >= 3 ? lastPointView('midprice_five_minute', 'five_minute_start', tail, json) : fiveMinuteFromMinutes(sampleJson),
+  ];
+}
+
+/** How a v4 build is served by this release: v4's tables, the sample JSON derived. */
+export const midpriceSchemaV4Served: ProjectionSchemaVersion = { ...midpriceSchemaV4, views: olderBuildViews(4) };
+
+/** How a v3 build is served by this release: v3's tables, the tail and the sample JSON derived. */
+export const midpriceSchemaV3Served: ProjectionSchemaVersion = { ...midpriceSchemaV3, views: olderBuildViews(3) };
+
+/** How a v2 build is served by this release: v2's tables, the five-minute rows, the tail and the sample JSON derived. */
+export const midpriceSchemaV2Served: ProjectionSchemaVersion = { ...midpriceSchemaV2, views: olderBuildViews(2) };
+
+/** How a v1 build is served by this release: v1's tables, the five-minute rows, the tail and the sample JSON derived. */
+export const midpriceSchemaV1Served: ProjectionSchemaVersion = { ...midpriceSchemaV1, views: olderBuildViews(1) };
