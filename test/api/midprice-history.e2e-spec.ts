@@ -61,6 +61,22 @@ describe('GET /pools/:address/midprice/history', () => {
       expect((await history(`?timeframe=4h&start_time=${H0 - 8000}&end_time=${H0 + 21}`)).data).toEqual([point(H0 - 18_000, 'm2'), point(H0 - 3600, 'm4b')]);
     });
 
+    it('each body is the text JavaScript writes for it (numbers, signatures, order of fields), sampled and raw, whoever wrote the samples', async () => {
+      for (const qs of [
+        '',
+        '?timeframe=1m',
+        '?timeframe=5m',
+        '?timeframe=30m',
+        `?timeframe=4h&start_time=${H0 - 8000}&end_time=${H0 + 21}`,
+        '?timeframe=raw&limit=3',
+      ]) {
+        const r = await h.get(url(qs));
+        expect(r.status).toBe(200);
+        expect((JSON.parse(r.text) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+        expect(r.text).toBe(JSON.stringify(JSON.parse(r.text)));
+      }
+    });
+
     it.each(['1m', '5m', '30m', '1h', '2h', '4h', '12h', '24h'])('timeframe=%s is accepted and echoed', async (tf) => {
       const body = await history(`?timeframe=${tf}`);
       expect(body.timeframe).toBe(tf);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { jsonInt8, jsonString, jsonTextInSlices, mapInSlices, SLICE, toJson, toJsonWithBigInts } from './json';
+import { jsonInt8, jsonString, jsonTextInSlices, jsonTextWithData, jsonTextWithItems, mapInSlices, SLICE, toJson, toJsonWithBigInts } from './json';
 
 describe('toJson', () => {
   it('matches JSON.stringify for plain values', () => {
@@ -74,6 +74,18 @@ describe('the slice-by-slice writers', () => {
 });
 
 describe('the item writers', () => {
+  it('jsonTextWithData puts items already written where toJson writes data (none for null or empty), as jsonTextWithItems does', async () => {
+    const envelopes = [{}, { start_time: 1, end_time: 2, timeframe: '5m' }, { cursor: 5, next_cursor: null }];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...envelopes), fc.array(fc.record({ a: fc.nat(), s: fc.string() })), async (envelope, items) => {
+        const expected = toJson({ ...envelope, data: items });
+        if (items.length === 0) for (const none of [null, '']) expect(jsonTextWithData(envelope, none)).toBe(expected);
+        else expect(jsonTextWithData(envelope, items.map((i) => toJson(i)).join(','))).toBe(expected);
+        expect(await jsonTextWithItems(envelope, items, (i) => toJson(i))).toBe(expected);
+      }),
+    );
+  });
+
   it('jsonString writes what JSON.stringify writes, for any string (escapes, lone surrogates, pairs)', () => {
     for (const s of ['', 'Sig1111m1tttt', '"', '\\', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', 'x\udc00', '\ud83d\ude00', 'é'])
       expect(jsonString(s)).toBe(JSON.stringify(s));

@@ -134,8 +134,17 @@ export async function jsonTextWithItems<R>(envelope: object, rows: readonly R[],
     if (i > 0 && i % SLICE === 0) await nextTurn();
     data += i > 0 ? `,${item(rows[i])}` : item(rows[i]);
   }
+  return jsonTextWithData(envelope, data);
+}
+
+/**
+ * The body `{...envelope, "data": [<data>]}`, the items already written as JSON and joined by
+ * commas (`data`: '' or null for none), e.g. by Postgres. Each use has a test that the items are
+ * what toJson writes for them.
+ */
+export function jsonTextWithData(envelope: object, data: string | null): JsonText {
   const head = toJson(envelope);
-  return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"data":[${data}]}` as JsonText;
+  return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"data":[${data ?? ''}]}` as JsonText;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { MIDPRICE_MAX_BUCKETS, type SampledTimeframe } from '@hadron/contracts/api';
+import { sampleJsonRestSql, sampleJsonSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
 import { bucketCount, HOUR, MINUTE } from '@hadron/domain';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
-import { jsonInt8, jsonString, jsonTextWithItems, type JsonText } from '../../../http/json';
+import { jsonInt8, jsonString, jsonTextWithData, jsonTextWithItems, type JsonText } from '../../../http/json';
 import { batchable, type BatchableStatement, type ParamType } from '../../../database/batched-statement';
 import { ReadDb } from '../../../database/read-db';
 import { PoolDirectory } from '../../../pools/pool-directory';
@@ -15,25 +16,34 @@ const ROLLUP_POINT = 'ts, slot, tx_index, ix_index, inner_index, point_id AS id,
 const NEWEST_FIRST = 'slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC';
 
 /**
- * A sample as one line of text, `<timestamp> <slot> <midprice_q32> <spread_factor_q32> <signature>`:
+ * A raw point as one line of text, `<timestamp> <slot> <midprice_q32> <spread_factor_q32> <signature>`:
  * an empty field for a null number, the signature as its JSON value (`null`, or the string quoted
  * and escaped by Postgres's to_json, which escapes what JSON.stringify does: so it is written to
  * the body as it is, and a line never holds a raw line break). node-postgres's cost is per field
- * and per row: a whole history comes back as one text value (inLines), its lines read back by
- * samplesOfText. sample-line.int-spec.ts checks the round trip through Postgres. A last point's
- * line is also `<bucket> <tail>`: the read contract's `tail` column is the same text but the
- * timestamp, stored by midprice v4 (derived in the views of an older build).
+ * and per row: a whole page comes back as one text value (inLines), its lines read back by
+ * samplesOfText. sample-line.int-spec.ts checks the round trip through Postgres. (The sampled
+ * history's samples are written whole by Postgres instead, see sampledSql. Raw points have no
+ * stored JSON, and writing it in the query cost their backend more than it saved the API: on the
+ * bench's dataset, sequential, 483 → 627 µs of backend CPU per page, where the API saved about 60.)
  */
 export const sampleLine = (timestamp: string): string =>
   `concat(${timestamp}, ' ', slot, ' ', midprice_q32, ' ', spread_factor_q32, ' ', coalesce(to_json(signature)::text, 'null')) AS line`;
 
 /**
- * A query's `line`s joined by line breaks into one value (null for none), in the query's order:
+ * A query's `column`s joined by `separator` into one value (null for none), in the query's order:
  * an aggregate over a subquery reads the rows in the order the subquery returns them (ORDER BY
- * inside string_agg would sort them again). For a day of 5m samples (288 rows) the API's Node CPU
+ * inside string_agg would sort them again).
+ */
+const joined = (column: string, separator: string) => (sql: string) => `SELECT string_agg(${column}, ${separator}) FROM (${sql}) rows`;
+
+/**
+ * A query's `line`s joined by line breaks. For a day of 5m samples (288 rows) the API's Node CPU
  * went from 452 to 312 µs per query, its backend's stayed 353 → 367 (sequential, interleaved).
  */
-export const inLines = (sql: string): string => `SELECT string_agg(line, E'\\n') FROM (${sql}) lines`;
+export const inLines = joined('line', "E'\\n'");
+
+/** A query's `item`s (each a sample's JSON) joined by commas: the body's `data` as it is. */
+const inItems = joined('item', "','");
 
 /** A range of the sampled plan as SQL: a rollup's rows (the last point of each unit) or raw points, `[$from, $to)`. */
 interface Branch {
@@ -58,41 +68,45 @@ const BRANCHES: readonly Branch[] = [
   { unit: null, from: 16, to: 17 },
 ];
 
+/** A rollup's rows carry their stored (or, from an older build, derived) sample JSON; raw points none (it is written for the few picked). */
 const branchRows = ({ unit, from, to }: Branch): string =>
   unit === null
-    ? `SELECT ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $${from} AND ts < $${to}`
-    : `SELECT ${ROLLUP_POINT} FROM ${unit.table} WHERE cluster = $1 AND pool = $2 AND ${unit.key} >= $${from} AND ${unit.key} < $${to}`;
+    ? `SELECT ${POINT}, NULL::text AS sample_json FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $${from} AND ts < $${to}`
+    : `SELECT ${ROLLUP_POINT}, sample_json FROM ${unit.table} WHERE cluster = $1 AND pool = $2 AND ${unit.key} >= $${from} AND ${unit.key} < $${to}`;
 
-/** The last point of each bucket that the branches' rows touch, as `bucket, line`, by bucket. */
-const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket, ${sampleLine('bucket')} FROM (
-    SELECT DISTINCT ON (bucket) bucket, slot, signature, midprice_q32, spread_factor_q32
+/** A sample's JSON (`item`) from its bucket and a row of the read views: its stored `sample_json`, or written here. */
+const ITEM_OF_BUCKET = `${sampleJsonSql('bucket', `coalesce(sample_json, ${sampleJsonRestSql(toJsonText)})`)} AS item`;
+
+/** The last point of each bucket that the branches' rows touch, as `bucket, item`, by bucket. */
+const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket, ${ITEM_OF_BUCKET} FROM (
+    SELECT DISTINCT ON (bucket) bucket, slot, signature, midprice_q32, spread_factor_q32, sample_json
       FROM (SELECT *, ts - ((ts % $3::int8) + $3::int8) % $3::int8 AS bucket FROM (${branches.map(branchRows).join('\n      UNION ALL ')}) c) x
      ORDER BY bucket, ${NEWEST_FIRST}) s`;
 
 /**
- * The sampled query. In general the last point of each bucket is picked (DISTINCT ON, which sorts
- * every row read) among the rows of all seven ranges. When the bucket size is the plan's largest
- * unit (1m, 5m, 1h: `aligned` is that run's branch), each row of that run already is its bucket's
- * last point, and no other range reaches into those buckets (they lie outside the run): its rows
- * come straight from the index in bucket order (a Merge Append, no sort), merged with the edges'
- * few buckets; each aligned line is its bucket and the row's stored `tail` (no number or signature
- * formatted per request). Backend CPU per query on the bench's BIG pool (a day; 1m: six hours): 5m
- * 400 → 313 µs, 1m 481 → 394, 1h 138 → 125; the same rows for 400 windows each.
+ * The sampled query: the samples' JSON, joined by commas in bucket order, as one value (null for
+ * none), so the API writes no sample itself (a day of 5m on the bench's 10^6-point pool, 50
+ * connections: 1,670–1,824 → 2,125–2,855 req/s and API CPU 439–476 → 229–329 µs per request,
+ * measured on a prototype of this path). In general the last point of each bucket is picked
+ * (DISTINCT ON, which sorts every row read) among the rows of all seven ranges. When the bucket
+ * size is the plan's largest unit (1m, 5m, 1h: `aligned` is that run's branch), each row of that
+ * run already is its bucket's last point, and no other range reaches into those buckets (they lie
+ * outside the run): its rows come straight from the index in bucket order (a Merge Append, no
+ * sort), merged with the edges' few buckets, each with its stored `sample_json`.
  */
 function sampledSql(aligned?: Branch): string {
-  if (!aligned?.unit) return `SELECT line FROM (${lastOfEachBucket(BRANCHES)}) u ORDER BY bucket`;
-  const { table, key } = aligned.unit;
-  return `SELECT line FROM (
-    (SELECT ${key} AS bucket, ${key} || ' ' || tail AS line FROM ${table}
-      WHERE cluster = $1 AND pool = $2 AND ${key} >= $${aligned.from} AND ${key} < $${aligned.to} ORDER BY ${key})
+  const items = !aligned?.unit
+    ? lastOfEachBucket(BRANCHES)
+    : `(SELECT ${aligned.unit.key} AS bucket, ${sampleJsonSql(aligned.unit.key, 'sample_json')} AS item FROM ${aligned.unit.table}
+      WHERE cluster = $1 AND pool = $2 AND ${aligned.unit.key} >= $${aligned.from} AND ${aligned.unit.key} < $${aligned.to} ORDER BY ${aligned.unit.key})
     UNION ALL
-    ${lastOfEachBucket(BRANCHES.filter((b) => b !== aligned))}
-  ) u ORDER BY bucket`;
+    ${lastOfEachBucket(BRANCHES.filter((b) => b !== aligned))}`;
+  return inItems(`SELECT item FROM (${items}) u ORDER BY bucket`);
 }
 
 /** $1 cluster, $2 pool, $3 bucket size, $4..$17 the ranges' bounds. */
 const SAMPLED_TYPES: readonly ParamType[] = ['text', 'text', ...Array<ParamType>(15).fill('int8')];
-const sampled = (name: string, aligned?: Branch) => batchable(name, inLines(sampledSql(aligned)), SAMPLED_TYPES);
+const sampled = (name: string, aligned?: Branch) => batchable(name, sampledSql(aligned), SAMPLED_TYPES);
 
 /** The statement for a bucket size. */
 const SAMPLED: ReadonlyMap<number, BatchableStatement> = new Map([
@@ -217,7 +231,7 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
     const [f1, f2] = plan.fiveMinutes;
     const [m1, m2] = plan.minutes;
     const [r1, r2] = plan.raw;
-    const lines = await this.db.batchedArrays<[string | null]>(SAMPLED.get(plan.size) ?? SAMPLED_ANY, [
+    const [[items]] = await this.db.batchedArrays<[string | null]>(SAMPLED.get(plan.size) ?? SAMPLED_ANY, [
       q.cluster,
       q.address,
       plan.size,
@@ -236,7 +250,7 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
       r2.from,
       r2.to,
     ]);
-    return jsonTextWithItems({ start_time: q.startTime, end_time: q.endTime, timeframe }, samplesOfText(linesOf(lines)), sampleJson);
+    return jsonTextWithData({ start_time: q.startTime, end_time: q.endTime, timeframe }, items);
   }
 
   /**
