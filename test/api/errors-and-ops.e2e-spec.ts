@@ -209,9 +209,9 @@ describe('errors, health, metrics, docs', () => {
     const app = await h.startApp({ API_RESPONSE_CACHE_MAX_ENTRIES: '0' });
     const url = `/pools/${POOL_A}/midprice/history?timeframe=5m`;
     expect((await inject(app, url)).status).toBe(200);
-    // The five-minute view as the previous release left it: every column but `tail` (midprice v4's).
+    // The five-minute view as the previous release left it: every column but `sample_json` (midprice v5's).
     const previousColumns =
-      'cluster, pool, five_minute_start, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, midprice, base_spread_factor, point_id';
+      'cluster, pool, five_minute_start, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, midprice, base_spread_factor, point_id, tail';
     await h.db.pool.query(`ALTER VIEW read.midprice_five_minute RENAME TO midprice_five_minute_now;
       CREATE VIEW read.midprice_five_minute AS SELECT ${previousColumns} FROM read.midprice_five_minute_now`);
     const readiness = async () => {
@@ -227,7 +227,7 @@ describe('errors, health, metrics, docs', () => {
       const ready = await readiness();
       expect(ready.status).toBe(503);
       expect(ready.schemaReasons).toEqual([
-        `read schema not migrated to this release: 1 of ${READ_CONTRACT_SIZE} columns missing (read.midprice_five_minute.tail); upgrade the projector (its migrations) first`,
+        `read schema not migrated to this release: 1 of ${READ_CONTRACT_SIZE} columns missing (read.midprice_five_minute.sample_json); upgrade the projector (its migrations) first`,
       ]);
     } finally {
       await h.db.pool.query(`DROP VIEW read.midprice_five_minute; ALTER VIEW read.midprice_five_minute_now RENAME TO midprice_five_minute`);
