@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { olderBuildViews } from '../projections/midprice/midprice.schema';
-import { quoteIdent } from '../sql/identifiers';
+import { replaceServedMidpriceViews } from './served-midprice-views';
 
 /**
  * Midprice v4 stores each last point's sample text (`tail`), which the API's sampled history
@@ -15,14 +15,8 @@ export class MidpriceSampleTail1764500000000 implements MigrationInterface {
   name = 'MidpriceSampleTail1764500000000';
 
   async up(q: QueryRunner): Promise<void> {
-    const served: Array<{ schema_name: string; version: number }> = await q.query(
-      `SELECT schema_name, version FROM "projector"."projection_builds" WHERE projection = 'midprice' AND status = 'active' AND version IN (1, 2, 3)`,
-    );
-    if (!served[0]) return;
     // The views as v4's release served older builds (the tail derived, no sample JSON).
-    for (const view of olderBuildViews(served[0].version as 1 | 2 | 3, false).filter((v) => v.name !== 'midprice_points')) {
-      await q.query(`CREATE OR REPLACE VIEW "read"."${view.name}" AS ${view.select(quoteIdent(served[0].schema_name))}`);
-    }
+    await replaceServedMidpriceViews(q, [1, 2, 3], (v) => olderBuildViews(v as 1 | 2 | 3, false));
   }
 
   async down(): Promise<void> {

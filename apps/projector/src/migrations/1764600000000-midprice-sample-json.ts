@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { olderBuildViews } from '../projections/midprice/midprice.schema';
-import { quoteIdent } from '../sql/identifiers';
+import { replaceServedMidpriceViews } from './served-midprice-views';
 
 /**
  * Midprice v5 stores each last point's sample JSON (`sample_json`), which the API's sampled
@@ -16,13 +16,7 @@ export class MidpriceSampleJson1764600000000 implements MigrationInterface {
   name = 'MidpriceSampleJson1764600000000';
 
   async up(q: QueryRunner): Promise<void> {
-    const served: Array<{ schema_name: string; version: number }> = await q.query(
-      `SELECT schema_name, version FROM "projector"."projection_builds" WHERE projection = 'midprice' AND status = 'active' AND version IN (1, 2, 3, 4)`,
-    );
-    if (!served[0]) return;
-    for (const view of olderBuildViews(served[0].version as 1 | 2 | 3 | 4).filter((v) => v.name !== 'midprice_points')) {
-      await q.query(`CREATE OR REPLACE VIEW "read"."${view.name}" AS ${view.select(quoteIdent(served[0].schema_name))}`);
-    }
+    await replaceServedMidpriceViews(q, [1, 2, 3, 4], (v) => olderBuildViews(v as 1 | 2 | 3 | 4));
   }
 
   async down(): Promise<void> {

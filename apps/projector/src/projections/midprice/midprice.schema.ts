@@ -34,7 +34,7 @@ export const sampleTail = (json: (column: string) => string): string =>
   `slot::text || ' ' || coalesce(midprice_q32::text, '') || ' ' || coalesce(spread_factor_q32::text, '') || ' ' || coalesce(${json('signature')}, 'null')`;
 
 /** The tail of a build without the stored column (v1 … v3), derived in its views. */
-const DERIVED_TAIL = `${sampleTail((c) => `to_json(${c})::text`)} AS tail`;
+const DERIVED_TAIL = `${sampleTail(toJsonText)} AS tail`;
 
 /** A build's `json_text(text)`: the JSON of a text (null for null), usable in a generated column. */
 const JSON_TEXT_FUNCTION = (s: string) =>
