@@ -1,5 +1,6 @@
 import { D0, datasetEvents, DAY, NOW, POOL_A, POOL_D, UNKNOWN_POOL, VOLUME_A_DEFAULT } from './support/dataset';
-import { startApiHarness, type ApiHarness } from './support/harness';
+import { ReadDb } from '../../apps/api/src/database/read-db';
+import { inject, startApiHarness, type ApiHarness } from './support/harness';
 
 /** GET /pools/{address}/volume/history — spec §4 parameters and error; DESIGN §5 daily buckets. */
 describe('GET /pools/:address/volume/history', () => {
@@ -90,5 +91,26 @@ describe('GET /pools/:address/volume/history', () => {
     const r = await h.get(url('?start_time=0&end_time=9999999999'));
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/^The range spans 115741 days; volume history returns at most 36600 daily buckets per request/);
+  });
+
+  it('histories asked for at once share round trips, and each is exactly its own answer', async () => {
+    // Windows of every size over both pools (the devnet one too), several touching no swap.
+    const asks = Array.from({ length: 48 }, (_, i) => {
+      const end = NOW - (i % 12) * 3 * DAY - i;
+      const start = Math.max(0, end - ((i * 7) % 45) * DAY - 1);
+      return i % 4 === 3 ? url(`?cluster=devnet&start_time=${start}&end_time=${end}`, POOL_D) : url(`?start_time=${start}&end_time=${end}`);
+    });
+    const alone = [];
+    for (const u of asks) alone.push(await h.get(u));
+    // An app without the response cache, which would answer the repeated URLs itself.
+    const app = await h.startApp({ API_RESPONSE_CACHE_MAX_ENTRIES: '0' });
+    const stats = app.get(ReadDb).batchStats;
+    const before = { ...stats };
+    const together = await Promise.all(asks.map((u) => inject(app, u)));
+    expect(together.map((r) => [r.status, r.body])).toEqual(alone.map((r) => [r.status, r.body]));
+    expect(alone.every((r) => r.status === 200)).toBe(true);
+    expect(alone.filter((r) => r.body.data.some((d: { volume: number }) => d.volume > 0)).length).toBeGreaterThan(20);
+    expect(stats.executions - before.executions).toBe(asks.length);
+    expect(stats.roundTrips - before.roundTrips).toBeLessThan(asks.length / 2); // not vacuous: they did share
   });
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DAY, q32ToQuoteNumber } from '@hadron/domain';
 import { intOf } from '../../../database/numeric';
 import { SLICE, toJson } from '../../../http/json';
-import { quoteAmountJson, volumeHistoryJson, type VolumeRow } from './get-volume-history.handler';
+import { inDayOrder, quoteAmountJson, volumeHistoryJson, type VolumeRow } from './get-volume-history.handler';
 
 /** What the endpoint wrote before buckets were written straight from rows: objects through toJson. */
 function asObjects(envelope: object, firstDay: number, lastDay: number, rows: readonly VolumeRow[], decimalsY: number): string {
@@ -95,5 +95,31 @@ describe('volume history written straight from rows', () => {
     ];
     const envelope = { start_time: 0, end_time: lastDay, timeframe: '24h' };
     expect(await volumeHistoryJson(envelope, 0, lastDay, rows, 6)).toBe(asObjects(envelope, 0, lastDay, rows, 6));
+  });
+
+  it('rows of a shared round trip, in whatever order they come, are put in day order', () => {
+    const row = (d: number): VolumeRow => [String(d), String(d * 7 + 1), String(d + 3)];
+    // Distinct days in the order generated (any order), and the same days ascending.
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 400 }), { maxLength: 60 }), (days) => {
+        const ascending = [...days].sort((a, b) => a - b).map((d) => row(d * DAY));
+        expect(inDayOrder(days.map((d) => row(d * DAY)))).toEqual(ascending);
+      }),
+      { numRuns: 500 },
+    );
+    // Rows already in order are returned as they are (no copy, no sort).
+    const rows: VolumeRow[] = [
+      ['0', '1', '1'],
+      [String(DAY), '2', '2'],
+      [String(10 * DAY), '3', '3'],
+    ];
+    expect(inDayOrder(rows)).toBe(rows);
+    // Day order is numeric, not textual ('86400' < '172800' as numbers, not as text).
+    expect(
+      inDayOrder([
+        [String(2 * DAY), '1', '1'],
+        [String(DAY), '2', '2'],
+      ]).map((r) => r[0]),
+    ).toEqual([String(DAY), String(2 * DAY)]);
   });
 });
