@@ -173,6 +173,8 @@ export const READ_CONTRACT: Readonly<Record<string, readonly (readonly [column: 
     ["point_id", "text"],
     ["tail", "text"],
     ["sample_json", "text"],
+    ["five_minute_items", "text"],
+    ["thirty_minute_items", "text"],
   ],
   midprice_minute: [
     ["cluster", "text"],

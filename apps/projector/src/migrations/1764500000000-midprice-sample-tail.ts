@@ -16,7 +16,7 @@ export class MidpriceSampleTail1764500000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     // The views as v4's release served older builds (the tail derived, no sample JSON).
-    await replaceServedMidpriceViews(q, [1, 2, 3], (v) => olderBuildViews(v as 1 | 2 | 3, false));
+    await replaceServedMidpriceViews(q, [1, 2, 3], (v) => olderBuildViews(v as 1 | 2 | 3, false, false));
   }
 
   async down(): Promise<void> {

@@ -16,7 +16,7 @@ export class MidpriceSampleJson1764600000000 implements MigrationInterface {
   name = 'MidpriceSampleJson1764600000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await replaceServedMidpriceViews(q, [1, 2, 3, 4], (v) => olderBuildViews(v as 1 | 2 | 3 | 4));
+    await replaceServedMidpriceViews(q, [1, 2, 3, 4], (v) => olderBuildViews(v as 1 | 2 | 3 | 4, true, false));
   }
 
   async down(): Promise<void> {

@@ -6,8 +6,9 @@ import { MidpriceFiveMinute1764300000000 } from './1764300000000-midprice-five-m
 import { BuildFinished1764400000000 } from './1764400000000-build-finished';
 import { MidpriceSampleTail1764500000000 } from './1764500000000-midprice-sample-tail';
 import { MidpriceSampleJson1764600000000 } from './1764600000000-midprice-sample-json';
+import { MidpriceHourItems1764700000000 } from './1764700000000-midprice-hour-items';
 
-/** The projector's tables: build registry, `read` views, initial builds, the published read contract, the fee running-total views, the midprice five-minute view, when a replay's deferred tables were written, the midprice sample tail, the midprice sample JSON. Apply after eventLogMigrations. */
+/** The projector's tables: build registry, `read` views, initial builds, the published read contract, the fee running-total views, the midprice five-minute view, when a replay's deferred tables were written, the midprice sample tail, the midprice sample JSON, the midprice hour items. Apply after eventLogMigrations. */
 export const projectorMigrations: MigrationSet = {
   name: 'projector',
   tableName: 'projector_migrations',
@@ -19,5 +20,6 @@ export const projectorMigrations: MigrationSet = {
     BuildFinished1764400000000,
     MidpriceSampleTail1764500000000,
     MidpriceSampleJson1764600000000,
+    MidpriceHourItems1764700000000,
   ],
 };

@@ -2,7 +2,7 @@ import { eventLogMigrations, runMigrations } from '@hadron/platform';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { DataSource } from 'typeorm';
 import { createServedBuild } from '../../test-support/served-build';
-import { LAST_POINT_TABLES, midpriceSchemaV3, midpriceSchemaV4 } from '../projections/midprice/midprice.schema';
+import { LAST_POINT_TABLES, midpriceSchemaV3, midpriceSchemaV4, midpriceSchemaV5 } from '../projections/midprice/midprice.schema';
 import { projectorMigrations } from '.';
 
 describe('projector migrations', () => {
@@ -79,16 +79,27 @@ describe('projector migrations', () => {
   const TAIL = '77 123456789012345678 3 "sig\\"1"';
   const SAMPLE_JSON = `,"slot":77,"midprice":${123456789012345678 / 2 ** 32},"base_spread_factor":${3 / 2 ** 32},"signature":"sig\\"1"}`;
 
+  /** v6's hour items of the one row: its 5 minutes' and half hour's sample, each timestamped 3600. */
+  const ITEMS = `{"timestamp":3600${SAMPLE_JSON}`;
+
   it.each([
-    ["v3 (two releases back): v4's tail and v5's sample JSON", midpriceSchemaV3, 2],
-    ["v4 (the previous release): v5's sample JSON", midpriceSchemaV4, 1],
+    ["v3 (three releases back): v4's tail, v5's sample JSON and v6's hour items", midpriceSchemaV3, 3],
+    ["v4 (two releases back): v5's sample JSON and v6's hour items", midpriceSchemaV4, 2],
+    ["v5 (the previous release): v6's hour items", midpriceSchemaV5, 1],
   ] as const)("on a database served by midprice %s, derived from the build's rows, are appended to the last-point views", async (_, shape, releasesBack) => {
     const rows = await migratedFrom(shape, projectorMigrations.migrations.length - releasesBack);
     expect(rows).toHaveLength(3);
     for (const row of rows) {
       expect(row).toEqual(expect.objectContaining({ slot: '77', point_id: 'e1', tail: TAIL, sample_json: SAMPLE_JSON }));
       // Appended: the columns the previous releases read keep their place.
-      expect(Object.keys(row).slice(-3)).toEqual(['point_id', 'tail', 'sample_json']);
+      const hourly = 'hour_start' in row;
+      expect(Object.keys(row).slice(hourly ? -5 : -3)).toEqual([
+        'point_id',
+        'tail',
+        'sample_json',
+        ...(hourly ? ['five_minute_items', 'thirty_minute_items'] : []),
+      ]);
+      if (hourly) expect(row).toEqual(expect.objectContaining({ five_minute_items: ITEMS, thirty_minute_items: ITEMS }));
     }
   });
 });

@@ -7,8 +7,14 @@ import { createServedBuild } from '../../../test-support/served-build';
 import { createBuildTables } from '../../builds/build-objects';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
-import { createMidpriceBuildingHandler, createMidpriceHandler, createMidpriceHandlerV2, finishMidpriceBuild } from './midprice.projection';
-import { midpriceSchemaV2, midpriceSchemaV5, olderBuildViews } from './midprice.schema';
+import {
+  createMidpriceBuildingHandler,
+  createMidpriceHandler,
+  createMidpriceHandlerV2,
+  createMidpriceHandlerV5,
+  finishMidpriceBuild,
+} from './midprice.projection';
+import { midpriceSchemaV2, midpriceSchemaV5, midpriceSchemaV6, olderBuildViews } from './midprice.schema';
 
 const T = 1_763_798_400; // a minute and hour start
 const S1 = Q - 1000n;
@@ -17,11 +23,13 @@ const S3 = Q - 3000n;
 /** The oracle as a backfill's PoolDiscovered reads it: at the backfill's target slot, the end of the history. */
 const S_NOW = Q - 9000n;
 const MID_NOW = 9n * Q;
-const SCHEMA = 'proj_midprice_v5_test';
-/** A v2 build fed the same batches (not served): its derived five-minute view must equal v5's table. */
+const SCHEMA = 'proj_midprice_v6_test';
+/** A v2 build fed the same batches (not served): its derived five-minute view and hour items must equal v6's tables. */
 const V2_SCHEMA = 'proj_midprice_v2_beside';
-/** A v5 build replaying the same batches (`building`: points and state, the last points at its finish): it must end equal to the served one. */
-const REPLAY_SCHEMA = 'proj_midprice_v5_replay';
+/** A v5 build fed the same batches (not served, the previous release): its derived hour items must equal v6's. */
+const V5_SCHEMA = 'proj_midprice_v5_beside';
+/** A v6 build replaying the same batches (`building`: points and state, the last points at its finish): it must end equal to the served one. */
+const REPLAY_SCHEMA = 'proj_midprice_v6_replay';
 const TABLES = ['midprice_points', 'midprice_state', 'midprice_minute', 'midprice_five_minute', 'midprice_hourly'];
 
 /**
@@ -45,14 +53,15 @@ async function expectFinishedReplayEqual(pool: Pool, live: string, replay: strin
   }
 }
 
-describe('midprice projection v5 (v2 points, the last point of every 5 minutes, the sample tail and JSON)', () => {
+describe('midprice projection v6 (v2 points, the last point of every 5 minutes, the sample tail and JSON, the hour items)', () => {
   let db: TestDatabase;
   const handler = createMidpriceHandler(quoteIdent(SCHEMA));
   const handlerV2 = createMidpriceHandlerV2(quoteIdent(V2_SCHEMA));
+  const handlerV5 = createMidpriceHandlerV5(quoteIdent(V5_SCHEMA));
   const replay = createMidpriceBuildingHandler(quoteIdent(REPLAY_SCHEMA));
   /**
-   * Each batch to the v5 build (served), to the replaying v5 build, which must take or refuse it
-   * alike, and to the v2 build beside them, only when v5 took it.
+   * Each batch to the v6 build (served), to the replaying v6 build, which must take or refuse it
+   * alike, and to the v2 and v5 builds beside them, only when v6 took it.
    */
   const apply = async (events: Parameters<typeof applyBatch>[2]) => {
     const outcome = (h: typeof handler) =>
@@ -64,6 +73,7 @@ describe('midprice projection v5 (v2 points, the last point of every 5 minutes, 
     expect(replayed?.message).toEqual(live?.message);
     if (live) throw live;
     await applyBatch(db.pool, handlerV2, events);
+    await applyBatch(db.pool, handlerV5, events);
   };
   const points = async (pool: string, cluster = 'mainnet-beta') =>
     (
@@ -84,8 +94,9 @@ describe('midprice projection v5 (v2 points, the last point of every 5 minutes, 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
     await createServedBuild(db.pool, midpriceSchemaV2, V2_SCHEMA);
-    await createBuildTables(db.pool, midpriceSchemaV5, REPLAY_SCHEMA);
-    await createServedBuild(db.pool, midpriceSchemaV5, SCHEMA); // last: the read views point at v5
+    await createBuildTables(db.pool, midpriceSchemaV5, V5_SCHEMA);
+    await createBuildTables(db.pool, midpriceSchemaV6, REPLAY_SCHEMA);
+    await createServedBuild(db.pool, midpriceSchemaV6, SCHEMA); // last: the read views point at v6
   });
   afterAll(() => db.drop());
 
@@ -238,7 +249,7 @@ describe('midprice projection v5 (v2 points, the last point of every 5 minutes, 
     const zero = midpriceUpdated({ pool: P, slot: 1 }, 1n, null);
     await expect(apply([{ ...zero, data: { ...zero.data, midpriceQ32: '0' } }])).rejects.toThrow(`event ${zero.id}: midpriceQ32 is 0`);
   });
-  it('a v2 build serves the same five-minute rows, derived from its minutes, as v5 writes, their tail and sample JSON too (every pool above)', async () => {
+  it('a v2 build serves the same five-minute rows, derived from its minutes, as v6 writes, their tail and sample JSON too (every pool above)', async () => {
     const cols =
       'cluster, pool, five_minute_start, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, midprice, base_spread_factor, point_id, tail, sample_json';
     const order = 'ORDER BY cluster, pool, five_minute_start';
@@ -246,6 +257,41 @@ describe('midprice projection v5 (v2 points, the last point of every 5 minutes, 
     const table = await db.pool.query(`SELECT ${cols} FROM read.midprice_five_minute ${order}`);
     expect(table.rows.length).toBeGreaterThan(5);
     expect(derived.rows).toEqual(table.rows);
+  });
+
+  it('v2 and v5 builds serve the same hourly rows, their hour items derived, as v6 writes (every pool above)', async () => {
+    const order = 'ORDER BY cluster, pool, hour_start';
+    const table = (await db.pool.query(`SELECT * FROM read.midprice_hourly ${order}`)).rows;
+    expect(table.length).toBeGreaterThan(5);
+    expect(table.every((r) => r.five_minute_items !== null && r.thirty_minute_items !== null)).toBe(true);
+    for (const [version, schema] of [
+      [2, V2_SCHEMA],
+      [5, V5_SCHEMA],
+    ] as const) {
+      const derived = await db.pool.query(`SELECT * FROM (${olderBuildViews(version)[2].select(quoteIdent(schema))}) d ${order}`);
+      expect({ version, rows: derived.rows }).toEqual({ version, rows: table });
+    }
+  });
+
+  it("an hour's items are its 5 minutes' and half hours' samples, each the last point by chain position, in time order", async () => {
+    // Points of one hour, delivered out of order: within a half hour the later 5 minutes hold a point positioned
+    // earlier in the chain, so the half hour's sample is the other one.
+    const P = addr('mid6:items');
+    const u = (slot: number, at: number, mid: bigint) => midpriceUpdated({ pool: P, slot, blockTime: T + at }, mid, S1);
+    const [a, b, c, d] = [u(500, 10, 2n * Q), u(400, 400, 3n * Q), u(600, 1900, 4n * Q), u(650, 1950, 5n * Q)];
+    await apply([d, b]);
+    await apply([c]);
+    await apply([a]);
+    const sample = (ts: number, e: typeof a, mid: number) =>
+      `{"timestamp":${ts},"slot":${e.slot},"midprice":${mid},"base_spread_factor":${Number(S1) / 2 ** 32},"signature":"${e.signature}"}`;
+    const { rows } = await db.pool.query('SELECT hour_start, five_minute_items, thirty_minute_items FROM read.midprice_hourly WHERE pool = $1', [P]);
+    expect(rows).toEqual([
+      {
+        hour_start: String(T),
+        five_minute_items: [sample(T, a, 2), sample(T + 300, b, 3), sample(T + 1800, d, 5)].join(','),
+        thirty_minute_items: [sample(T, a, 2), sample(T + 1800, d, 5)].join(','),
+      },
+    ]);
   });
 
   it("a replay's handler (points and state only) and its finish leave the same tables as the live handler (every pool above)", async () => {
@@ -256,13 +302,13 @@ describe('midprice projection v5 (v2 points, the last point of every 5 minutes, 
   });
 });
 
-describe("midprice v5's replay (points and state per batch, the last points at the finish), on a generated log", () => {
+describe("midprice v6's replay (points and state per batch, the last points and hour items at the finish), on a generated log", () => {
   let db: TestDatabase;
-  const [LIVE, REPLAY] = ['proj_midprice_v5_gen_live', 'proj_midprice_v5_gen_replay'];
+  const [LIVE, REPLAY] = ['proj_midprice_v6_gen_live', 'proj_midprice_v6_gen_replay'];
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
-    for (const schema of [LIVE, REPLAY]) await createBuildTables(db.pool, midpriceSchemaV5, schema);
+    for (const schema of [LIVE, REPLAY]) await createBuildTables(db.pool, midpriceSchemaV6, schema);
   });
   afterAll(() => db.drop());
 

@@ -1,4 +1,4 @@
-import { sampleJsonRestSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
+import { sampleJsonRestSql, sampleJsonSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
 import type { ProjectionSchemaVersion, ReadView } from '../../projection';
 import { sqlBucket } from '../../sql/identifiers';
 import { newestFirst } from './midprice.shared';
@@ -75,16 +75,61 @@ type Served = 'stored' | 'derived' | 'none';
 
 /**
  * `tail` (v4's stored column) and `sample_json` (v5's), each stored, derived for an older build,
- * or none (v1 … v3 as released: their views are frozen).
+ * or none (v1 … v3 as released: their views are frozen). `hourItems` (the hourly view only): v6's
+ * five_minute_items and thirty_minute_items, stored, or derived by `derivedHourItems` from the
+ * build's five-minute rows (`fiveMinutes(s)`, a relation with their sample JSON).
  */
-const lastPointView = (table: string, bucketCol: string, tail: Served = 'none', sampleJson: Served = 'none') => ({
+const lastPointView = (
+  table: string,
+  bucketCol: string,
+  tail: Served = 'none',
+  sampleJson: Served = 'none',
+  hourItems: { served: 'stored' } | { served: 'derived'; fiveMinutes: (s: string) => string } | { served: 'none' } = { served: 'none' },
+) => ({
   name: table,
   select: (s: string) => `SELECT cluster, pool, ${bucketCol}, ts, slot, tx_index, ix_index, inner_index, signature,
     midprice_q32, spread_factor_q32, trim_scale(midprice_q32 / ${Q32}::numeric) AS midprice, trim_scale(spread_factor_q32 / ${Q32}::numeric) AS base_spread_factor,
     point_id${tail === 'stored' ? ', tail' : tail === 'derived' ? `, ${DERIVED_TAIL}` : ''}${
       sampleJson === 'stored' ? ', sample_json' : sampleJson === 'derived' ? `, ${DERIVED_SAMPLE_JSON}` : ''
-    } FROM ${s}.${table}`,
+    }${
+      hourItems.served === 'stored'
+        ? `, ${HOUR_ITEMS.join(', ')} FROM ${s}.${table}`
+        : hourItems.served === 'derived'
+          ? `, ${derivedHourItems(hourItems.fiveMinutes(s))} FROM ${s}.${table} h`
+          : ` FROM ${s}.${table}`
+    }`,
 });
+
+/** v6's columns of an hourly row: the samples of the 5 and 30 minutes inside it (hourItemsSql). */
+const HOUR_ITEMS = ['five_minute_items', 'thirty_minute_items'] as const;
+
+/**
+ * The samples of the timeframes below an hour that an hour holds whole, per hour of `from` (a
+ * FROM clause naming `f` a relation of five-minute rows with their `sample_json`): 5m, each
+ * five-minute row's sample (its timestamp the five minutes' start), and 30m, the last of the
+ * hour's five-minute rows in each half hour by chain position (its timestamp the half hour's
+ * start), each joined by commas in time order: exactly the `data` items the API's sampled history
+ * would write for those buckets, so a whole hour of 5m (12 samples) is read as one value. An hour
+ * has a five-minute row whenever it has a point, so neither is ever null on an hourly row.
+ */
+export const hourItemsSql = (from: string): string => `SELECT cluster, pool, hour_start,
+      string_agg(five_item, ',' ORDER BY five_minute_start) AS five_minute_items,
+      string_agg(thirty_item, ',' ORDER BY five_minute_start) AS thirty_minute_items
+    FROM (SELECT f.cluster, f.pool, f.five_minute_start, ${sqlBucket('f.five_minute_start', 3600)} AS hour_start,
+            ${sampleJsonSql('f.five_minute_start', 'f.sample_json')} AS five_item,
+            CASE WHEN row_number() OVER (PARTITION BY f.cluster, f.pool, ${sqlBucket('f.five_minute_start', 1800)}
+                                         ORDER BY f.slot DESC, f.tx_index DESC, f.ix_index DESC, f.inner_index DESC, f.point_id DESC) = 1
+              THEN ${sampleJsonSql(sqlBucket('f.five_minute_start', 1800), 'f.sample_json')} END AS thirty_item
+            FROM ${from}) x
+    GROUP BY cluster, pool, hour_start`;
+
+/** An older build's hour items (its hourly view, aliased `h`), from its five-minute rows `fiveMinutes` (O(12 rows) per hour). */
+const derivedHourItems = (fiveMinutes: string): string =>
+  HOUR_ITEMS.map(
+    (col) =>
+      `(SELECT ${col} FROM (${hourItemsSql(`(${fiveMinutes}) f
+      WHERE f.cluster = h.cluster AND f.pool = h.pool AND f.five_minute_start >= h.hour_start AND f.five_minute_start < h.hour_start + 3600`)}) i) AS ${col}`,
+  ).join(', ');
 
 /**
  * v1 of the `midprice` read model: every oracle update as a point (the field an instruction left
@@ -238,20 +283,51 @@ const fiveMinuteFromMinutes = (sampleJson: boolean): ReadView => ({
 });
 
 /**
- * The views of an older build (v1 … v4) in this release: v5's set and columns, what the build
+ * The views of an older build (v1 … v5) in this release: v6's set and columns, what the build
  * does not store derived. With `sampleJson` false, v4's release as it served v1 … v3 (the tail
- * derived; migration 1764500000000 keeps it so).
+ * derived; migration 1764500000000 keeps it so); with `hourItems` false, v5's release as it
+ * served v1 … v4 (migration 1764600000000).
  */
-export function olderBuildViews(version: 1 | 2 | 3 | 4, sampleJson = true): ReadView[] {
-  const tail: Served = version === 4 ? 'stored' : 'derived';
-  const json: Served = sampleJson ? 'derived' : 'none';
+export function olderBuildViews(version: 1 | 2 | 3 | 4 | 5, sampleJson = true, hourItems = true): ReadView[] {
+  const tail: Served = version >= 4 ? 'stored' : 'derived';
+  const json: Served = version === 5 ? 'stored' : sampleJson ? 'derived' : 'none';
+  const fiveMinutes = (withJson: Served): ReadView =>
+    version >= 3 ? lastPointView('midprice_five_minute', 'five_minute_start', tail, withJson) : fiveMinuteFromMinutes(withJson !== 'none');
+  const withJson = fiveMinutes(version === 5 ? 'stored' : 'derived');
   return [
     midpriceSchemaV1.views[0],
     lastPointView('midprice_minute', 'minute_start', tail, json),
-    lastPointView('midprice_hourly', 'hour_start', tail, json),
-    version >= 3 ? lastPointView('midprice_five_minute', 'five_minute_start', tail, json) : fiveMinuteFromMinutes(sampleJson),
+    lastPointView('midprice_hourly', 'hour_start', tail, json, hourItems ? { served: 'derived', fiveMinutes: withJson.select } : { served: 'none' }),
+    fiveMinutes(json),
   ];
 }
+
+/**
+ * v6 of the `midprice` read model: v5's points, rules and tables, each hourly row also holding
+ * the samples of the 5 and 30 minutes inside it (`five_minute_items`, `thirty_minute_items`,
+ * hourItemsSql), written with the hour's five-minute rows (a batch rewrites the hours it
+ * touched; a replay's finish writes them all): the API's 5m and 30m history reads one row per
+ * whole hour instead of twelve (5m) or picking among twelve (30m). The hourly table keeps rows of
+ * up to 8,160 bytes inline and uncompressed (`toast_tuple_target`): an hour's items are about
+ * 2.7 KB, which Postgres would otherwise compress, to be decompressed on every read.
+ */
+export const midpriceSchemaV6: ProjectionSchemaVersion = {
+  version: 6,
+  tables: midpriceSchemaV3.tables,
+  ddl: (s) => [
+    ...lastPointsDdl(s, 'tail and sample_json'),
+    `ALTER TABLE ${s}.midprice_hourly ADD COLUMN five_minute_items text, ADD COLUMN thirty_minute_items text, SET (toast_tuple_target = 8160)`,
+  ],
+  views: [
+    midpriceSchemaV1.views[0],
+    ...LAST_POINT_TABLES.map((t) =>
+      lastPointView(t.table, t.bucketCol, 'stored', 'stored', t.table === 'midprice_hourly' ? { served: 'stored' } : { served: 'none' }),
+    ),
+  ],
+};
+
+/** How a v5 build is served by this release: v5's tables, the hour items derived. */
+export const midpriceSchemaV5Served: ProjectionSchemaVersion = { ...midpriceSchemaV5, views: olderBuildViews(5) };
 
 /** How a v4 build is served by this release: v4's tables, the sample JSON derived. */
 export const midpriceSchemaV4Served: ProjectionSchemaVersion = { ...midpriceSchemaV4, views: olderBuildViews(4) };

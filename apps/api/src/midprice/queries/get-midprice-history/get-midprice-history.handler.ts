@@ -54,6 +54,7 @@ interface Branch {
 }
 
 const HOURS = { table: 'read.midprice_hourly', key: 'hour_start' };
+const THIRTY_MINUTES = 30 * MINUTE;
 const FIVE_MINUTE_UNITS = { table: 'read.midprice_five_minute', key: 'five_minute_start' };
 const MINUTE_UNITS = { table: 'read.midprice_minute', key: 'minute_start' };
 
@@ -83,36 +84,52 @@ const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket
       FROM (SELECT *, ts - ((ts % $3::int8) + $3::int8) % $3::int8 AS bucket FROM (${branches.map(branchRows).join('\n      UNION ALL ')}) c) x
      ORDER BY bucket, ${NEWEST_FIRST}) s`;
 
+/** A run whose rows are read as they are (`sampledSql`): its branch, and each row's `item` (a sample's JSON, or several joined). */
+interface Aligned {
+  branch: Branch;
+  item: string;
+}
+
+/** Each row of a run of `unit`s is one bucket of the unit's size: its last point, with its stored `sample_json`. */
+const eachRowItsBucket = (branch: Branch): Aligned => ({ branch, item: sampleJsonSql(branch.unit!.key, 'sample_json') });
+
 /**
  * The sampled query: the samples' JSON, joined by commas in bucket order, as one value (null for
  * none), so the API writes no sample itself (a day of 5m on the bench's 10^6-point pool, 50
  * connections: 1,670–1,824 → 2,125–2,855 req/s and API CPU 439–476 → 229–329 µs per request,
  * measured on a prototype of this path). In general the last point of each bucket is picked
- * (DISTINCT ON, which sorts every row read) among the rows of all seven ranges. When the bucket
- * size is the plan's largest unit (1m, 5m, 1h: `aligned` is that run's branch), each row of that
- * run already is its bucket's last point, and no other range reaches into those buckets (they lie
- * outside the run): its rows come straight from the index in bucket order (a Merge Append, no
- * sort), merged with the edges' few buckets, each with its stored `sample_json`.
+ * (DISTINCT ON, which sorts every row read) among the rows of all seven ranges. When each row of
+ * the plan's largest run answers whole buckets of its own (`aligned`): 1m and 1h, whose bucket is
+ * that unit, each row its bucket's last point; 5m and 30m, whose whole hours each hold the
+ * samples of their twelve 5 minutes or two half hours (midprice v6's hour items), no other range
+ * reaches into those buckets (they lie outside the run): its rows come straight from the index in
+ * bucket order (a Merge Append, no sort), merged with the edges' few buckets.
  */
-function sampledSql(aligned?: Branch): string {
-  const items = !aligned?.unit
+function sampledSql(aligned?: Aligned): string {
+  const items = !aligned
     ? lastOfEachBucket(BRANCHES)
-    : `(SELECT ${aligned.unit.key} AS bucket, ${sampleJsonSql(aligned.unit.key, 'sample_json')} AS item FROM ${aligned.unit.table}
-      WHERE cluster = $1 AND pool = $2 AND ${aligned.unit.key} >= $${aligned.from} AND ${aligned.unit.key} < $${aligned.to} ORDER BY ${aligned.unit.key})
+    : `(SELECT ${aligned.branch.unit!.key} AS bucket, ${aligned.item} AS item FROM ${aligned.branch.unit!.table}
+      WHERE cluster = $1 AND pool = $2 AND ${aligned.branch.unit!.key} >= $${aligned.branch.from} AND ${aligned.branch.unit!.key} < $${aligned.branch.to}
+      ORDER BY ${aligned.branch.unit!.key})
     UNION ALL
-    ${lastOfEachBucket(BRANCHES.filter((b) => b !== aligned))}`;
+    ${lastOfEachBucket(BRANCHES.filter((b) => b !== aligned.branch))}`;
   return inItems(`SELECT item FROM (${items}) u ORDER BY bucket`);
 }
 
 /** $1 cluster, $2 pool, $3 bucket size, $4..$17 the ranges' bounds. */
 const SAMPLED_TYPES: readonly ParamType[] = ['text', 'text', ...Array<ParamType>(15).fill('int8')];
-const sampled = (name: string, aligned?: Branch) => batchable(name, sampledSql(aligned), SAMPLED_TYPES);
+const sampled = (name: string, aligned?: Aligned) => batchable(name, sampledSql(aligned), SAMPLED_TYPES);
 
-/** The statement for a bucket size. */
+/**
+ * The statement for a bucket size. A day of 5m on the bench's 10^6-point pool reads 24 hourly
+ * rows instead of 288 five-minute rows, and 30m picks among none (measured in the README,
+ * 2026-11-29 afternoon).
+ */
 const SAMPLED: ReadonlyMap<number, BatchableStatement> = new Map([
-  [HOUR, sampled('api-midprice-sampled-hours', BRANCHES[0])],
-  [FIVE_MINUTES, sampled('api-midprice-sampled-five-minutes', BRANCHES[1])],
-  [MINUTE, sampled('api-midprice-sampled-minutes', BRANCHES[3])],
+  [HOUR, sampled('api-midprice-sampled-hours', eachRowItsBucket(BRANCHES[0]))],
+  [THIRTY_MINUTES, sampled('api-midprice-sampled-thirty-minutes', { branch: BRANCHES[0], item: 'thirty_minute_items' })],
+  [FIVE_MINUTES, sampled('api-midprice-sampled-five-minutes', { branch: BRANCHES[0], item: 'five_minute_items' })],
+  [MINUTE, sampled('api-midprice-sampled-minutes', eachRowItsBucket(BRANCHES[3]))],
 ]);
 const SAMPLED_ANY = sampled('api-midprice-sampled');
 

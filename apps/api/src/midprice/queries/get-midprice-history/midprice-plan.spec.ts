@@ -26,7 +26,7 @@ describe('planSampled', () => {
     ]);
   });
 
-  it('5m and 30m: whole 5 minutes in the middle, no hours', () => {
+  it('5m and 30m: whole 5 minutes, minutes and raw at the edges; whole hours (their stored items) in the middle', () => {
     const p = planSampled('30m', 90, 2000);
     expect(p.hours).toEqual({ from: 0, to: 0 });
     expect(p.fiveMinutes[0]).toEqual({ from: 300, to: 1800 });
@@ -38,6 +38,11 @@ describe('planSampled', () => {
       { from: 90, to: 120 },
       { from: 1980, to: 2001 },
     ]);
+    // [10:00:30, 13:02:10] in 5m: the hours 11–13 whole, as for 1h
+    const day = planSampled('5m', 10 * H + 30, 13 * H + 130);
+    expect(day.size).toBe(5 * M);
+    expect(day.hours).toEqual({ from: 11 * H, to: 13 * H });
+    expect(day.fiveMinutes[0]).toEqual({ from: 10 * H + 5 * M, to: 11 * H });
   });
 
   it('1m: minutes only; a window shorter than 5 minutes: minutes and raw', () => {
@@ -53,7 +58,7 @@ describe('planSampled', () => {
     expect(short.minutes[0]).toEqual({ from: 120, to: 360 });
   });
 
-  it('any window and timeframe: the ranges tile [start, end + 1) exactly, each aligned to its level, no level larger than a bucket', () => {
+  it('any window and timeframe: the ranges tile [start, end + 1) exactly, each aligned to its level, each holding whole buckets', () => {
     const timeframes = Object.keys(TIMEFRAME_SECONDS) as SampledTimeframe[];
     fc.assert(
       fc.property(fc.constantFrom(...timeframes), fc.integer({ min: 0, max: 4e9 }), fc.integer({ min: 0, max: 3 * 86_400 }), (tf, start, length) => {
@@ -69,7 +74,9 @@ describe('planSampled', () => {
         for (const r of pieces) {
           expect(r.from % r.size).toBe(0);
           expect(r.to % r.size).toBe(0);
-          expect(p.size % r.size).toBe(0); // a run's rows never straddle two buckets
+          // A run's rows never straddle two buckets; whole hours of 5m and 30m hold whole buckets (their items).
+          expect(r.size === H && p.size < H ? H % p.size : p.size % r.size).toBe(0);
+          if (r.size === H) expect(p.size % (5 * M)).toBe(0); // 1m reads no hour
         }
         pieces.sort((a, b) => a.from - b.from);
         let at = start;

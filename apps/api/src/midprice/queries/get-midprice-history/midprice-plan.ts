@@ -11,7 +11,11 @@ export interface Range {
 
 export interface SampledPlan {
   size: number;
-  /** Whole hours (1h… timeframes): the last point of each hour from the hourly rollup. */
+  /**
+   * Whole hours (5m… timeframes): from the hourly rollup, the last point of each hour (1h…), or
+   * the hour's samples of its 5 or 30 minutes, stored whole on its row (5m, 30m: midprice v6's
+   * hour items).
+   */
   hours: Range;
   /** Whole 5 minutes not covered by hours (5m… timeframes): the last point of each from the five-minute rollup. */
   fiveMinutes: [Range, Range];
@@ -31,7 +35,7 @@ const EMPTY: Range = { from: 0, to: 0 };
  */
 export function planSampled(timeframe: SampledTimeframe, start: number, end: number): SampledPlan {
   const size = TIMEFRAME_SECONDS[timeframe];
-  const sizes = size >= HOUR ? [HOUR, FIVE_MINUTES, MINUTE] : size % FIVE_MINUTES === 0 ? [FIVE_MINUTES, MINUTE] : [MINUTE];
+  const sizes = size % FIVE_MINUTES === 0 ? [HOUR, FIVE_MINUTES, MINUTE] : [MINUTE];
   const cover = coverWindow(start, end + 1, sizes);
   const runs = (s: number): Range[] => cover.runs.filter((r) => r.size === s).map((r) => ({ from: r.from, to: r.to }));
   const two = (rs: Range[]): [Range, Range] => {
