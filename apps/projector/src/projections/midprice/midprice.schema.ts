@@ -307,16 +307,17 @@ export function olderBuildViews(version: 1 | 2 | 3 | 4 | 5, sampleJson = true, h
  * the samples of the 5 and 30 minutes inside it (`five_minute_items`, `thirty_minute_items`,
  * hourItemsSql), written with the hour's five-minute rows (a batch rewrites the hours it
  * touched; a replay's finish writes them all): the API's 5m and 30m history reads one row per
- * whole hour instead of twelve (5m) or picking among twelve (30m). The hourly table keeps rows of
- * up to 8,160 bytes inline and uncompressed (`toast_tuple_target`): an hour's items are about
- * 2.7 KB, which Postgres would otherwise compress, to be decompressed on every read.
+ * whole hour instead of twelve (5m) or picking among twelve (30m). An hour's items (about 2 KB)
+ * are stored as Postgres stores any text, compressed inline (pglz, to about a quarter): keeping
+ * them uncompressed (`toast_tuple_target` 8160) made the table 2.3× larger and the reads no faster
+ * (README, 2026-11-29 afternoon).
  */
 export const midpriceSchemaV6: ProjectionSchemaVersion = {
   version: 6,
   tables: midpriceSchemaV3.tables,
   ddl: (s) => [
     ...lastPointsDdl(s, 'tail and sample_json'),
-    `ALTER TABLE ${s}.midprice_hourly ADD COLUMN five_minute_items text, ADD COLUMN thirty_minute_items text, SET (toast_tuple_target = 8160)`,
+    `ALTER TABLE ${s}.midprice_hourly ADD COLUMN five_minute_items text, ADD COLUMN thirty_minute_items text`,
   ],
   views: [
     midpriceSchemaV1.views[0],
