@@ -95,7 +95,7 @@ const lastPointView = (
       hourItems.served === 'stored'
         ? `, ${HOUR_ITEMS.join(', ')} FROM ${s}.${table}`
         : hourItems.served === 'derived'
-          ? `, ${derivedHourItems(hourItems.fiveMinutes(s))} FROM ${s}.${table} h`
+          ? `, ${HOUR_ITEMS.join(', ')} FROM ${s}.${table} h LEFT JOIN LATERAL (${derivedHourItems(hourItems.fiveMinutes(s))}) i ON true`
           : ` FROM ${s}.${table}`
     }`,
 });
@@ -118,18 +118,19 @@ export const hourItemsSql = (from: string): string => `SELECT cluster, pool, hou
     FROM (SELECT f.cluster, f.pool, f.five_minute_start, ${sqlBucket('f.five_minute_start', 3600)} AS hour_start,
             ${sampleJsonSql('f.five_minute_start', 'f.sample_json')} AS five_item,
             CASE WHEN row_number() OVER (PARTITION BY f.cluster, f.pool, ${sqlBucket('f.five_minute_start', 1800)}
-                                         ORDER BY f.slot DESC, f.tx_index DESC, f.ix_index DESC, f.inner_index DESC, f.point_id DESC) = 1
+                                         ORDER BY ${newestFirst('f.point_id')}) = 1
               THEN ${sampleJsonSql(sqlBucket('f.five_minute_start', 1800), 'f.sample_json')} END AS thirty_item
             FROM ${from}) x
     GROUP BY cluster, pool, hour_start`;
 
-/** An older build's hour items (its hourly view, aliased `h`), from its five-minute rows `fiveMinutes` (O(12 rows) per hour). */
+/**
+ * An older build's hour items, both from one pass over the hour's five-minute rows `fiveMinutes`
+ * (O(12 rows) per hour): the lateral subquery of its hourly view (aliased `h`), none for an hour
+ * without them.
+ */
 const derivedHourItems = (fiveMinutes: string): string =>
-  HOUR_ITEMS.map(
-    (col) =>
-      `(SELECT ${col} FROM (${hourItemsSql(`(${fiveMinutes}) f
-      WHERE f.cluster = h.cluster AND f.pool = h.pool AND f.five_minute_start >= h.hour_start AND f.five_minute_start < h.hour_start + 3600`)}) i) AS ${col}`,
-  ).join(', ');
+  `SELECT ${HOUR_ITEMS.join(', ')} FROM (${hourItemsSql(`(${fiveMinutes}) f
+      WHERE f.cluster = h.cluster AND f.pool = h.pool AND f.five_minute_start >= h.hour_start AND f.five_minute_start < h.hour_start + 3600`)}) x`;
 
 /**
  * v1 of the `midprice` read model: every oracle update as a point (the field an instruction left

@@ -1,5 +1,5 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { MIDPRICE_MAX_BUCKETS, type SampledTimeframe } from '@hadron/contracts/api';
+import { MIDPRICE_MAX_BUCKETS, TIMEFRAME_SECONDS, type SampledTimeframe } from '@hadron/contracts/api';
 import { sampleJsonRestSql, sampleJsonSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
 import { bucketCount, HOUR, MINUTE } from '@hadron/domain';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
@@ -54,7 +54,6 @@ interface Branch {
 }
 
 const HOURS = { table: 'read.midprice_hourly', key: 'hour_start' };
-const THIRTY_MINUTES = 30 * MINUTE;
 const FIVE_MINUTE_UNITS = { table: 'read.midprice_five_minute', key: 'five_minute_start' };
 const MINUTE_UNITS = { table: 'read.midprice_minute', key: 'minute_start' };
 
@@ -106,14 +105,14 @@ const eachRowItsBucket = (branch: Branch): Aligned => ({ branch, item: sampleJso
  * bucket order (a Merge Append, no sort), merged with the edges' few buckets.
  */
 function sampledSql(aligned?: Aligned): string {
-  const items = !aligned
-    ? lastOfEachBucket(BRANCHES)
-    : `(SELECT ${aligned.branch.unit!.key} AS bucket, ${aligned.item} AS item FROM ${aligned.branch.unit!.table}
-      WHERE cluster = $1 AND pool = $2 AND ${aligned.branch.unit!.key} >= $${aligned.branch.from} AND ${aligned.branch.unit!.key} < $${aligned.branch.to}
-      ORDER BY ${aligned.branch.unit!.key})
+  if (!aligned) return inItems(`SELECT item FROM (${lastOfEachBucket(BRANCHES)}) u ORDER BY bucket`);
+  const { branch, item } = aligned;
+  const { table, key } = branch.unit!;
+  return inItems(`SELECT item FROM (
+    (SELECT ${key} AS bucket, ${item} AS item FROM ${table}
+      WHERE cluster = $1 AND pool = $2 AND ${key} >= $${branch.from} AND ${key} < $${branch.to} ORDER BY ${key})
     UNION ALL
-    ${lastOfEachBucket(BRANCHES.filter((b) => b !== aligned.branch))}`;
-  return inItems(`SELECT item FROM (${items}) u ORDER BY bucket`);
+    ${lastOfEachBucket(BRANCHES.filter((b) => b !== branch))}) u ORDER BY bucket`);
 }
 
 /** $1 cluster, $2 pool, $3 bucket size, $4..$17 the ranges' bounds. */
@@ -127,7 +126,7 @@ const sampled = (name: string, aligned?: Aligned) => batchable(name, sampledSql(
  */
 const SAMPLED: ReadonlyMap<number, BatchableStatement> = new Map([
   [HOUR, sampled('api-midprice-sampled-hours', eachRowItsBucket(BRANCHES[0]))],
-  [THIRTY_MINUTES, sampled('api-midprice-sampled-thirty-minutes', { branch: BRANCHES[0], item: 'thirty_minute_items' })],
+  [TIMEFRAME_SECONDS['30m'], sampled('api-midprice-sampled-thirty-minutes', { branch: BRANCHES[0], item: 'thirty_minute_items' })],
   [FIVE_MINUTES, sampled('api-midprice-sampled-five-minutes', { branch: BRANCHES[0], item: 'five_minute_items' })],
   [MINUTE, sampled('api-midprice-sampled-minutes', eachRowItsBucket(BRANCHES[3]))],
 ]);
