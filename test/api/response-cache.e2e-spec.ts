@@ -70,18 +70,18 @@ describe('response cache', () => {
     await send(cached, path); // kept now, if the first came before the cache's first position reading
     const before = await hits(cached);
     // A change the projection's position does not show (written behind the projector's back): an
-    // answer from the cache cannot see it, an uncached one does.
-    await h.db.pool.query(`UPDATE read.midprice_points SET signature = 'edited-behind-the-projector' WHERE pool = $1`, [POOL_A]);
+    // answer from the cache cannot see it, an uncached one does. (Base58: midprice v7's points refuse any other signature.)
+    await h.db.pool.query(`UPDATE read.midprice_points SET signature = 'editedBehindTheProjector' WHERE pool = $1`, [POOL_A]);
     const again = await send(cached, path);
     expect(again.body).toBe(first.body);
     expect(await hits(cached)).toBe(before + 1);
-    expect((await send(uncached, path)).body).toContain('edited-behind-the-projector');
+    expect((await send(uncached, path)).body).toContain('editedBehindTheProjector');
 
     // The projection advances: the next answer is made afresh, with the new point and the edit.
     await h.project([midpriceUpdated({ pool: POOL_A, blockTime: NOW + 60 }, 7n << 32n, 4_000_000_000n, QUOTER1)]);
     const after = await send(cached, path);
     expect(JSON.parse(after.body).data.length).toBe(JSON.parse(first.body).data.length + 1);
-    expect(after.body).toContain('edited-behind-the-projector');
+    expect(after.body).toContain('editedBehindTheProjector');
     expect(after.body).toBe((await send(uncached, path)).body);
   });
 

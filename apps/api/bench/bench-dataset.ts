@@ -15,7 +15,8 @@ import { ALL_PROJECTIONS, runningViewsFromSwaps } from '../../projector/src';
  * - every other pool: 500 swaps over the last 7 days and 200 points over the last day.
  * A third of the swaps carry a two-recipient fee split. Rollups are derived from the rows.
  * It follows the physical tables of the projector's current versions (swaps v3 with its running
- * totals, midprice v6 with its five-minute last points, their stored tail and sample JSON and its hour items, pools v1) — the only place outside the projector that writes
+ * totals, midprice v7 with its five-minute last points, their stored tail and sample JSON, its hour items and its points' base58
+ * signatures (their stored sample head is generated), pools v1) — the only place outside the projector that writes
  * them: a change of those tables needs a change here. The midprice last points are written by the projector's finish of a replay.
  */
 /** Rows per pool and the seconds between them (a fraction: several rows share a second). */
@@ -115,11 +116,11 @@ export async function generateDataset(
         sequence, midprice_q32, spread_factor_q32)
      SELECT CASE WHEN s.i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END, ${sqlPoolAddress('s.i')},
             ${ts('s.point_step')}, 'mp:' || s.i || ':' || g, ${ts('s.point_step')},
-            (${ts('s.point_step')} - 1700000000) * 3 + 1, 0, 0, -1, 'Sig' || s.i || 'm' || g || repeat('t', 60),
+            (${ts('s.point_step')} - 1700000000) * 3 + 1, 0, 0, -1, 'Sig' || translate(s.i || 'm' || g, '0', 'z') || repeat('t', 60),
             'UpdateMidpriceAndBaseSpread', g, 1073741824 + (g % 977) * 1000, 4294967296 - 262144
        FROM ${series} s, generate_series(1, s.points) g`,
   );
-  // The last points of each minute, 5 minutes and hour, and each hour's items (midprice v6): the projector's own finish of a replay.
+  // The last points of each minute, 5 minutes and hour, and each hour's items (midprice v6 on): the projector's own finish of a replay.
   const t = Date.now();
   await ALL_PROJECTIONS.find((d) => d.name === 'midprice')!.finishBuild!(pool as never, M, () => Promise.reject(new Error('not used')));
   log(`  midprice last points and hour items (the projector's finish): ${((Date.now() - t) / 1000).toFixed(1)} s`);

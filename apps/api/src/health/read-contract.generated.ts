@@ -211,6 +211,7 @@ export const READ_CONTRACT: Readonly<Record<string, readonly (readonly [column: 
     ["spread_factor_q32", "numeric(20,0)"],
     ["midprice", "numeric"],
     ["base_spread_factor", "numeric"],
+    ["sample_json", "text"],
   ],
   pools: [
     ["cluster", "text"],

@@ -36,13 +36,30 @@ export function q32JsonSql(col: string): string {
 }
 
 /**
+ * A sample's JSON but the opening `{"timestamp":<t>`, from a row's `slot` and `signature` and the
+ * JSON of its two Q32 numbers (`midprice`, `spread`: expressions, or columns holding them, as
+ * midprice v7's points store them). `json` writes the signature's JSON value or null.
+ */
+export const sampleJsonOfNumbersSql = (midprice: string, spread: string, json: (col: string) => string): string =>
+  `',"slot":' || slot::text || ',"midprice":' || ${midprice} || ',"base_spread_factor":' || ${spread} || ',"signature":' || coalesce(${json('signature')}, 'null') || '}'`;
+
+/**
  * A sample's JSON but the opening `{"timestamp":<t>` (the bucket is the row's key, or its ts),
  * from a row's `slot`, `midprice_q32`, `spread_factor_q32` and `signature`. `json` writes a text
  * column's JSON value or null: `to_json(c)::text` in a query or a view; in a generated column
  * (immutable functions only) a build's own wrapper.
  */
 export const sampleJsonRestSql = (json: (col: string) => string): string =>
-  `',"slot":' || slot::text || ',"midprice":' || ${q32JsonSql('midprice_q32')} || ',"base_spread_factor":' || ${q32JsonSql('spread_factor_q32')} || ',"signature":' || coalesce(${json('signature')}, 'null') || '}'`;
+  sampleJsonOfNumbersSql(q32JsonSql('midprice_q32'), q32JsonSql('spread_factor_q32'), json);
+
+/**
+ * A base58 text's JSON value: the text quoted, for it holds no character JSON escapes. Only for
+ * a column whose table refuses anything else (midprice v7's points check their signature).
+ */
+export const quotedBase58 = (col: string): string => `'"' || ${col} || '"'`;
+
+/** The Postgres pattern of a base58 text (Bitcoin's alphabet: no 0, O, I or l): what `quotedBase58` relies on. */
+export const BASE58_PATTERN_SQL = "'^[1-9A-HJ-NP-Za-km-z]+$'";
 
 /** A text column's JSON in a query or a view (to_json escapes what JSON.stringify does; null stays null). */
 export const toJsonText = (col: string): string => `to_json(${col})::text`;

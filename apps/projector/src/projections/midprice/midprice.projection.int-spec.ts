@@ -14,7 +14,7 @@ import {
   createMidpriceHandlerV5,
   finishMidpriceBuild,
 } from './midprice.projection';
-import { midpriceSchemaV2, midpriceSchemaV5, midpriceSchemaV6, olderBuildViews } from './midprice.schema';
+import { midpriceSchemaV2, midpriceSchemaV5, midpriceSchemaV6, midpriceSchemaV7, olderBuildViews } from './midprice.schema';
 
 const T = 1_763_798_400; // a minute and hour start
 const S1 = Q - 1000n;
@@ -23,13 +23,15 @@ const S3 = Q - 3000n;
 /** The oracle as a backfill's PoolDiscovered reads it: at the backfill's target slot, the end of the history. */
 const S_NOW = Q - 9000n;
 const MID_NOW = 9n * Q;
-const SCHEMA = 'proj_midprice_v6_test';
-/** A v2 build fed the same batches (not served): its derived five-minute view and hour items must equal v6's tables. */
+const SCHEMA = 'proj_midprice_v7_test';
+/** A v2 build fed the same batches (not served): its derived five-minute view, hour items and point JSON must equal v7's tables. */
 const V2_SCHEMA = 'proj_midprice_v2_beside';
-/** A v5 build fed the same batches (not served, the previous release): its derived hour items must equal v6's. */
+/** A v5 build fed the same batches (not served): its derived hour items and point JSON must equal v7's. */
 const V5_SCHEMA = 'proj_midprice_v5_beside';
-/** A v6 build replaying the same batches (`building`: points and state, the last points at its finish): it must end equal to the served one. */
-const REPLAY_SCHEMA = 'proj_midprice_v6_replay';
+/** A v6 build fed the same batches (not served, the previous release): its derived point JSON must equal v7's. */
+const V6_SCHEMA = 'proj_midprice_v6_beside';
+/** A v7 build replaying the same batches (`building`: points and state, the last points at its finish): it must end equal to the served one. */
+const REPLAY_SCHEMA = 'proj_midprice_v7_replay';
 const TABLES = ['midprice_points', 'midprice_state', 'midprice_minute', 'midprice_five_minute', 'midprice_hourly'];
 
 /**
@@ -53,15 +55,16 @@ async function expectFinishedReplayEqual(pool: Pool, live: string, replay: strin
   }
 }
 
-describe('midprice projection v6 (v2 points, the last point of every 5 minutes, the sample tail and JSON, the hour items)', () => {
+describe('midprice projection v7 (v2 points, the last point of every 5 minutes, the sample tail and JSON, the hour items, the point JSON)', () => {
   let db: TestDatabase;
   const handler = createMidpriceHandler(quoteIdent(SCHEMA));
   const handlerV2 = createMidpriceHandlerV2(quoteIdent(V2_SCHEMA));
   const handlerV5 = createMidpriceHandlerV5(quoteIdent(V5_SCHEMA));
+  const handlerV6 = createMidpriceHandler(quoteIdent(V6_SCHEMA));
   const replay = createMidpriceBuildingHandler(quoteIdent(REPLAY_SCHEMA));
   /**
-   * Each batch to the v6 build (served), to the replaying v6 build, which must take or refuse it
-   * alike, and to the v2 and v5 builds beside them, only when v6 took it.
+   * Each batch to the v7 build (served), to the replaying v7 build, which must take or refuse it
+   * alike, and to the v2, v5 and v6 builds beside them, only when v7 took it.
    */
   const apply = async (events: Parameters<typeof applyBatch>[2]) => {
     const outcome = (h: typeof handler) =>
@@ -74,6 +77,7 @@ describe('midprice projection v6 (v2 points, the last point of every 5 minutes, 
     if (live) throw live;
     await applyBatch(db.pool, handlerV2, events);
     await applyBatch(db.pool, handlerV5, events);
+    await applyBatch(db.pool, handlerV6, events);
   };
   const points = async (pool: string, cluster = 'mainnet-beta') =>
     (
@@ -95,8 +99,9 @@ describe('midprice projection v6 (v2 points, the last point of every 5 minutes, 
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
     await createServedBuild(db.pool, midpriceSchemaV2, V2_SCHEMA);
     await createBuildTables(db.pool, midpriceSchemaV5, V5_SCHEMA);
-    await createBuildTables(db.pool, midpriceSchemaV6, REPLAY_SCHEMA);
-    await createServedBuild(db.pool, midpriceSchemaV6, SCHEMA); // last: the read views point at v6
+    await createBuildTables(db.pool, midpriceSchemaV6, V6_SCHEMA);
+    await createBuildTables(db.pool, midpriceSchemaV7, REPLAY_SCHEMA);
+    await createServedBuild(db.pool, midpriceSchemaV7, SCHEMA); // last: the read views point at v7
   });
   afterAll(() => db.drop());
 
@@ -249,7 +254,7 @@ describe('midprice projection v6 (v2 points, the last point of every 5 minutes, 
     const zero = midpriceUpdated({ pool: P, slot: 1 }, 1n, null);
     await expect(apply([{ ...zero, data: { ...zero.data, midpriceQ32: '0' } }])).rejects.toThrow(`event ${zero.id}: midpriceQ32 is 0`);
   });
-  it('a v2 build serves the same five-minute rows, derived from its minutes, as v6 writes, their tail and sample JSON too (every pool above)', async () => {
+  it('a v2 build serves the same five-minute rows, derived from its minutes, as v7 writes, their tail and sample JSON too (every pool above)', async () => {
     const cols =
       'cluster, pool, five_minute_start, ts, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32, midprice, base_spread_factor, point_id, tail, sample_json';
     const order = 'ORDER BY cluster, pool, five_minute_start';
@@ -259,7 +264,31 @@ describe('midprice projection v6 (v2 points, the last point of every 5 minutes, 
     expect(derived.rows).toEqual(table.rows);
   });
 
-  it('v2 and v5 builds serve the same hourly rows, their hour items derived, as v6 writes (every pool above)', async () => {
+  it('v2, v5 and v6 builds serve the same points, their sample JSON derived, as v7 gives from its stored head (every pool above)', async () => {
+    const order = 'ORDER BY cluster, pool, ts, id';
+    const table = (await db.pool.query(`SELECT * FROM read.midprice_points ${order}`)).rows;
+    expect(table.length).toBeGreaterThan(5);
+    // Each is a whole sample once its timestamp is put in front: what the API's raw history sends.
+    for (const r of table) {
+      expect(JSON.parse(`{"timestamp":${r.ts}${r.sample_json}`)).toEqual({
+        timestamp: Number(r.ts),
+        slot: Number(r.slot),
+        midprice: Number(r.midprice_q32) / 2 ** 32,
+        base_spread_factor: r.spread_factor_q32 === null ? null : Number(r.spread_factor_q32) / 2 ** 32,
+        signature: r.signature,
+      });
+    }
+    for (const [version, schema] of [
+      [2, V2_SCHEMA],
+      [5, V5_SCHEMA],
+      [6, V6_SCHEMA],
+    ] as const) {
+      const derived = await db.pool.query(`SELECT * FROM (${olderBuildViews(version)[0].select(quoteIdent(schema))}) d ${order}`);
+      expect({ version, rows: derived.rows }).toEqual({ version, rows: table });
+    }
+  });
+
+  it('v2, v5 and v6 builds serve the same hourly rows, their hour items derived or stored, as v7 writes (every pool above)', async () => {
     const order = 'ORDER BY cluster, pool, hour_start';
     const table = (await db.pool.query(`SELECT * FROM read.midprice_hourly ${order}`)).rows;
     expect(table.length).toBeGreaterThan(5);
@@ -267,6 +296,7 @@ describe('midprice projection v6 (v2 points, the last point of every 5 minutes, 
     for (const [version, schema] of [
       [2, V2_SCHEMA],
       [5, V5_SCHEMA],
+      [6, V6_SCHEMA],
     ] as const) {
       const derived = await db.pool.query(`SELECT * FROM (${olderBuildViews(version)[2].select(quoteIdent(schema))}) d ${order}`);
       expect({ version, rows: derived.rows }).toEqual({ version, rows: table });
@@ -302,13 +332,13 @@ describe('midprice projection v6 (v2 points, the last point of every 5 minutes, 
   });
 });
 
-describe("midprice v6's replay (points and state per batch, the last points and hour items at the finish), on a generated log", () => {
+describe("midprice v7's replay (points and state per batch, the last points and hour items at the finish), on a generated log", () => {
   let db: TestDatabase;
-  const [LIVE, REPLAY] = ['proj_midprice_v6_gen_live', 'proj_midprice_v6_gen_replay'];
+  const [LIVE, REPLAY] = ['proj_midprice_v7_gen_live', 'proj_midprice_v7_gen_replay'];
 
   beforeAll(async () => {
     db = await createTestDatabase([eventLogMigrations, projectorMigrations]);
-    for (const schema of [LIVE, REPLAY]) await createBuildTables(db.pool, midpriceSchemaV6, schema);
+    for (const schema of [LIVE, REPLAY]) await createBuildTables(db.pool, midpriceSchemaV7, schema);
   });
   afterAll(() => db.drop());
 

@@ -16,34 +16,17 @@ const ROLLUP_POINT = 'ts, slot, tx_index, ix_index, inner_index, point_id AS id,
 const NEWEST_FIRST = 'slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC';
 
 /**
- * A raw point as one line of text, `<timestamp> <slot> <midprice_q32> <spread_factor_q32> <signature>`:
- * an empty field for a null number, the signature as its JSON value (`null`, or the string quoted
- * and escaped by Postgres's to_json, which escapes what JSON.stringify does: so it is written to
- * the body as it is, and a line never holds a raw line break). node-postgres's cost is per field
- * and per row: a whole page comes back as one text value (inLines), its lines read back by
- * samplesOfText. sample-line.int-spec.ts checks the round trip through Postgres. (The sampled
- * history's samples are written whole by Postgres instead, see sampledSql. Raw points have no
- * stored JSON, and writing it in the query cost their backend more than it saved the API: on the
- * bench's dataset, sequential, 483 → 627 µs of backend CPU per page, where the API saved about 60.)
- */
-export const sampleLine = (timestamp: string): string =>
-  `concat(${timestamp}, ' ', slot, ' ', midprice_q32, ' ', spread_factor_q32, ' ', coalesce(${toJsonText('signature')}, 'null')) AS line`;
-
-/**
  * A query's `column`s joined by `separator` into one value (null for none), in the query's order:
  * an aggregate over a subquery reads the rows in the order the subquery returns them (ORDER BY
  * inside string_agg would sort them again).
  */
 const joined = (column: string, separator: string) => (sql: string) => `SELECT string_agg(${column}, ${separator}) FROM (${sql}) rows`;
 
-/**
- * A query's `line`s joined by line breaks. For a day of 5m samples (288 rows) the API's Node CPU
- * went from 452 to 312 µs per query, its backend's stayed 353 → 367 (sequential, interleaved).
- */
-export const inLines = joined('line', "E'\\n'");
-
 /** A query's `item`s (each a sample's JSON) joined by commas: the body's `data` as it is. */
 const inItems = joined('item', "','");
+
+/** A query's `item`s (each a sample's JSON, which never holds a raw line break) joined by line breaks: the API reads each one's timestamp. */
+const inLines = joined('item', "E'\\n'");
 
 /** A range of the sampled plan as SQL: a rollup's rows (the last point of each unit) or raw points, `[$from, $to)`. */
 interface Branch {
@@ -134,13 +117,26 @@ const SAMPLED_ANY = sampled('api-midprice-sampled');
 
 const FIRST_HOUR_SQL = `SELECT min(hour_start) AS first FROM read.midprice_hourly WHERE cluster = $1 AND pool = $2`;
 
-/** Newest first, [start, upper): only what a sample shows (the order is the chain's, so no sort here). */
+/**
+ * Newest first, [start, upper): each point's sample JSON (its `sample_json`, stored by midprice v7,
+ * derived in an older build's view), joined by line breaks into one value (a sample's JSON never
+ * holds one: to_json escapes it, a v7 point's signature is base58), so that the API cuts the page
+ * on whole seconds (cutRawPage) and joins the items it keeps without writing a number. node-postgres's
+ * cost is per field and per row. Measured on the bench's dataset, old and new API alternated, the
+ * 50/200-point mix: README, 2026-11-29 (evening).
+ */
 const RAW = batchable(
   'api-midprice-raw',
-  inLines(`SELECT ${sampleLine('ts')} FROM read.midprice_points
+  inLines(`SELECT ${sampleJsonSql('ts', 'sample_json')} AS item FROM read.midprice_points
   WHERE cluster = $1 AND pool = $2 AND ts >= $3 AND ts < $4 ORDER BY ts DESC, ${NEWEST_FIRST} LIMIT $5`),
   ['text', 'text', 'int8', 'int8', 'int8'],
 );
+
+/** Where a sample's JSON has its timestamp's digits: after `{"timestamp":`, up to the next comma. */
+const TIMESTAMP_AT = '{"timestamp":'.length;
+
+/** A sample's timestamp, read from its JSON. */
+export const timestampOfSample = (json: string): number => Number(json.slice(TIMESTAMP_AT, json.indexOf(',', TIMESTAMP_AT)));
 
 /** Every point of second $3, plus the newest older point in range (is there a next page?). */
 const SECOND_SQL = `SELECT false AS older, ${POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts = $3
@@ -187,23 +183,6 @@ const toPoint = (r: PointRow): Point => ({
 
 /** A sample: [timestamp (bucket or ts), slot, signature as its JSON value, midprice_q32, spread_factor_q32]. */
 export type SampleRow = [string | number, string | number, string, string | null, string | null];
-
-/** A sample read back from its sampleLine. */
-function sampleRowOfLine(line: string): SampleRow {
-  const a = line.indexOf(' ');
-  const b = line.indexOf(' ', a + 1);
-  const c = line.indexOf(' ', b + 1);
-  const d = line.indexOf(' ', c + 1);
-  const mid = line.slice(b + 1, c);
-  const spread = line.slice(c + 1, d);
-  return [line.slice(0, a), line.slice(a + 1, b), line.slice(d + 1), mid === '' ? null : mid, spread === '' ? null : spread];
-}
-
-/** The samples of an inLines query's value. */
-export const samplesOfText = (text: string | null): SampleRow[] => (text === null ? [] : text.split('\n').map(sampleRowOfLine));
-
-/** The single value of an inLines query. */
-const linesOf = (rows: readonly [string | null][]): string | null => rows[0]?.[0] ?? null;
 
 const Q32 = 4_294_967_296;
 
@@ -287,26 +266,22 @@ export class GetMidpriceHistoryHandler implements IQueryHandler<GetMidpriceHisto
   }
 
   private async raw(q: GetMidpriceHistoryQuery): Promise<JsonText> {
+    const envelope = (nextCursor: number | null) => ({ start_time: q.startTime, end_time: q.endTime, timeframe: 'raw', next_cursor: nextCursor });
     const upper = Math.min(q.endTime + 1, q.cursor ?? Number.MAX_SAFE_INTEGER);
-    let page: SampleRow[] = [];
-    let more = false;
-    if (upper > q.startTime) {
-      const rows = samplesOfText(linesOf(await this.db.batchedArrays<[string | null]>(RAW, [q.cluster, q.address, q.startTime, upper, q.limit + 1])));
-      const cut = cutRawPage(rows, q.limit, (r) => Number(r[0]));
-      if (cut.kind === 'page') {
-        page = cut.page;
-        more = cut.more;
-      } else {
-        const second = await this.db.query<PointRow & { older: boolean }>('api-midprice-second', SECOND_SQL, [q.cluster, q.address, cut.second, q.startTime]);
-        page = second
-          .filter((r) => !r.older)
-          .map(toPoint)
-          .sort(newestFirst)
-          .map((p): SampleRow => [p.ts, p.slot, jsonString(p.signature), p.midprice_q32, p.spread_factor_q32]);
-        more = second.some((r) => r.older);
-      }
+    if (upper <= q.startTime) return jsonTextWithData(envelope(null), null);
+    const [[text]] = await this.db.batchedArrays<[string | null]>(RAW, [q.cluster, q.address, q.startTime, upper, q.limit + 1]);
+    const cut = cutRawPage(text === null ? [] : text.split('\n'), q.limit, timestampOfSample);
+    if (cut.kind === 'page') {
+      const last = cut.page.at(-1);
+      return jsonTextWithData(envelope(cut.more && last !== undefined ? timestampOfSample(last) : null), cut.page.join(','));
     }
-    const nextCursor = more && page.length > 0 ? Number(page[page.length - 1][0]) : null;
-    return jsonTextWithItems({ start_time: q.startTime, end_time: q.endTime, timeframe: 'raw', next_cursor: nextCursor }, page, sampleJson);
+    const second = await this.db.query<PointRow & { older: boolean }>('api-midprice-second', SECOND_SQL, [q.cluster, q.address, cut.second, q.startTime]);
+    const page = second
+      .filter((r) => !r.older)
+      .map(toPoint)
+      .sort(newestFirst)
+      .map((p): SampleRow => [p.ts, p.slot, jsonString(p.signature), p.midprice_q32, p.spread_factor_q32]);
+    const more = second.some((r) => r.older);
+    return jsonTextWithItems(envelope(more && page.length > 0 ? Number(page[page.length - 1][0]) : null), page, sampleJson);
   }
 }

@@ -1,5 +1,14 @@
+import bs58 from 'bs58';
 import fc from 'fast-check';
-import { q32JsonSql, sampleJsonRestSql, sampleJsonSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
+import {
+  BASE58_PATTERN_SQL,
+  q32JsonSql,
+  quotedBase58,
+  sampleJsonOfNumbersSql,
+  sampleJsonRestSql,
+  sampleJsonSql,
+  toJsonText,
+} from '@hadron/contracts/read/midprice-sample-json';
 import { Pool } from 'pg';
 import { createPool, endPool } from '@hadron/platform/database/pool';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
@@ -82,6 +91,56 @@ describe('a midprice sample written by Postgres', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('midprice v7: a point stores its numbers’ JSON (generated), the view quotes its base58 signature; the same sample; any other signature is refused', async () => {
+    // The points table's columns and check as midprice v7 declares them (midprice.schema.ts), the signatures encoded by bs58.
+    await db.pool.query(`CREATE TABLE v7_points (n int PRIMARY KEY, ts int8 NOT NULL, slot int8 NOT NULL, signature text,
+      midprice_q32 numeric(20,0), spread_factor_q32 numeric(20,0),
+      midprice_json text NOT NULL GENERATED ALWAYS AS (${q32JsonSql('midprice_q32')}) STORED,
+      spread_factor_json text NOT NULL GENERATED ALWAYS AS (${q32JsonSql('spread_factor_q32')}) STORED, CHECK (signature ~ ${BASE58_PATTERN_SQL}))`);
+    const row = fc.record({
+      ts: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+      slot: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+      signature: fc.option(fc.uint8Array({ minLength: 64, maxLength: 64 }).map((b) => bs58.encode(b))),
+      mid: fc.option(fc.oneof(u64, fc.constantFrom(...EDGES))),
+      spread: fc.option(u64),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 40 }), async (rows) => {
+        await db.pool.query('TRUNCATE v7_points');
+        await db.pool.query(
+          `INSERT INTO v7_points (n, ts, slot, signature, midprice_q32, spread_factor_q32)
+           SELECT * FROM unnest($1::int[], $2::int8[], $3::int8[], $4::text[], $5::numeric(20,0)[], $6::numeric(20,0)[])`,
+          [
+            rows.map((_, i) => i),
+            rows.map((r) => r.ts),
+            rows.map((r) => r.slot),
+            rows.map((r) => r.signature),
+            rows.map((r) => r.mid),
+            rows.map((r) => r.spread),
+          ],
+        );
+        const { rows: out } = await db.pool.query<{ a: string[] }>(
+          `SELECT array_agg(${sampleJsonSql('ts', sampleJsonOfNumbersSql('midprice_json', 'spread_factor_json', quotedBase58))} ORDER BY n) AS a FROM v7_points`,
+        );
+        const expected = rows.map((r) =>
+          toJson({
+            timestamp: r.ts,
+            slot: r.slot,
+            midprice: r.mid === null ? null : Number(r.mid) / Q32,
+            base_spread_factor: r.spread === null ? null : Number(r.spread) / Q32,
+            signature: r.signature,
+          }),
+        );
+        expect(out[0].a).toEqual(expected);
+      }),
+      { numRuns: 30 },
+    );
+    // What quoting could not write as JSON, and what is not base58 (0, O, I, l), never gets in.
+    for (const signature of ['a"b', 'a\\b', 'a\nb', '', 'O0Il', '5KtPn1LGuxhFiwjxErkxTb7XxtLVYUBe6Cn33ej7ATN ']) {
+      await expect(db.pool.query(`INSERT INTO v7_points (n, ts, slot, signature) VALUES (-1, 0, 0, $1)`, [signature])).rejects.toThrow(/check constraint/);
+    }
   });
 
   it('on a connection configured to round floats (extra_float_digits = 0), the pool still writes the exact shortest text', async () => {
