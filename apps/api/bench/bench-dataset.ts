@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { q32JsonSql } from '@hadron/contracts/read/midprice-sample-json';
 import { ALL_PROJECTIONS, runningViewsFromSwaps } from '../../projector/src';
 
 /**
@@ -15,8 +16,8 @@ import { ALL_PROJECTIONS, runningViewsFromSwaps } from '../../projector/src';
  * - every other pool: 500 swaps over the last 7 days and 200 points over the last day.
  * A third of the swaps carry a two-recipient fee split. Rollups are derived from the rows.
  * It follows the physical tables of the projector's current versions (swaps v3 with its running
- * totals, midprice v7 with its five-minute last points, their stored tail and sample JSON, its hour items and its points' base58
- * signatures (their stored sample head is generated), pools v1) — the only place outside the projector that writes
+ * totals, midprice v7 with its five-minute last points, their stored tail and sample JSON, its hour items, its points' base58
+ * signatures and numbers' JSON (q32JsonSql, the projector's q32Json in Postgres), pools v1) — the only place outside the projector that writes
  * them: a change of those tables needs a change here. The midprice last points are written by the projector's finish of a replay.
  */
 /** Rows per pool and the seconds between them (a fraction: several rows share a second). */
@@ -113,12 +114,12 @@ export async function generateDataset(
   await step(
     'midprice_points',
     `INSERT INTO ${M}.midprice_points (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction,
-        sequence, midprice_q32, spread_factor_q32)
+        sequence, midprice_q32, spread_factor_q32, midprice_json, spread_factor_json)
      SELECT CASE WHEN s.i <= ${MAINNET_POOLS} THEN 'mainnet-beta' ELSE 'devnet' END, ${sqlPoolAddress('s.i')},
             ${ts('s.point_step')}, 'mp:' || s.i || ':' || g, ${ts('s.point_step')},
             (${ts('s.point_step')} - 1700000000) * 3 + 1, 0, 0, -1, 'Sig' || translate(s.i || 'm' || g, '0', 'z') || repeat('t', 60),
-            'UpdateMidpriceAndBaseSpread', g, 1073741824 + (g % 977) * 1000, 4294967296 - 262144
-       FROM ${series} s, generate_series(1, s.points) g`,
+            'UpdateMidpriceAndBaseSpread', g, q.mid, q.spread, ${q32JsonSql('q.mid')}, ${q32JsonSql('q.spread')}
+       FROM ${series} s, generate_series(1, s.points) g, LATERAL (SELECT (1073741824 + (g % 977) * 1000)::numeric AS mid, (4294967296 - 262144)::numeric AS spread) q`,
   );
   // The last points of each minute, 5 minutes and hour, and each hour's items (midprice v6 on): the projector's own finish of a replay.
   const t = Date.now();

@@ -36,9 +36,16 @@ export function q32JsonSql(col: string): string {
 }
 
 /**
+ * The JSON number of a Q32 value (u64 text) as the API writes it, `null` for null: Number(text)
+ * rounds once, dividing by 2^32 is exact, and String writes the shortest text that reads back as
+ * that double. q32JsonSql is the same in Postgres.
+ */
+export const q32Json = (q: string | null): string => (q === null ? 'null' : String(Number(q) / 4_294_967_296));
+
+/**
  * A sample's JSON but the opening `{"timestamp":<t>`, from a row's `slot` and `signature` and the
  * JSON of its two Q32 numbers (`midprice`, `spread`: expressions, or columns holding them, as
- * midprice v7's points store them). `json` writes the signature's JSON value or null.
+ * midprice v7's points store them, written by the projector with q32Json). `json` writes the signature's JSON value or null.
  */
 export const sampleJsonOfNumbersSql = (midprice: string, spread: string, json: (col: string) => string): string =>
   `',"slot":' || slot::text || ',"midprice":' || ${midprice} || ',"base_spread_factor":' || ${spread} || ',"signature":' || coalesce(${json('signature')}, 'null') || '}'`;

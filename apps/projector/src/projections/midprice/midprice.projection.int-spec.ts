@@ -12,6 +12,7 @@ import {
   createMidpriceHandler,
   createMidpriceHandlerV2,
   createMidpriceHandlerV5,
+  createMidpriceHandlerV6,
   finishMidpriceBuild,
 } from './midprice.projection';
 import { midpriceSchemaV2, midpriceSchemaV5, midpriceSchemaV6, midpriceSchemaV7, olderBuildViews } from './midprice.schema';
@@ -60,7 +61,7 @@ describe('midprice projection v7 (v2 points, the last point of every 5 minutes, 
   const handler = createMidpriceHandler(quoteIdent(SCHEMA));
   const handlerV2 = createMidpriceHandlerV2(quoteIdent(V2_SCHEMA));
   const handlerV5 = createMidpriceHandlerV5(quoteIdent(V5_SCHEMA));
-  const handlerV6 = createMidpriceHandler(quoteIdent(V6_SCHEMA));
+  const handlerV6 = createMidpriceHandlerV6(quoteIdent(V6_SCHEMA));
   const replay = createMidpriceBuildingHandler(quoteIdent(REPLAY_SCHEMA));
   /**
    * Each batch to the v7 build (served), to the replaying v7 build, which must take or refuse it

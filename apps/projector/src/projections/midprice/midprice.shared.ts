@@ -1,4 +1,5 @@
 import { assertNever, type EventOf } from '@hadron/contracts';
+import { q32Json } from '@hadron/contracts/read/midprice-sample-json';
 import { compareChainPositions, type ChainPosition } from '@hadron/domain';
 import type { DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
 import { FACT_COLUMN_TYPES, FactColumns } from '../../sql/fact-columns';
@@ -151,6 +152,11 @@ export class PointColumns {
   private readonly sequence: string[] = [];
   private readonly mid: (string | null)[] = [];
   private readonly spread: (string | null)[] = [];
+  private readonly midJson: string[] = [];
+  private readonly spreadJson: string[] = [];
+
+  /** `numbersJson` (v7): also each point's midprice and spread factor as their JSON (q32Json), POINT_COLUMN_TYPES_V7's last two. */
+  constructor(private readonly numbersJson = false) {}
 
   get size(): number {
     return this.facts.size;
@@ -162,15 +168,20 @@ export class PointColumns {
     this.sequence.push(f.data.sequence);
     this.mid.push(mid);
     this.spread.push(spread);
+    if (this.numbersJson) {
+      this.midJson.push(q32Json(mid));
+      this.spreadJson.push(q32Json(spread));
+    }
   }
 
   params(): string[] {
     return [...this.facts.params(), textArray(this.instruction), numberArray(this.sequence), numberArray(this.mid), numberArray(this.spread)];
   }
 
-  /** The same columns as arrays, in POINT_COLUMN_TYPES' order (for a StagingTable). */
+  /** The same columns as arrays, in POINT_COLUMN_TYPES' (or POINT_COLUMN_TYPES_V7's) order (for a StagingTable). */
   columns(): (string | number | null)[][] {
-    return [...this.facts.columns(), this.instruction, this.sequence, this.mid, this.spread];
+    const columns = [...this.facts.columns(), this.instruction, this.sequence, this.mid, this.spread];
+    return this.numbersJson ? [...columns, this.midJson, this.spreadJson] : columns;
   }
 }
 
@@ -182,6 +193,9 @@ export const POINT_COLUMN_TYPES: readonly (readonly [string, string])[] = [
   ['midprice_q32', 'numeric'],
   ['spread_factor_q32', 'numeric'],
 ];
+
+/** v7's points: also the JSON of their midprice and spread factor, written by the projector (q32Json), stored by the table. */
+export const POINT_COLUMN_TYPES_V7: readonly (readonly [string, string])[] = [...POINT_COLUMN_TYPES, ['midprice_json', 'text'], ['spread_factor_json', 'text']];
 
 /** The points of a batch as `unnest` of $1 … $14: the fact columns ($1 … $10), then instruction, sequence, midprice, spread. */
 export const POINTS_INPUT_SQL = `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int4[], $8::int4[], $9::int4[],
@@ -195,12 +209,14 @@ export const POINTS_INPUT_SQL = `SELECT * FROM unnest($1::text[], $2::text[], $3
  * input). Returns `inserted`, the number of new points.
  * `input`: the points' relation, POINTS_INPUT_SQL by default (v1, frozen) or a staged batch (v2, v3).
  * `fiveMinute`: also the last point of every 5 minutes (v3's `midprice_five_minute`).
+ * `numbersJson` (v7): the input also has the points' numbers' JSON (POINT_COLUMN_TYPES_V7), inserted with them.
  * `byId` (v2, v3): the unique (cluster, id) is the one conflict arbiter. The primary key holds both
  * columns, so a point conflicting on it conflicts on (cluster, id) too, and one arbiter is one
  * index check per point instead of two. Without it (v1) there is no conflict target: every unique
  * index counts.
  */
-export function writePointsSql(s: string, stateSql: string, { input = POINTS_INPUT_SQL, fiveMinute = false, byId = false } = {}): string {
+export function writePointsSql(s: string, stateSql: string, { input = POINTS_INPUT_SQL, fiveMinute = false, byId = false, numbersJson = false } = {}): string {
+  const numbers = numbersJson ? ', midprice_json, spread_factor_json' : '';
   const lastPoint = (table: string, bucketCol: string, from: string, size: number) => `
     ${lastPointsInsert(s, { table, bucketCol, size, from, idCol: 'id' })}
     ON CONFLICT (cluster, pool, ${bucketCol}) DO UPDATE SET
@@ -214,9 +230,9 @@ export function writePointsSql(s: string, stateSql: string, { input = POINTS_INP
     ${input}
   ), ins AS (
     INSERT INTO ${s}.midprice_points (cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature,
-                                      instruction, sequence, midprice_q32, spread_factor_q32)
+                                      instruction, sequence, midprice_q32, spread_factor_q32${numbers})
     SELECT cluster, pool, ts, id, block_time, slot, tx_index, ix_index, inner_index, signature, instruction, sequence,
-           midprice_q32, spread_factor_q32 FROM input
+           midprice_q32, spread_factor_q32${numbers} FROM input
     ON CONFLICT ${byId ? '(cluster, id) ' : ''}DO NOTHING
     RETURNING cluster, pool, ts, id, slot, tx_index, ix_index, inner_index, signature, midprice_q32, spread_factor_q32
   ), minute_last AS (

@@ -1,6 +1,6 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { MIDPRICE_MAX_BUCKETS, TIMEFRAME_SECONDS, type SampledTimeframe } from '@hadron/contracts/api';
-import { sampleJsonRestSql, sampleJsonSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
+import { q32Json, sampleJsonRestSql, sampleJsonSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
 import { bucketCount, HOUR, MINUTE } from '@hadron/domain';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
 import { jsonInt8, jsonString, jsonTextWithData, jsonTextWithItems, type JsonText } from '../../../http/json';
@@ -183,11 +183,6 @@ const toPoint = (r: PointRow): Point => ({
 
 /** A sample: [timestamp (bucket or ts), slot, signature as its JSON value, midprice_q32, spread_factor_q32]. */
 export type SampleRow = [string | number, string | number, string, string | null, string | null];
-
-const Q32 = 4_294_967_296;
-
-/** Q32 text as the JSON number of value / 2^32: Number(u64 text) rounds once, dividing by 2^32 is exact. */
-const q32Json = (q: string | null): string => (q === null ? 'null' : String(Number(q) / Q32));
 
 /** The spread factor last written, and its JSON: a pool parameter, the same sample after sample. */
 let lastSpread: string | null = null;

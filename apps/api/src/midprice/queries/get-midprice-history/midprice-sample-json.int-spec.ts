@@ -2,6 +2,7 @@ import bs58 from 'bs58';
 import fc from 'fast-check';
 import {
   BASE58_PATTERN_SQL,
+  q32Json,
   q32JsonSql,
   quotedBase58,
   sampleJsonOfNumbersSql,
@@ -32,10 +33,20 @@ const text = fc.oneof(
     .map((cs) => cs.join('')),
 );
 
+/** A sample row's JSON as the API writes it: toJson of the sample object, the Q32 values as JavaScript divides them. */
+const sampleAsWritten = (r: { ts: number; slot: number; signature: string | null; mid: string | null; spread: string | null }): string =>
+  toJson({
+    timestamp: r.ts,
+    slot: r.slot,
+    midprice: r.mid === null ? null : Number(r.mid) / Q32,
+    base_spread_factor: r.spread === null ? null : Number(r.spread) / Q32,
+    signature: r.signature,
+  });
+
 /**
  * The history bodies' samples are written by Postgres (midprice-sample-json.ts): in the API's
- * queries for raw points and the edges of a sampled window, stored by midprice v5, derived in an
- * older build's views. Each must be exactly what toJson writes for the sample object, the Q32
+ * queries for the edges of a sampled window, stored by midprice v5 per last point, put together
+ * from the numbers midprice v7 stores per point (a raw page), derived in an older build's views. Each must be exactly what toJson writes for the sample object, the Q32
  * values as JavaScript divides and writes them; the expected text here is JavaScript's own.
  */
 describe('a midprice sample written by Postgres', () => {
@@ -78,27 +89,18 @@ describe('a midprice sample written by Postgres', () => {
                AS u(ts, slot, signature, midprice_q32, spread_factor_q32, n)`,
           [rows.map((r) => r.ts), rows.map((r) => r.slot), rows.map((r) => r.signature), rows.map((r) => r.mid), rows.map((r) => r.spread)],
         );
-        const expected = rows.map((r) =>
-          toJson({
-            timestamp: r.ts,
-            slot: r.slot,
-            midprice: r.mid === null ? null : Number(r.mid) / Q32,
-            base_spread_factor: r.spread === null ? null : Number(r.spread) / Q32,
-            signature: r.signature,
-          }),
-        );
-        expect(out[0].a).toEqual(expected);
+        expect(out[0].a).toEqual(rows.map(sampleAsWritten));
       }),
       { numRuns: 60 },
     );
   });
 
-  it('midprice v7: a point stores its numbers’ JSON (generated), the view quotes its base58 signature; the same sample; any other signature is refused', async () => {
-    // The points table's columns and check as midprice v7 declares them (midprice.schema.ts), the signatures encoded by bs58.
+  it('midprice v7: a point stores its numbers’ JSON (q32Json), the view quotes its base58 signature; the same sample; any other signature is refused', async () => {
+    // The points table's columns and check as midprice v7 declares them (midprice.schema.ts), the
+    // numbers written as its projector writes them (q32Json), the signatures encoded by bs58.
     await db.pool.query(`CREATE TABLE v7_points (n int PRIMARY KEY, ts int8 NOT NULL, slot int8 NOT NULL, signature text,
-      midprice_q32 numeric(20,0), spread_factor_q32 numeric(20,0),
-      midprice_json text NOT NULL GENERATED ALWAYS AS (${q32JsonSql('midprice_q32')}) STORED,
-      spread_factor_json text NOT NULL GENERATED ALWAYS AS (${q32JsonSql('spread_factor_q32')}) STORED, CHECK (signature ~ ${BASE58_PATTERN_SQL}))`);
+      midprice_q32 numeric(20,0), spread_factor_q32 numeric(20,0), midprice_json text NOT NULL, spread_factor_json text NOT NULL,
+      CHECK (signature ~ ${BASE58_PATTERN_SQL}))`);
     const row = fc.record({
       ts: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
       slot: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
@@ -110,8 +112,8 @@ describe('a midprice sample written by Postgres', () => {
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 40 }), async (rows) => {
         await db.pool.query('TRUNCATE v7_points');
         await db.pool.query(
-          `INSERT INTO v7_points (n, ts, slot, signature, midprice_q32, spread_factor_q32)
-           SELECT * FROM unnest($1::int[], $2::int8[], $3::int8[], $4::text[], $5::numeric(20,0)[], $6::numeric(20,0)[])`,
+          `INSERT INTO v7_points (n, ts, slot, signature, midprice_q32, spread_factor_q32, midprice_json, spread_factor_json)
+           SELECT * FROM unnest($1::int[], $2::int8[], $3::int8[], $4::text[], $5::numeric(20,0)[], $6::numeric(20,0)[], $7::text[], $8::text[])`,
           [
             rows.map((_, i) => i),
             rows.map((r) => r.ts),
@@ -119,27 +121,22 @@ describe('a midprice sample written by Postgres', () => {
             rows.map((r) => r.signature),
             rows.map((r) => r.mid),
             rows.map((r) => r.spread),
+            rows.map((r) => q32Json(r.mid)),
+            rows.map((r) => q32Json(r.spread)),
           ],
         );
         const { rows: out } = await db.pool.query<{ a: string[] }>(
           `SELECT array_agg(${sampleJsonSql('ts', sampleJsonOfNumbersSql('midprice_json', 'spread_factor_json', quotedBase58))} ORDER BY n) AS a FROM v7_points`,
         );
-        const expected = rows.map((r) =>
-          toJson({
-            timestamp: r.ts,
-            slot: r.slot,
-            midprice: r.mid === null ? null : Number(r.mid) / Q32,
-            base_spread_factor: r.spread === null ? null : Number(r.spread) / Q32,
-            signature: r.signature,
-          }),
-        );
-        expect(out[0].a).toEqual(expected);
+        expect(out[0].a).toEqual(rows.map(sampleAsWritten));
       }),
       { numRuns: 30 },
     );
     // What quoting could not write as JSON, and what is not base58 (0, O, I, l), never gets in.
     for (const signature of ['a"b', 'a\\b', 'a\nb', '', 'O0Il', '5KtPn1LGuxhFiwjxErkxTb7XxtLVYUBe6Cn33ej7ATN ']) {
-      await expect(db.pool.query(`INSERT INTO v7_points (n, ts, slot, signature) VALUES (-1, 0, 0, $1)`, [signature])).rejects.toThrow(/check constraint/);
+      await expect(
+        db.pool.query(`INSERT INTO v7_points (n, ts, slot, signature, midprice_json, spread_factor_json) VALUES (-1, 0, 0, $1, '1', 'null')`, [signature]),
+      ).rejects.toThrow(/check constraint/);
     }
   });
 
