@@ -31,8 +31,12 @@ export interface ProjectionSchemaVersion {
   views: readonly ReadView[];
 }
 
-/** Runs groups of statements at once, each group in its own transaction and connection (ProjectionDefinition.finishBuild). */
-export type RunApart = (groups: readonly (readonly string[])[]) => Promise<void>;
+/**
+ * Runs groups at once, each in its own transaction and connection (ProjectionDefinition.finishBuild):
+ * a group is statements run in turn, or a function given the connection (its transaction open).
+ */
+export type RunApart = (groups: readonly ApartGroup[]) => Promise<void>;
+export type ApartGroup = readonly string[] | ((c: SqlTx) => Promise<void>);
 
 /** A read model: its name, its current version, and how to apply events to a build of it. */
 export interface ProjectionDefinition {

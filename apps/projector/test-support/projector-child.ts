@@ -12,7 +12,7 @@ import { ProjectorRunner } from '../src/runner/projector-runner';
 async function main(): Promise<void> {
   const env = parseEnv(storageEnvSchema);
   const log = createLogger('projector-child', process.env.CHILD_LOG_LEVEL ?? 'warn');
-  const storage = await openStorage(env, log, [projectorMigrations], { poolSize: 6, application: 'projector-child' });
+  const storage = await openStorage(env, log, [projectorMigrations], { poolSize: 8, application: 'projector-child' });
   const projections = process.env.PROJECTIONS ? process.env.PROJECTIONS.split(',').map(projectionByName) : ALL_PROJECTIONS;
   const pinned = process.env.NOW_SEC ? Number(process.env.NOW_SEC) : undefined;
   const runner = new ProjectorRunner({

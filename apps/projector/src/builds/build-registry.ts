@@ -3,7 +3,7 @@ import { SessionLock } from '@hadron/platform/database/session-lock';
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { Pool, PoolClient } from 'pg';
-import type { ProjectionDefinition } from '../projection';
+import type { ApartGroup, ProjectionDefinition, RunApart } from '../projection';
 import { buildConsumerGroup, buildSchemaName, quoteIdent } from '../sql/identifiers';
 import { createBuildTables, pointReadViews, READ_VIEWS_LOCK, REGISTRY } from './build-objects';
 
@@ -172,7 +172,7 @@ export class BuildRegistry {
 
   private async finishIn(c: PoolClient, def: ProjectionDefinition, build: BuildRecord): Promise<void> {
     if (!def.finishBuild) return;
-    await def.finishBuild(c, quoteIdent(build.schemaName), (groups) => this.apart(groups));
+    await def.finishBuild(c, quoteIdent(build.schemaName), runApart(this.pool));
     await c.query(`UPDATE ${REGISTRY} SET finished_at = now() WHERE projection = $1 AND build_id = $2`, [build.projection, build.buildId]);
   }
 
@@ -204,33 +204,51 @@ export class BuildRegistry {
     return victims;
   }
 
-  /** Each group of statements in its own transaction and connection, all at once; fails (after all have ended) if one did. */
-  private async apart(groups: readonly (readonly string[])[]): Promise<void> {
+  private inTransaction<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
+  }
+}
+
+async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    const out = await fn(c);
+    await c.query('COMMIT');
+    return out;
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    c.release();
+  }
+}
+
+/**
+ * `apart` for a finish on `pool` (ProjectionDefinition.finishBuild): each group in its own
+ * transaction and connection, all at once; fails (after all have ended) if one did. Refused when
+ * the pool cannot hold them beside the finish's own connection and a batch of the build waiting
+ * on its lock: groups that feed each other (a reader and its writers) would wait for a connection
+ * forever.
+ */
+export function runApart(pool: Pool): RunApart {
+  return async (groups: readonly ApartGroup[]) => {
+    const max = (pool as { options?: { max?: number } }).options?.max;
+    if (max !== undefined && groups.length + 2 > max)
+      throw new Error(
+        `finishing a build takes ${groups.length + 2} database connections at once (${groups.length} of its own, the finish's, a batch waiting on it); this process's pool has ${max}`,
+      );
     const ended = await Promise.allSettled(
-      groups.map((statements) =>
-        this.inTransaction(async (c) => {
-          for (const statement of statements) await c.query(statement);
+      groups.map((group) =>
+        inTransaction(pool, async (c) => {
+          if (typeof group === 'function') return group(c);
+          for (const statement of group) await c.query(statement);
         }),
       ),
     );
     const failed = ended.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
-  }
-
-  private async inTransaction<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const out = await fn(c);
-      await c.query('COMMIT');
-      return out;
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      c.release();
-    }
-  }
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { eventLogMigrations } from '@hadron/platform';
+import { createPool, eventLogMigrations } from '@hadron/platform';
 import type { BatchHandler, DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import type { PoolClient } from 'pg';
@@ -7,7 +7,7 @@ import { until } from '../../test-support/runner-harness';
 import { projectorMigrations } from '../migrations';
 import type { ProjectionDefinition } from '../projection';
 import { quoteIdent } from '../sql/identifiers';
-import { BuildRegistry, guardBuild } from './build-registry';
+import { BuildRegistry, guardBuild, runApart } from './build-registry';
 
 /**
  * A replay's bulk path (ProjectionDefinition.createBuildingHandler / finishBuild) against the
@@ -253,5 +253,17 @@ describe('a replay that defers derived rows to the switch', () => {
     const p3 = handler.prepare!(b3);
     await apply(b3, p3);
     expect(got).toEqual(['building got building', 'live got nothing', 'live got live']);
+  });
+
+  it("refuses a finish's groups that the pool cannot hold beside the finish and a waiting batch (they could wait for a connection forever), saying what it takes", async () => {
+    const small = createPool(db.url, { max: 3, application: 'small-pool' });
+    try {
+      await expect(runApart(small)([['SELECT 1'], ['SELECT 1']])).rejects.toThrow(
+        "finishing a build takes 4 database connections at once (2 of its own, the finish's, a batch waiting on it); this process's pool has 3",
+      );
+      await expect(runApart(small)([['SELECT 1']])).resolves.toBeUndefined();
+    } finally {
+      await small.end();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database';
-import { copyFrom, copyLine } from './copy-from';
+import { copyFrom, copyLine, copyTo } from './copy-from';
 
 let db: TestDatabase;
 
@@ -76,6 +76,94 @@ describe('copyFrom', () => {
       expect(await outcome).toEqual({ error: expect.any(Error) });
     } finally {
       await c.end().catch(() => undefined);
+    }
+  });
+});
+
+describe('copyFrom with chunks computed as it goes (an async iterable)', () => {
+  it('sends each chunk as it comes; when the chunks fail, the COPY is aborted (no row kept) and rejects with their error, and the connection takes the next query', async () => {
+    const c = await client('copy-iterable');
+    try {
+      await c.query('CREATE TEMP TABLE copy_stream (n int NOT NULL)');
+      async function* chunks(failAt?: number) {
+        for (let i = 0; i < 5; i++) {
+          if (i === failAt) throw new Error('the producer broke');
+          await new Promise((r) => setImmediate(r));
+          yield Buffer.from(copyLine([String(i)]));
+        }
+      }
+      expect(await copyFrom(c, 'COPY copy_stream (n) FROM STDIN', chunks())).toBe(5);
+      const outcome = await settledWithin(copyFrom(c, 'COPY copy_stream (n) FROM STDIN', chunks(3)), 5000);
+      expect(outcome).toEqual({ error: expect.objectContaining({ message: 'the producer broke' }) });
+      expect((await c.query('SELECT array_agg(n ORDER BY n) AS n FROM copy_stream')).rows).toEqual([{ n: [0, 1, 2, 3, 4] }]);
+    } finally {
+      await c.end();
+    }
+  });
+});
+
+describe('copyTo', () => {
+  const rows = (n: number) => `COPY (SELECT i, 'row ' || i || E'\\t' || repeat('x', 200) FROM generate_series(1, ${n}) i) TO STDOUT`;
+
+  it('gives each row as COPY text, in order, and the count', async () => {
+    const c = await client('copy-to');
+    try {
+      const seen: string[] = [];
+      expect(await copyTo(c, rows(3), (row) => void seen.push(row.toString()))).toBe(3);
+      expect(seen).toEqual([1, 2, 3].map((i) => `${i}\trow ${i}\\t${'x'.repeat(200)}\n`));
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('stops reading while its consumer is full (a promise from onRow) and reads on once it is not: every row, in order', async () => {
+    const c = await client('copy-to-paused');
+    try {
+      const seen: number[] = [];
+      let paused = 0;
+      const count = await copyTo(c, rows(20_000), (row) => {
+        seen.push(Number(row.toString().split('\t')[0]));
+        if (seen.length % 5000 !== 0) return undefined;
+        paused++;
+        return new Promise((r) => setTimeout(r, 50));
+      });
+      expect(count).toBe(20_000);
+      expect(paused).toBe(4);
+      expect(seen).toEqual(Array.from({ length: 20_000 }, (_, i) => i + 1));
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('rejects with what onRow threw, after the rest is drained: the connection takes the next query', async () => {
+    const c = await client('copy-to-failed');
+    try {
+      let calls = 0;
+      const outcome = await settledWithin(
+        copyTo(c, rows(1000), () => {
+          if (++calls === 10) throw new Error('the consumer broke');
+        }),
+        5000,
+      );
+      expect(outcome).toEqual({ error: expect.objectContaining({ message: 'the consumer broke' }) });
+      expect(calls).toBe(10);
+      expect((await c.query('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('rejects with the server’s error (a failing query), and the connection takes the next query', async () => {
+    const c = await client('copy-to-refused');
+    try {
+      const outcome = await settledWithin(
+        copyTo(c, 'COPY (SELECT 1 / (i - 3) FROM generate_series(1, 5) i) TO STDOUT', () => undefined),
+        5000,
+      );
+      expect(outcome).toEqual({ error: expect.objectContaining({ message: 'division by zero' }) });
+      expect((await c.query('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
+    } finally {
+      await c.end();
     }
   });
 });

@@ -1,3 +1,4 @@
+import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
 import { eventLogMigrations } from '@hadron/platform/event-log/migrations';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import {
@@ -16,8 +17,10 @@ import { createServedBuild } from '../../../test-support/served-build';
 import { createBuildTables } from '../../builds/build-objects';
 import { projectorMigrations } from '../../migrations';
 import { quoteIdent } from '../../sql/identifiers';
+import { runApart } from '../../builds/build-registry';
 import { createSwapsBuildingHandler, createSwapsHandler } from './swaps.projection';
-import { swapsSchemaV3 } from './swaps.schema';
+import { finishSwapsBuild } from './swaps-running-finish';
+import { RUNNING_TABLE_COLUMNS, runningViewsFromSwaps, swapsSchemaV3 } from './swaps.schema';
 
 const H0 = 1_763_798_400; // an hour start
 const D0 = 1_763_769_600; // its UTC day
@@ -498,6 +501,96 @@ describe('swaps projection v3 (DESIGN §4 valuation, rollups)', () => {
       await expect(applyReplay([moved])).rejects.toThrow(new RegExp(`^event ${s.id}: duplicate event id with a different payload: already applied`));
       await expect(applyReplay([s, moved])).rejects.toThrow(`event ${s.id}: duplicate event id with a different payload in one batch`);
       expect(await rows('swaps')).toEqual(swaps);
+    });
+
+    it("the finish writes the running totals its swaps give (the derived views' SQL), row for row, with the tables' primary keys; a failed finish fails, the next writes them all", async () => {
+      const FINISH = 'proj_swaps_v3_finish_test';
+      const S = quoteIdent(FINISH);
+      await createBuildTables(db.pool, swapsSchemaV3, FINISH);
+      const building = createSwapsBuildingHandler(S);
+      const [R1, R2, R3] = ['finish-r1', 'finish-r2', 'finish-r3'].map(addr);
+      const events = [];
+      let slot = 5000;
+      // Two pools on mainnet and one address on both clusters; four UTC days, seconds of one
+      // swap and of six (ties on the block time), splits that change weights and recipients, zero fees,
+      // unpriced swaps and a swap without a block time (ts 0).
+      for (const [cluster, pool] of [
+        ['mainnet-beta', addr('finish:p1')],
+        ['mainnet-beta', addr('finish:p2')],
+        ['devnet', addr('finish:p1')],
+      ] as const) {
+        for (let i = 0; i < 40; i++) {
+          const blockTime = i === 39 ? null : D0 + Math.floor(i / 13) * 86_400 + (i % 13 < 6 ? 100 : 100 + (i % 13));
+          const split = [
+            null,
+            [{ recipient: R1, ppm: 1_000_000 }],
+            [
+              { recipient: R1, ppm: 250_000 + i },
+              { recipient: R2, ppm: 700_000 },
+            ],
+            [{ recipient: R3, ppm: 1 }],
+          ][i % 4];
+          events.push(
+            swapExecuted(
+              { cluster, pool, slot: slot++, blockTime, txIndex: i % 3, ixIndex: 0, innerIndex: i % 2 === 0 ? null : i % 5 },
+              {
+                side: i % 2 ? 'sell' : 'buy',
+                amountIn: 1_000_000n + BigInt(i) * 7919n,
+                fee: i % 7 === 0 ? 0n : 3000n + BigInt(i),
+                amountOut: 900_000n + BigInt(i),
+                mid: i % 9 === 4 ? null : MID_1_5 + BigInt(i),
+                split,
+              },
+            ),
+          );
+        }
+      }
+      // In an order unlike the chain's: a replay meets late arrivals too.
+      const shuffled = events
+        .map((e, i) => [(i * 37) % events.length, e] as const)
+        .sort((a, b) => a[0] - b[0])
+        .map(([, e]) => e);
+      for (let i = 0; i < shuffled.length; i += 25) await applyBatch(db.pool, building, shuffled.slice(i, i + 25));
+
+      const table = async (name: string) => {
+        const columns = RUNNING_TABLE_COLUMNS[name];
+        return (await db.pool.query(`SELECT ${columns.join(', ')} FROM ${S}.${name} ORDER BY ${columns.slice(0, 4).join(', ')}`)).rows;
+      };
+      const derived = async (name: string) => {
+        const columns = RUNNING_TABLE_COLUMNS[name];
+        const view = runningViewsFromSwaps.find((v) => v.name === name)!;
+        return (await db.pool.query(`SELECT ${columns.join(', ')} FROM (${view.select(S)}) v ORDER BY ${columns.slice(0, 4).join(', ')}`)).rows;
+      };
+      const primaryKeys = async () =>
+        (
+          await db.pool.query(
+            `SELECT c.relname, k.conname, pg_get_constraintdef(k.oid) AS definition FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+              WHERE k.contype = 'p' AND c.relnamespace = $1::regnamespace ORDER BY 1`,
+            [FINISH],
+          )
+        ).rows;
+      const keys = await primaryKeys();
+      expect(keys.map((k) => k.relname)).toEqual(expect.arrayContaining(Object.keys(RUNNING_TABLE_COLUMNS)));
+
+      // A writer that fails (a row its table refuses) fails the finish instead of leaving it waiting.
+      await db.pool.query(`ALTER TABLE ${S}.fee_recipient_running_day ADD CONSTRAINT refuse_all CHECK (swap_count < 0)`);
+      await expect(finishSwapsBuild(db.pool as unknown as SqlTx, S, runApart(db.pool))).rejects.toMatchObject({ code: '23514' });
+      await db.pool.query(`ALTER TABLE ${S}.fee_recipient_running_day DROP CONSTRAINT refuse_all`);
+
+      await finishSwapsBuild(db.pool as unknown as SqlTx, S, runApart(db.pool));
+      for (const name of Object.keys(RUNNING_TABLE_COLUMNS)) {
+        const rowsOf = await table(name);
+        expect(rowsOf.length).toBeGreaterThan(name === 'fee_recipients' ? 5 : 8);
+        expect({ name, rows: rowsOf }).toEqual({ name, rows: await derived(name) });
+      }
+      // Seconds of several swaps and days of several seconds are there, and the keys are back as they were.
+      expect((await table('fee_running_second')).some((r) => Number(r.swap_count) > 1)).toBe(true);
+      expect((await table('fee_recipient_running_second')).some((r) => Number(r.swap_count) > 1)).toBe(true);
+      expect(await primaryKeys()).toEqual(keys);
+
+      // A finish again (a retried switch) replaces what the tables hold.
+      await finishSwapsBuild(db.pool as unknown as SqlTx, S, runApart(db.pool));
+      for (const name of Object.keys(RUNNING_TABLE_COLUMNS)) expect({ name, rows: await table(name) }).toEqual({ name, rows: await derived(name) });
     });
   });
 });

@@ -1,23 +1,16 @@
 import { assertNever, type EventOf } from '@hadron/contracts';
 import { chainPosition, normaliseSplit, valueSwap } from '@hadron/domain';
-import type { BatchHandler, DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
-import type { ProjectionDefinition, RunApart } from '../../projection';
+import type { BatchHandler, DeliveredEvent } from '@hadron/platform/event-log/event-log.port';
+import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
 import { numberArray, textArray } from '../../sql/pg-array';
 import { FACT_COLUMN_TYPES, FactColumns } from '../../sql/fact-columns';
 import { copiedStraight, StagingTable, stagedText, type StagedColumn } from '../../sql/staging';
 import { assertApplicable } from '../event-checks';
+import { finishSwapsBuild } from './swaps-running-finish';
 import { LATE_COLUMN, recomputeRunningSql, runningCtes } from './swaps-running.sql';
-import {
-  LAST_COLUMNS,
-  POOL_TOTALS_COLUMNS as TOTALS,
-  RECIPIENT_TOTALS_COLUMNS,
-  runningTablesFromSwaps,
-  swapsSchemaV1Served,
-  swapsSchemaV2Served,
-  swapsSchemaV3,
-} from './swaps.schema';
+import { LAST_COLUMNS, POOL_TOTALS_COLUMNS as TOTALS, RECIPIENT_TOTALS_COLUMNS, swapsSchemaV1Served, swapsSchemaV2Served, swapsSchemaV3 } from './swaps.schema';
 
 /** What must be equal for two copies of one swap to be the same fact. */
 const SWAP_IDENTITY = [
@@ -80,22 +73,6 @@ export function createSwapsHandler(schema: string): BatchHandler {
 export function createSwapsBuildingHandler(schema: string): BatchHandler {
   return swapsHandler(schema, V3_BUILDING);
 }
-
-/**
- * Writes a v3 build's running totals and recipients from its swaps, set-based (once its replay by
- * `createSwapsBuildingHandler` has caught up): the pool and the recipient seconds at once, one
- * connection each (`apart`), then the days from the seconds and the recipients from the days in
- * `tx`. Total: whatever the tables held before (an older handler's rows, a failed finish) is replaced.
- */
-export async function finishSwapsBuild(tx: SqlTx, schema: string, apart: RunApart): Promise<void> {
-  const fill = runningTablesFromSwaps(schema);
-  await apart(RUNNING_SECOND_TABLES.map((table) => [`TRUNCATE ${schema}.${table}`, fill[table]]));
-  const rest = Object.keys(fill).filter((t) => !RUNNING_SECOND_TABLES.includes(t));
-  await tx.query(`TRUNCATE ${rest.map((t) => `${schema}.${t}`).join(', ')}`);
-  for (const table of rest) await tx.query(fill[table]);
-}
-
-const RUNNING_SECOND_TABLES: readonly string[] = ['fee_running_second', 'fee_recipient_running_second'];
 
 /** v2 (released; frozen tables): v1 plus the per-recipient minute rollup and refusal of changed copies. */
 export function createSwapsHandlerV2(schema: string): BatchHandler {

@@ -284,41 +284,6 @@ export const runningViewsFromSwaps: readonly ReadView[] = [
 ];
 
 /**
- * The statement that fills each of a v3 build's (empty) running-total tables and `fee_recipients` from its
- * swaps, set-based (a replay's finish, after the swaps alone were written): the same rows as
- * `runningViewsFromSwaps`. The second tables come from the swaps (those views' queries); the day
- * tables from the second tables (a day's own totals are its seconds' sums, its latest split swap
- * the latest of its seconds': max is associative), and the recipients from the recipient days,
- * so the swaps are read twice, not five times.
- */
-export function runningTablesFromSwaps(s: string): Record<string, string> {
-  const fill = (table: string, select: string) => {
-    const columns = RUNNING_TABLE_COLUMNS[table];
-    return `INSERT INTO ${s}.${table} (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM (${select}) d`;
-  };
-  const derived = (name: string) => runningViewsFromSwaps.find((v) => v.name === name)!.select(s);
-  const sums = (cols: readonly string[]) => cols.map((c) => `sum(${c})${c.endsWith('count') ? '::bigint' : ''} AS ${c}`).join(', ');
-  const last = `max(ARRAY[last_slot, last_tx_index, last_ix_index, last_inner_index, last_ppm]::int8[])`;
-  const poolDays = `SELECT cluster, pool, ${sqlBucket('ts', DAY)} AS day_start, ${sums(POOL_TOTALS_COLUMNS)}
-      FROM ${s}.fee_running_second GROUP BY 1, 2, 3`;
-  const recipientDays = `SELECT cluster, pool, ${sqlBucket('ts', DAY)} AS day_start, recipient, ${sums(RECIPIENT_TOTALS_COLUMNS)},
-        (${last})[5]::integer AS last_ppm, (${last})[1] AS last_slot, (${last})[2]::integer AS last_tx_index,
-        (${last})[3]::integer AS last_ix_index, (${last})[4]::integer AS last_inner_index
-      FROM ${s}.fee_recipient_running_second GROUP BY cluster, pool, 3, recipient`;
-  // In dependency order: the seconds, then what is summed from them.
-  return {
-    fee_running_second: fill('fee_running_second', derived('fee_running_second')),
-    fee_recipient_running_second: fill('fee_recipient_running_second', derived('fee_recipient_running_second')),
-    fee_running_day: fill('fee_running_day', withRunning(poolDays, POOL_TOTALS_COLUMNS, DAY_COLS, 'cluster, pool', 'day_start')),
-    fee_recipient_running_day: fill(
-      'fee_recipient_running_day',
-      withRunning(recipientDays, RECIPIENT_TOTALS_COLUMNS, R_DAY_COLS, 'cluster, pool, recipient', 'day_start'),
-    ),
-    fee_recipients: fill('fee_recipients', `SELECT DISTINCT cluster, pool, recipient FROM ${s}.fee_recipient_running_day`),
-  };
-}
-
-/**
  * `read.fee_recipient_minute` while a v1 build is served (an in-place upgrade replaying v2 beside
  * it), and in v3 (which keeps no such table): derived from the build's swaps, exact, the same
  * grouping and `last_*` by chain position as v2's table, but O(split rows of the pool).
