@@ -65,8 +65,7 @@ async function main(): Promise<void> {
   const env = parseEnv(storageEnvSchema);
   // Progress goes to stderr; logs (stdout) only when something is wrong, unless LOG_LEVEL asks for more.
   const log = createLogger('replay', env.LOG_LEVEL === 'info' ? 'warn' : env.LOG_LEVEL);
-  // 10: a swaps finish takes 7 connections at once (runApart), beside the other builds' consumers and finishes.
-  const storage = await openStorage(env, log, [projectorMigrations], { poolSize: 10, application: 'hadron-replay' });
+  const storage = await openStorage(env, log, [projectorMigrations], { poolSize: 8, application: 'hadron-replay' });
   try {
     // Every projection at once: their consumers share one reader of the log (PostgresFanOut on the
     // Postgres log), so the log is read and parsed once for all of them.

@@ -8,7 +8,7 @@ import { numberArray, textArray } from '../../sql/pg-array';
 import { FACT_COLUMN_TYPES, FactColumns } from '../../sql/fact-columns';
 import { copiedStraight, StagingTable, stagedText, type StagedColumn } from '../../sql/staging';
 import { assertApplicable } from '../event-checks';
-import { dropSwapsKey, finishSwapsBuild } from './swaps-running-finish';
+import { finishSwapsBuild } from './swaps-running-finish';
 import { LATE_COLUMN, recomputeRunningSql, runningCtes } from './swaps-running.sql';
 import { LAST_COLUMNS, POOL_TOTALS_COLUMNS as TOTALS, RECIPIENT_TOTALS_COLUMNS, swapsSchemaV1Served, swapsSchemaV2Served, swapsSchemaV3 } from './swaps.schema';
 
@@ -117,18 +117,9 @@ function swapsHandler(schema: string, variant: Variant): BatchHandler {
   // below, which skips copies and refuses changed ones. Measured on 300k events: a swaps replay's
   // Postgres CPU 3.12 s against 3.89 s through the staging table.
   const direct = totals ? undefined : `COPY ${schema}.swaps (${SWAP_COLUMN_TYPES.map(([c]) => c).join(', ')}) FROM STDIN`;
-  // The replay also writes the swaps without their primary key (`finishSwapsBuild` builds it once,
-  // sorted): the unique (cluster, id) alone keeps an event id once, and the key, which holds the id,
-  // adds no uniqueness. Its upkeep was about a third of a replay's COPY (350,055 swaps: 9.2 s with
-  // both indexes, 5.7 s with the unique one alone; building the key after: 1.3 s). Once per handler.
-  let keyDropped = direct === undefined;
   const handler: BatchHandler = async (events, tx, prepared) => {
     const input = (prepared as SwapInput | undefined) ?? prepare(events);
     if (input === undefined) return;
-    if (!keyDropped) {
-      await dropSwapsKey(tx, schema);
-      keyDropped = true;
-    }
     if (direct !== undefined && (await copiedStraight(tx, direct, input.text))) return;
     // The batch is COPYed into a staging table, the one input relation of the write statement.
     await staging.with(tx, input.text, async () => {
