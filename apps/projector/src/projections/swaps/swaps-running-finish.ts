@@ -300,12 +300,10 @@ export async function finishSwapsBuild(_tx: SqlTx, schema: string, apart: RunApa
     copyInto('fee_recipient_running_second', out.recipientSeconds),
     async (c) => {
       await copyInto('fee_recipient_running_day', out.recipientDays)(c);
-      // Each pool's recipients, once the reader has ended (it has: the days' input ended).
-      const recipients = new CopyPipe();
-      for (const key of fold.recipientKeys) void recipients.write(`${key}\n`);
-      recipients.end();
+      // Each pool's recipients, once the reader has ended (it has: the days' input ended); a few lines.
       await c.query(`TRUNCATE ${schema}.fee_recipients`);
-      await copyFrom(c as unknown as ClientBase, `COPY ${schema}.fee_recipients (${RUNNING_TABLE_COLUMNS.fee_recipients.join(', ')}) FROM STDIN`, recipients);
+      const recipients = Buffer.from(fold.recipientKeys.map((key) => `${key}\n`).join(''));
+      await copyFrom(c as unknown as ClientBase, `COPY ${schema}.fee_recipients (${RUNNING_TABLE_COLUMNS.fee_recipients.join(', ')}) FROM STDIN`, [recipients]);
     },
   ];
   await apart(groups);
