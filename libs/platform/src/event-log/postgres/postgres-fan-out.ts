@@ -14,7 +14,6 @@ import {
   startPageRead,
   type PageRead,
   type PageRecord,
-  type PageRequest,
 } from './postgres-event-log';
 import { PollSleep } from '../../runtime/poll-sleep';
 
@@ -24,10 +23,6 @@ const UNLOCK = "SELECT pg_advisory_unlock(hashtext('hadron:consumer:' || $1))";
 const STRAGGLER_MS = 1000;
 /** A standby member asks for its group's lock again after this long. */
 const LOCK_RETRY_MS = 2000;
-/** Pages read ahead of the one a cohort applies: the next one's read, then the one after it. */
-const READ_AHEAD_PAGES = 2;
-/** At most this many pages read ahead are kept (cohorts of other positions or types each have their own). */
-const AHEAD_KEPT = 8;
 
 /**
  * Every consumer group of one process reading the Postgres log through one reader: a page is read
@@ -50,12 +45,8 @@ export class PostgresFanOut {
   private readonly pause = new PollSleep();
   /** Statements on the LISTEN connection, one at a time (a member's unlock may come while the loop locks). */
   private onListener: Promise<unknown> = Promise.resolve();
-  /**
-   * Pages read (and validated) ahead, by where they start and what they hold (pageKey), oldest
-   * first: each is used once, by the round that serves its page, and dropped once every member is
-   * past it (or it is one of more than AHEAD_KEPT).
-   */
-  private readonly ahead = new Map<string, { from: bigint; read: PageRead }>();
+  /** Pages read (and validated) ahead, by where they start and what they hold (pageKey); used by the next round only. */
+  private ahead = new Map<string, PageRead>();
   /** Log reads issued (tests and metrics: an idle reader does not poll). */
   fetches = 0;
 
@@ -108,15 +99,16 @@ export class PostgresFanOut {
       this.pause.consume();
       const now = Date.now();
       const ready = [...this.members].filter((m) => m.locked && !m.stopping && !m.busy && m.retryAt <= now);
+      const used = this.ahead;
+      this.ahead = new Map();
       let progressed = false;
       if (ready.length > 0) {
         // Every cohort's page first, then every member's batch: the round waits for the batches
         // (lockstep keeps the cohorts together) but not for a member still busy a second after another finished.
-        const applies = (await Promise.all(cohorts(ready).map((c) => this.serve(c)))).flat();
+        const applies = (await Promise.all(cohorts(ready).map((c) => this.serve(c, used)))).flat();
         const served = await allOrStragglers(applies, STRAGGLER_MS);
         progressed = served.some((n) => n !== 0);
       }
-      this.dropPassedPages();
       if (!progressed) await this.pause.sleep(this.nextWakeIn(now));
     }
     const listener = this.listener;
@@ -127,91 +119,43 @@ export class PostgresFanOut {
   }
 
   /** Reads one page for a cohort and starts each member's batch of it (from where it stands): one promise per member, of the log records it moved past. */
-  private async serve(cohort: FanOutMember[]): Promise<Promise<number>[]> {
+  private async serve(cohort: FanOutMember[], ahead: Map<string, PageRead>): Promise<Promise<number>[]> {
     const from = cohort.reduce((a, m) => (m.next < a ? m.next : a), cohort[0].next);
-    const request: PageRequest = {
-      from,
-      limit: Math.max(...cohort.map((m) => m.opts!.maxBatchSize ?? 2000)),
-      // The union of what the members read: none reads a type out of it, so it is never transferred.
-      types: cohort.some((m) => !m.types) ? undefined : new Set(cohort.flatMap((m) => [...m.types!])),
-      clusters: [...new Set(cohort.flatMap((m) => m.opts!.clusters))],
-    };
+    const limit = Math.max(...cohort.map((m) => m.opts!.maxBatchSize ?? 2000));
+    // The union of what the members read: none reads a type out of it, so it is never transferred.
+    const types = cohort.some((m) => !m.types) ? undefined : new Set(cohort.flatMap((m) => [...m.types!]));
+    const clusters = [...new Set(cohort.flatMap((m) => m.opts!.clusters))];
     let page: PageRecord[];
-    let next: PageRead | undefined;
-    let after = from;
     try {
       // A page read ahead for another set of members may lack types these read: used only if it is the same request.
-      const key = pageKey(request);
-      const read = this.ahead.get(key)?.read ?? this.fetch(request);
-      this.ahead.delete(key);
+      const read = ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit);
       const rows = await read.rows;
       if (rows.rows.length === 0) {
         // Nothing past the member furthest behind: every member of the cohort is at the tail.
         for (const m of cohort) callHook(m.opts!.onTail);
         return [];
       }
-      // The pages after this one are asked for as soon as its rows are in, each as soon as the one
-      // before it is: they are read and validated while this one is applied, and each member
-      // prepares its batch of the next (BatchHandler.prepare) meanwhile.
-      if (rows.full) next = this.readAhead({ ...request, from: rows.after }, READ_AHEAD_PAGES);
-      after = rows.after;
+      // The next page is asked for as soon as this one's rows are in: it is read and validated while
+      // this one is, and each member prepares its batch of it (BatchHandler.prepare) meanwhile.
+      if (rows.full) {
+        const next = this.fetch(clusters, types, rows.after, limit);
+        this.ahead.set(pageKey(rows.after, limit, types, clusters), next);
+        next.records.then(
+          (p) => cohort.forEach((m) => m.prepareAhead(p, rows.after)),
+          () => undefined,
+        );
+      }
       page = await read.records;
     } catch (e) {
       for (const m of cohort) await m.failed(e as Error);
       return [];
     }
-    const applies = cohort.map((m) => m.apply(page, from, request.clusters).finally(() => this.wake()));
-    // After the batches have sent their first statement: preparing the next one blocks the thread.
-    next?.records.then(
-      (p) => cohort.forEach((m) => m.prepareAhead(p, after)),
-      () => undefined,
-    );
-    return applies;
+    return cohort.map((m) => m.apply(page, from, clusters).finally(() => this.wake()));
   }
 
-  /**
-   * The page of `request`, read ahead (or being read already), and, once its rows are in and it
-   * is full, the `depth - 1` pages after it: the database reads page k+2 while Node validates
-   * page k+1 and a batch applies page k. With one page ahead, a page's read and its validation
-   * ran one after the other while the batch before it was long done.
-   */
-  private readAhead(request: PageRequest, depth: number): PageRead {
-    const key = pageKey(request);
-    let entry = this.ahead.get(key);
-    if (!entry) {
-      entry = { from: request.from, read: this.fetch(request) };
-      this.ahead.set(key, entry);
-      const read = entry.read;
-      // A failed read is not kept: the round that needs the page reads it again.
-      read.rows.catch(() => {
-        if (this.ahead.get(key)?.read === read) this.ahead.delete(key);
-      });
-      while (this.ahead.size > AHEAD_KEPT) this.ahead.delete(this.ahead.keys().next().value as string);
-    }
-    if (depth > 1) {
-      const read = entry.read;
-      read.rows.then(
-        (rows) => {
-          // Not past a page nobody will use any more (dropped: its members moved or left).
-          if (rows.full && this.members.size > 0 && this.ahead.get(key)?.read === read) this.readAhead({ ...request, from: rows.after }, depth - 1);
-        },
-        () => undefined,
-      );
-    }
-    return entry.read;
-  }
-
-  /** Drops the pages read ahead that start before every member's position: no round will serve them. */
-  private dropPassedPages(): void {
-    if (this.ahead.size === 0) return;
-    let lowest: bigint | undefined;
-    for (const m of this.members) if (lowest === undefined || m.next < lowest) lowest = m.next;
-    for (const [key, { from }] of this.ahead) if (lowest === undefined || from < lowest) this.ahead.delete(key);
-  }
-
-  private fetch(request: PageRequest): PageRead {
+  private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): PageRead {
     this.fetches++;
-    return startPageRead(this.pool, request);
+    return startPageRead(this.pool, { clusters, types, from, limit });
   }
 
   /** Connects (LISTEN) if needed and takes the lock of every member not holding its group's yet. */
@@ -309,7 +253,7 @@ async function allOrStragglers<T>(runs: Promise<T>[], ms: number): Promise<(T | 
   return results;
 }
 
-function pageKey({ from, limit, types, clusters }: PageRequest): string {
+function pageKey(from: bigint, limit: number, types: ReadonlySet<string> | undefined, clusters: readonly string[]): string {
   return `${from}|${limit}|${types ? [...types].sort().join(',') : '*'}|${[...clusters].sort().join(',')}`;
 }
 
