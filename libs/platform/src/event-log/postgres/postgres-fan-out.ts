@@ -23,6 +23,8 @@ const UNLOCK = "SELECT pg_advisory_unlock(hashtext('hadron:consumer:' || $1))";
 const STRAGGLER_MS = 1000;
 /** A standby member asks for its group's lock again after this long. */
 const LOCK_RETRY_MS = 2000;
+/** At most this many pages read ahead are kept (cohorts at other places or of other types each read their own). */
+const AHEAD_KEPT = 8;
 
 /**
  * Every consumer group of one process reading the Postgres log through one reader: a page is read
@@ -45,8 +47,13 @@ export class PostgresFanOut {
   private readonly pause = new PollSleep();
   /** Statements on the LISTEN connection, one at a time (a member's unlock may come while the loop locks). */
   private onListener: Promise<unknown> = Promise.resolve();
-  /** Pages read (and validated) ahead, by where they start and what they hold (pageKey); used by the next round only. */
-  private ahead = new Map<string, PageRead>();
+  /**
+   * Pages read (and validated) ahead, oldest first. A full one (`limit` records: the log only
+   * grows past it) is kept until every member is past where it starts (at most AHEAD_KEPT), so a
+   * member that straggled or failed a round, or a cohort that regrouped, still finds the page it
+   * needs instead of reading and validating it again; a short one (the tail as it was) is served once.
+   */
+  private readonly ahead: AheadPage[] = [];
   /** Log reads issued (tests and metrics: an idle reader does not poll). */
   fetches = 0;
 
@@ -99,27 +106,26 @@ export class PostgresFanOut {
       this.pause.consume();
       const now = Date.now();
       const ready = [...this.members].filter((m) => m.locked && !m.stopping && !m.busy && m.retryAt <= now);
-      const used = this.ahead;
-      this.ahead = new Map();
       let progressed = false;
       if (ready.length > 0) {
         // Every cohort's page first, then every member's batch: the round waits for the batches
         // (lockstep keeps the cohorts together) but not for a member still busy a second after another finished.
-        const applies = (await Promise.all(cohorts(ready).map((c) => this.serve(c, used)))).flat();
+        const applies = (await Promise.all(cohorts(ready).map((c) => this.serve(c)))).flat();
         const served = await allOrStragglers(applies, STRAGGLER_MS);
         progressed = served.some((n) => n !== 0);
       }
+      this.dropPassedPages();
       if (!progressed) await this.pause.sleep(this.nextWakeIn(now));
     }
     const listener = this.listener;
     this.listener = undefined;
     this.running = undefined;
-    this.ahead.clear();
+    this.ahead.length = 0;
     await listener?.end().catch(() => undefined);
   }
 
   /** Reads one page for a cohort and starts each member's batch of it (from where it stands): one promise per member, of the log records it moved past. */
-  private async serve(cohort: FanOutMember[], ahead: Map<string, PageRead>): Promise<Promise<number>[]> {
+  private async serve(cohort: FanOutMember[]): Promise<Promise<number>[]> {
     const from = cohort.reduce((a, m) => (m.next < a ? m.next : a), cohort[0].next);
     const limit = Math.max(...cohort.map((m) => m.opts!.maxBatchSize ?? 2000));
     // The union of what the members read: none reads a type out of it, so it is never transferred.
@@ -127,9 +133,10 @@ export class PostgresFanOut {
     const clusters = [...new Set(cohort.flatMap((m) => m.opts!.clusters))];
     let page: PageRecord[];
     try {
-      // A page read ahead for another set of members may lack types these read: used only if it is the same request.
-      const read = ahead.get(pageKey(from, limit, types, clusters)) ?? this.fetch(clusters, types, from, limit);
+      const read = this.pageAhead(from, limit, types, clusters) ?? this.fetch(clusters, types, from, limit);
       const rows = await read.rows;
+      // A page short of `limit` ends where the log ended when it was read: the next round reads again.
+      if (!rows.full) this.forget(read);
       if (rows.rows.length === 0) {
         // Nothing past the member furthest behind: every member of the cohort is at the tail.
         for (const m of cohort) callHook(m.opts!.onTail);
@@ -138,8 +145,7 @@ export class PostgresFanOut {
       // The next page is asked for as soon as this one's rows are in: it is read and validated while
       // this one is, and each member prepares its batch of it (BatchHandler.prepare) meanwhile.
       if (rows.full) {
-        const next = this.fetch(clusters, types, rows.after, limit);
-        this.ahead.set(pageKey(rows.after, limit, types, clusters), next);
+        const next = this.pageAhead(rows.after, limit, types, clusters) ?? this.readAhead(clusters, types, rows.after, limit);
         next.records.then(
           (p) => cohort.forEach((m) => m.prepareAhead(p, rows.after)),
           () => undefined,
@@ -156,6 +162,42 @@ export class PostgresFanOut {
   private fetch(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): PageRead {
     this.fetches++;
     return startPageRead(this.pool, { clusters, types, from, limit });
+  }
+
+  /** Starts reading a page ahead and keeps it for whichever round serves it; a read that fails is not kept (its round reads the page again). */
+  private readAhead(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): PageRead {
+    const read = this.fetch(clusters, types, from, limit);
+    const page: AheadPage = { from, limit, types, clusters: new Set(clusters), read };
+    this.ahead.push(page);
+    if (this.ahead.length > AHEAD_KEPT) this.ahead.shift();
+    read.rows.catch(() => this.forget(read));
+    return read;
+  }
+
+  /**
+   * A page read ahead that serves this request: from the same place, as many records, of the same
+   * clusters, and of every type asked for (of more, too: each member takes only its own types, and
+   * the page's last row counts whatever it skipped).
+   */
+  private pageAhead(from: bigint, limit: number, types: ReadonlySet<string> | undefined, clusters: readonly Cluster[]): PageRead | undefined {
+    for (const p of this.ahead) {
+      if (p.from !== from || p.limit !== limit || p.clusters.size !== clusters.length || !clusters.every((c) => p.clusters.has(c))) continue;
+      if (p.types === undefined || (types !== undefined && [...types].every((t) => p.types!.has(t)))) return p.read;
+    }
+    return undefined;
+  }
+
+  /** Drops a page read ahead (a failed read, or a short page once served). */
+  private forget(read: PageRead): void {
+    const i = this.ahead.findIndex((p) => p.read === read);
+    if (i >= 0) this.ahead.splice(i, 1);
+  }
+
+  /** Drops the pages read ahead that start before every member's position: no round will serve them. */
+  private dropPassedPages(): void {
+    let lowest: bigint | undefined;
+    for (const m of this.members) if (lowest === undefined || m.next < lowest) lowest = m.next;
+    for (let i = this.ahead.length - 1; i >= 0; i--) if (lowest === undefined || this.ahead[i].from < lowest) this.ahead.splice(i, 1);
   }
 
   /** Connects (LISTEN) if needed and takes the lock of every member not holding its group's yet. */
@@ -253,8 +295,13 @@ async function allOrStragglers<T>(runs: Promise<T>[], ms: number): Promise<(T | 
   return results;
 }
 
-function pageKey(from: bigint, limit: number, types: ReadonlySet<string> | undefined, clusters: readonly string[]): string {
-  return `${from}|${limit}|${types ? [...types].sort().join(',') : '*'}|${[...clusters].sort().join(',')}`;
+/** A page read ahead: the request it answers, and its read. */
+interface AheadPage {
+  from: bigint;
+  limit: number;
+  types: ReadonlySet<string> | undefined;
+  clusters: ReadonlySet<string>;
+  read: PageRead;
 }
 
 /** Members sorted by position; one cohort per run of members less than two pages apart. */
