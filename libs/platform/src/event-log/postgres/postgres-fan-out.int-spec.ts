@@ -1,4 +1,5 @@
 import type { HadronEvent } from '@hadron/contracts';
+import type { Pool } from 'pg';
 import { fakeAddress, sampleEventStream } from '@hadron/contracts/testing/sample-events';
 import { createLogger } from '../../logging/logger';
 import { createTestDatabase, type TestDatabase } from '../../testing/test-database';
@@ -41,6 +42,24 @@ describe('postgres fan-out', () => {
     (into: string[]): BatchHandler =>
     async (batch) =>
       void into.push(...batch.map((d) => d.event.id));
+  /**
+   * `pool`, whose reads of log pages (the reader's rowMode 'array' queries) are first shown to
+   * `onRead` with where they start: an error it returns is what the read gives instead.
+   */
+  const watchPageReads = (pool: Pool, onRead: (from: string) => Error | undefined): Pool =>
+    new Proxy(pool, {
+      get(target, prop) {
+        if (prop === 'query')
+          return (config: unknown, ...rest: unknown[]) => {
+            const c = config as { rowMode?: string; values?: unknown[] } | null;
+            const failure = c?.rowMode === 'array' ? onRead(String(c.values?.[0])) : undefined;
+            if (failure) return Promise.reject(failure);
+            return (target.query as (...args: unknown[]) => unknown).call(target, config, ...rest);
+          };
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
   const ids = (events: readonly HadronEvent[], types?: readonly string[]) => events.filter((e) => !types || types.includes(e.type)).map((e) => e.id);
 
   it('reads each page once for the groups at the same place, and each group applies exactly its types, in order', async () => {
@@ -73,18 +92,7 @@ describe('postgres fan-out', () => {
     await new PostgresEventLogProducer(db.pool).append(events);
     // Where each page read starts (its first parameter).
     const readFrom: string[] = [];
-    const recording = new Proxy(db.pool, {
-      get(target, prop) {
-        if (prop === 'query')
-          return (config: unknown, ...rest: unknown[]) => {
-            const c = config as { rowMode?: string; values?: unknown[] } | null;
-            if (c?.rowMode === 'array') readFrom.push(String(c.values?.[0]));
-            return (target.query as (...args: unknown[]) => unknown).call(target, config, ...rest);
-          };
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const recording = watchPageReads(db.pool, (from) => void readFrom.push(from));
     const fanOut = new PostgresFanOut(recording, db.url, log, 60_000);
     const fast: string[] = [];
     const slow: string[] = [];
@@ -121,18 +129,7 @@ describe('postgres fan-out', () => {
     await new PostgresEventLogProducer(db.pool).append(events);
     // The third page read (one read ahead) fails as a dropped connection would.
     let pageReads = 0;
-    const flaky = new Proxy(db.pool, {
-      get(target, prop) {
-        if (prop === 'query')
-          return (config: unknown, ...rest: unknown[]) => {
-            if ((config as { rowMode?: string } | null)?.rowMode === 'array' && ++pageReads === 3)
-              return Promise.reject(new Error('connection terminated (injected)'));
-            return (target.query as (...args: unknown[]) => unknown).call(target, config, ...rest);
-          };
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const flaky = watchPageReads(db.pool, () => (++pageReads === 3 ? new Error('connection terminated (injected)') : undefined));
     const fanOut = new PostgresFanOut(flaky, db.url, log, 60_000);
     const seen: string[] = [];
     const failures: string[] = [];
