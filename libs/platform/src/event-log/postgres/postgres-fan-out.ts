@@ -145,7 +145,7 @@ export class PostgresFanOut {
       // The next page is asked for as soon as this one's rows are in: it is read and validated while
       // this one is, and each member prepares its batch of it (BatchHandler.prepare) meanwhile.
       if (rows.full) {
-        const next = this.pageAhead(rows.after, limit, types, clusters) ?? this.readAhead(clusters, types, rows.after, limit);
+        const next = this.readAhead(clusters, types, rows.after, limit);
         next.records.then(
           (p) => cohort.forEach((m) => m.prepareAhead(p, rows.after)),
           () => undefined,
@@ -164,8 +164,13 @@ export class PostgresFanOut {
     return startPageRead(this.pool, { clusters, types, from, limit });
   }
 
-  /** Starts reading a page ahead and keeps it for whichever round serves it; a read that fails is not kept (its round reads the page again). */
+  /**
+   * The page read ahead from `from` (one kept already, or one started now and kept for whichever
+   * round serves it); a read that fails is not kept (its round reads the page again).
+   */
   private readAhead(clusters: readonly Cluster[], types: ReadonlySet<string> | undefined, from: bigint, limit: number): PageRead {
+    const kept = this.pageAhead(from, limit, types, clusters);
+    if (kept) return kept;
     const read = this.fetch(clusters, types, from, limit);
     const page: AheadPage = { from, limit, types, clusters: new Set(clusters), read };
     this.ahead.push(page);
