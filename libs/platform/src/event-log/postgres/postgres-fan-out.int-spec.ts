@@ -87,39 +87,124 @@ describe('postgres fan-out', () => {
     }
   });
 
-  it('a group that straggled a round finds its pages read ahead: no page is read twice', async () => {
-    const events = sampleEventStream('devnet', [fakeAddress('straggle-1')], 60);
+  /** The page reads of `readFrom` that hold records: those not at the log's tail when they were read. */
+  const pagesWithRecords = async (readFrom: string[]) => {
+    const { rows } = await db.pool.query<{ tail: string }>('SELECT (max(seq) + 1)::text AS tail FROM event_log');
+    return readFrom.filter((from) => from !== rows[0].tail);
+  };
+
+  it('a group that failed a batch finds its pages read ahead when it retries: no page is read twice', async () => {
+    const events = sampleEventStream('devnet', [fakeAddress('retry-1')], 60);
     await new PostgresEventLogProducer(db.pool).append(events);
     // Where each page read starts (its first parameter).
     const readFrom: string[] = [];
-    const recording = watchPageReads(db.pool, (from) => void readFrom.push(from));
-    const fanOut = new PostgresFanOut(recording, db.url, log, 60_000);
+    const fanOut = new PostgresFanOut(
+      watchPageReads(db.pool, (from) => void readFrom.push(from)),
+      db.url,
+      log,
+      60_000,
+    );
     const fast: string[] = [];
-    const slow: string[] = [];
+    const failing: string[] = [];
     let batches = 0;
     const consumers = [fanOut.consumer(), fanOut.consumer()];
     await consumers[0].start({ group: 'fast', clusters: ['devnet'], maxBatchSize: 10, handler: recorder(fast) });
+    await consumers[1].start({
+      group: 'failing',
+      clusters: ['devnet'],
+      maxBatchSize: 10,
+      handler: async (batch) => {
+        // Its second batch fails once: it backs off, the other group goes on without it (it is not waited for).
+        if (++batches === 2) throw new Error('injected failure');
+        failing.push(...batch.map((d) => d.event.id));
+      },
+    });
+    try {
+      await until('both caught up', async () => (await Promise.all(consumers.map((c) => c.lag()))).every((l) => l === 0n));
+      expect(fast).toEqual(ids(events));
+      expect(failing).toEqual(ids(events));
+      expect(batches).toBeGreaterThan(6); // the failed batch, and its retry
+      // The group at the tail reads it again each round; every page that holds records is read
+      // once. Before, the group that retried read again the pages the other group had been served meanwhile.
+      const pages = await pagesWithRecords(readFrom);
+      expect(pages).toHaveLength(6);
+      expect(new Set(pages).size).toBe(6);
+    } finally {
+      await Promise.all(consumers.map((c) => c.stop()));
+    }
+  });
+
+  it('replaying groups wait for one slow on a batch: none runs ahead in pages of its own types, each page is read once', async () => {
+    const events = sampleEventStream('devnet', [fakeAddress('straggle-1')], 120);
+    await new PostgresEventLogProducer(db.pool).append(events);
+    const readFrom: string[] = [];
+    const fanOut = new PostgresFanOut(
+      watchPageReads(db.pool, (from) => void readFrom.push(from)),
+      db.url,
+      log,
+      60_000,
+    );
+    const swaps: string[] = [];
+    const slow: string[] = [];
+    let batches = 0;
+    const consumers = [fanOut.consumer(), fanOut.consumer()];
+    // As in a replay of every projection: one build reads only swaps, one reads every type.
+    await consumers[0].start({ group: 'swaps', clusters: ['devnet'], types: ['SwapExecuted'], maxBatchSize: 10, handler: recorder(swaps) });
     await consumers[1].start({
       group: 'slow',
       clusters: ['devnet'],
       maxBatchSize: 10,
       handler: async (batch) => {
-        // Its second batch takes longer than a round waits for a straggler: the other group goes on without it.
+        // Its second batch takes longer than a round waits for a straggler (1 s).
         if (++batches === 2) await new Promise((r) => setTimeout(r, 2500));
         slow.push(...batch.map((d) => d.event.id));
       },
     });
     try {
       await until('both caught up', async () => (await Promise.all(consumers.map((c) => c.lag()))).every((l) => l === 0n));
-      expect(fast).toEqual(ids(events));
+      expect(swaps).toEqual(ids(events, ['SwapExecuted']));
       expect(slow).toEqual(ids(events));
-      // The group at the tail reads it again each round; every page that holds records is read
-      // once. Before, the straggler read again the pages the other group had been served meanwhile.
-      const { rows } = await db.pool.query<{ tail: string }>('SELECT (max(seq) + 1)::text AS tail FROM event_log');
-      const pages = readFrom.filter((from) => from !== rows[0].tail);
-      expect(pages).toHaveLength(6);
-      expect(new Set(pages).size).toBe(6);
+      // One page of every type per 10 log records, each read once. Before, the swaps group went on
+      // alone in pages of swaps only while the other was busy, and the log from there on was read twice.
+      const pages = await pagesWithRecords(readFrom);
+      expect(new Set(pages).size).toBe(pages.length);
+      expect(pages).toHaveLength(12);
     } finally {
+      await Promise.all(consumers.map((c) => c.stop()));
+    }
+  });
+
+  it('a group stuck on a batch holds the replay of the others only so long: they go on and finish, it catches up once freed', async () => {
+    const events = sampleEventStream('devnet', [fakeAddress('stuck-1')], 120);
+    await new PostgresEventLogProducer(db.pool).append(events);
+    // Replaying groups wait at most 1.5 s for a batch of one behind them (10 s by default).
+    const fanOut = new PostgresFanOut(db.pool, db.url, log, 60_000, 1500);
+    let free!: () => void;
+    const freed = new Promise<void>((r) => (free = r));
+    const other: string[] = [];
+    const stuck: string[] = [];
+    let batches = 0;
+    const consumers = [fanOut.consumer(), fanOut.consumer()];
+    await consumers[0].start({ group: 'other', clusters: ['devnet'], maxBatchSize: 10, handler: recorder(other) });
+    await consumers[1].start({
+      group: 'stuck',
+      clusters: ['devnet'],
+      maxBatchSize: 10,
+      handler: async (batch) => {
+        // Its second batch waits (a lock, a slow disk) until the test frees it.
+        if (++batches === 2) await freed;
+        stuck.push(...batch.map((d) => d.event.id));
+      },
+    });
+    try {
+      await until('the other group caught up', async () => (await consumers[0].lag()) === 0n);
+      expect(other).toEqual(ids(events));
+      expect(stuck).toHaveLength(10); // still in its second batch
+      free();
+      await until('the stuck group caught up', async () => (await consumers[1].lag()) === 0n);
+      expect(stuck).toEqual(ids(events));
+    } finally {
+      free();
       await Promise.all(consumers.map((c) => c.stop()));
     }
   });

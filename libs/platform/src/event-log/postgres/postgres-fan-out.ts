@@ -25,6 +25,12 @@ const STRAGGLER_MS = 1000;
 const LOCK_RETRY_MS = 2000;
 /** At most this many pages read ahead are kept (cohorts at other places or of other types each read their own). */
 const AHEAD_KEPT = 8;
+/**
+ * A replaying group waits for a group behind it (one busy on a batch, or more than a cohort's
+ * reach behind) up to this many of its pages back, and for a batch running up to HOLD_BUSY_MS.
+ */
+const HOLD_PAGES = AHEAD_KEPT;
+const HOLD_BUSY_MS = 10_000;
 
 /**
  * Every consumer group of one process reading the Postgres log through one reader: a page is read
@@ -35,10 +41,12 @@ const AHEAD_KEPT = 8;
  *
  * Groups at the same place in the log (within a page) form a cohort and share its pages; a build
  * replaying from the start beside live ones is its own cohort until it reaches them (then they
- * merge). Each group keeps what a lone PostgresEventLogConsumer gives it: one active consumer per
- * group across processes (the same advisory lock, held on the reader's LISTEN connection, so a lone
- * consumer and a member exclude each other), its own retries with backoff (a stalled group does
- * not hold the others), its own lag, and stop() draining its in-flight batch.
+ * merge). Replaying groups wait for one another (waitsForOneBehind) so they keep sharing pages;
+ * groups at the tail never wait for a replaying one. Each group keeps what a lone
+ * PostgresEventLogConsumer gives it: one active consumer per group across processes (the same
+ * advisory lock, held on the reader's LISTEN connection, so a lone consumer and a member exclude
+ * each other), its own retries with backoff (a failed group does not hold the others, a stuck batch
+ * holds them at most HOLD_BUSY_MS), its own lag, and stop() draining its in-flight batch.
  */
 export class PostgresFanOut {
   private readonly members = new Set<FanOutMember>();
@@ -62,6 +70,8 @@ export class PostgresFanOut {
     private readonly url: string,
     readonly log: Logger,
     private readonly idlePollMs = 5000,
+    /** How long a replaying group waits for a batch of a group behind it (HOLD_BUSY_MS; tests shorten it). */
+    private readonly holdBusyMs = HOLD_BUSY_MS,
   ) {}
 
   /** A consumer of one group, read through this fan-out. */
@@ -105,7 +115,7 @@ export class PostgresFanOut {
       }
       this.pause.consume();
       const now = Date.now();
-      const ready = [...this.members].filter((m) => m.locked && !m.stopping && !m.busy && m.retryAt <= now);
+      const ready = [...this.members].filter((m) => m.locked && !m.stopping && !m.busy && m.retryAt <= now && !this.waitsForOneBehind(m, now));
       let progressed = false;
       if (ready.length > 0) {
         // Every cohort's page first, then every member's batch: the round waits for the batches
@@ -124,6 +134,29 @@ export class PostgresFanOut {
     await listener?.end().catch(() => undefined);
   }
 
+  /**
+   * Whether `m`, replaying (its last page was full: the log goes on past it), sits this round out
+   * for a healthy group behind it, within HOLD_PAGES of its pages: one still busy on a batch (for
+   * up to holdBusyMs), or one too far behind to share its cohort's pages. Replaying builds so
+   * stay together and read the log once: without it, a build slow on one batch (over STRAGGLER_MS)
+   * fell more than two pages behind, the others went on in a cohort of other types (the swaps
+   * build, alone, in pages of swaps only) and every page from there on was read and validated
+   * twice (every projection at once, 10^6 events: one replay in three or four made 287-290 page
+   * reads instead of 208-211 and took 17-60 % longer). Builds that joined a few pages apart (a
+   * replay starts each build in turn) regroup the same way. A group at the tail is never held
+   * (live builds keep up beside a replaying one), nor is any for a group that failed its last
+   * batch (in backoff) or is stopping; the group furthest behind is never held, so the wait ends.
+   */
+  private waitsForOneBehind(m: FanOutMember, now: number): boolean {
+    if (!m.replaying) return false;
+    const window = BigInt(HOLD_PAGES) * pageSize(m);
+    for (const t of this.members) {
+      if (t === m || !t.locked || t.stopping || t.failures > 0 || t.next >= m.next || m.next - t.next > window) continue;
+      if (t.busy ? now - t.busySince < this.holdBusyMs : m.next - t.next >= cohortReach(t)) return true;
+    }
+    return false;
+  }
+
   /** Reads one page for a cohort and starts each member's batch of it (from where it stands): one promise per member, of the log records it moved past. */
   private async serve(cohort: FanOutMember[]): Promise<Promise<number>[]> {
     const from = cohort.reduce((a, m) => (m.next < a ? m.next : a), cohort[0].next);
@@ -137,6 +170,7 @@ export class PostgresFanOut {
       const rows = await read.rows;
       // A page short of `limit` ends where the log ended when it was read: the next round reads again.
       if (!rows.full) this.forget(read);
+      for (const m of cohort) m.replaying = rows.full;
       if (rows.rows.length === 0) {
         // Nothing past the member furthest behind: every member of the cohort is at the tail.
         for (const m of cohort) callHook(m.opts!.onTail);
@@ -264,6 +298,8 @@ export class PostgresFanOut {
       if (m.stopping) continue;
       if (!m.locked) ms = Math.min(ms, Math.max(0, m.lockRetryAt - now) || LOCK_RETRY_MS);
       else if (m.retryAt > now) ms = Math.min(ms, m.retryAt - now);
+      // A group held for this one's batch stops waiting for it then (its end wakes the loop before).
+      else if (m.busy && m.busySince + this.holdBusyMs > now) ms = Math.min(ms, m.busySince + this.holdBusyMs - now);
     }
     return ms;
   }
@@ -309,14 +345,19 @@ interface AheadPage {
   read: PageRead;
 }
 
+/** The most log records a member's batch is read from. */
+const pageSize = (m: FanOutMember): bigint => BigInt(m.opts!.maxBatchSize ?? 2000);
+
+/** How far ahead of a member another may stand and share its cohort's pages: two pages (a member a page behind, it straggled, rejoins the others' reads at once). */
+const cohortReach = (m: FanOutMember): bigint => 2n * pageSize(m);
+
 /** Members sorted by position; one cohort per run of members less than two pages apart. */
 function cohorts(members: FanOutMember[]): FanOutMember[][] {
   const sorted = [...members].sort((a, b) => (a.next < b.next ? -1 : a.next > b.next ? 1 : 0));
   const out: FanOutMember[][] = [];
   for (const m of sorted) {
     const last = out[out.length - 1];
-    // Up to two pages apart: a member a page behind (it straggled) rejoins the others' reads at once.
-    if (last && m.next - last[0].next < 2n * BigInt(m.opts!.maxBatchSize ?? 2000)) last.push(m);
+    if (last && m.next - last[0].next < cohortReach(m)) last.push(m);
     else out.push([m]);
   }
   return out;
@@ -334,10 +375,15 @@ class FanOutMember implements EventLogConsumer {
   lockRetryAt = 0;
   /** A failed batch is retried from this time on (backoff). */
   retryAt = 0;
-  private failures = 0;
+  /** Batches failed in a row (0: its last one committed). */
+  failures = 0;
+  /** Its last page was full: the log went on past it (a replay, not a group at the tail). */
+  replaying = false;
   inFlight?: Promise<unknown>;
   /** A batch of this group is being applied (a straggler of a past round, the next round leaves it out). */
   busy = false;
+  /** When its batch in flight started. */
+  busySince = 0;
   /** Its batch of a page read ahead, prepared while the current batch runs (used only for that page). */
   private ahead?: { page: readonly PageRecord[]; prepared: PreparedBatch | undefined };
 
@@ -376,6 +422,7 @@ class FanOutMember implements EventLogConsumer {
    */
   apply(page: readonly PageRecord[], pageFrom: bigint, clusters: readonly Cluster[]): Promise<number> {
     this.busy = true;
+    this.busySince = Date.now();
     const run = this.applyPage(page, pageFrom, clusters).finally(() => (this.busy = false));
     this.inFlight = run.catch(() => undefined);
     return run;
