@@ -209,6 +209,69 @@ describe('postgres fan-out', () => {
     }
   });
 
+  it('a group that has reached the tail is not held by a replaying one it shares pages with: it keeps up while that one is slow', async () => {
+    const producer = new PostgresEventLogProducer(db.pool);
+    const history = sampleEventStream('devnet', [fakeAddress('shared-1')], 300);
+    await producer.append(history);
+    // Replaying groups would wait a minute for a batch of one behind them: far past `until`'s 30 s.
+    const fanOut = new PostgresFanOut(db.pool, db.url, log, 200, 60_000);
+    const gates = { live: Promise.resolve(), replay: Promise.resolve() };
+    let open = { live: () => undefined as void, replay: () => undefined as void };
+    const shut = (which: 'live' | 'replay') => (gates[which] = new Promise<void>((r) => (open = { ...open, [which]: r })));
+    const live: string[] = [];
+    const replay: string[] = [];
+    const a = fanOut.consumer();
+    await a.start({
+      group: 'live',
+      clusters: ['devnet'],
+      maxBatchSize: 50,
+      handler: async (batch) => {
+        await gates.live;
+        live.push(...batch.map((d) => d.event.id));
+      },
+    });
+    // A second live group: its batches end, so the round ends while the first one's waits.
+    const c = fanOut.consumer();
+    await c.start({ group: 'other', clusters: ['devnet'], maxBatchSize: 50, handler: async () => undefined });
+    await until('both live groups at the tail', async () => live.length === history.length && (await a.lag()) === 0n && (await c.lag()) === 0n);
+    // New events while the live group's next batch waits: a group replaying from the same place
+    // starts meanwhile, so the two share full pages once the live one goes on.
+    shut('live');
+    const more = sampleEventStream('devnet', [fakeAddress('shared-1')], 200, 1000);
+    await producer.append(more);
+    await until('the live group in its batch', () => a.lag().then((l) => l === BigInt(more.length)));
+    await db.pool.query("INSERT INTO event_log_checkpoint (group_id, stream, partition, next_offset) VALUES ('replay', 'event_log', 0, $1)", [
+      history.length + 1,
+    ]);
+    let replayBatches = 0;
+    const b = fanOut.consumer();
+    await b.start({
+      group: 'replay',
+      clusters: ['devnet'],
+      maxBatchSize: 50,
+      handler: async (batch) => {
+        // Its second batch is slow until the test ends it.
+        if (++replayBatches === 2) await shut('replay');
+        replay.push(...batch.map((d) => d.event.id));
+      },
+    });
+    try {
+      await until('the replaying group past its first batch', () => replay.length >= 50);
+      open.live();
+      await until('the replaying group in its slow batch', () => replayBatches === 2);
+      await until('the live group applied the new events', () => live.length === history.length + more.length);
+      expect(replayBatches).toBe(2); // still in its slow batch
+      expect(live).toEqual(ids([...history, ...more]));
+      open.replay();
+      await until('the replaying group caught up', async () => (await b.lag()) === 0n);
+      expect(replay).toEqual(ids(more));
+    } finally {
+      open.live();
+      open.replay();
+      await Promise.all([a.stop(), b.stop(), c.stop()]);
+    }
+  });
+
   it('a page read ahead whose read failed is read again when its turn comes, not failed as a batch: every event once, in order', async () => {
     const events = sampleEventStream('devnet', [fakeAddress('flaky-1')], 100);
     await new PostgresEventLogProducer(db.pool).append(events);

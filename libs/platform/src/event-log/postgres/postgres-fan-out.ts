@@ -42,7 +42,7 @@ const HOLD_BUSY_MS = 10_000;
  * Groups at the same place in the log (within a page) form a cohort and share its pages; a build
  * replaying from the start beside live ones is its own cohort until it reaches them (then they
  * merge). Replaying groups wait for one another (waitsForOneBehind) so they keep sharing pages;
- * groups at the tail never wait for a replaying one. Each group keeps what a lone
+ * groups that have reached the tail never wait for a replaying one. Each group keeps what a lone
  * PostgresEventLogConsumer gives it: one active consumer per group across processes (the same
  * advisory lock, held on the reader's LISTEN connection, so a lone consumer and a member exclude
  * each other), its own retries with backoff (a failed group does not hold the others, a stuck batch
@@ -135,7 +135,7 @@ export class PostgresFanOut {
   }
 
   /**
-   * Whether `m`, replaying (its last page was full: the log goes on past it), sits this round out
+   * Whether `m`, replaying (it has not reached the log's tail since it started), sits this round out
    * for a healthy group behind it, within HOLD_PAGES of its pages: one still busy on a batch (for
    * up to holdBusyMs), or one too far behind to share its cohort's pages. Replaying builds so
    * stay together and read the log once: without it, a build slow on one batch (over STRAGGLER_MS)
@@ -143,12 +143,13 @@ export class PostgresFanOut {
    * build, alone, in pages of swaps only) and every page from there on was read and validated
    * twice (every projection at once, 10^6 events: one replay in three or four made 287-290 page
    * reads instead of 208-211 and took 17-60 % longer). Builds that joined a few pages apart (a
-   * replay starts each build in turn) regroup the same way. A group at the tail is never held
-   * (live builds keep up beside a replaying one), nor is any for a group that failed its last
-   * batch (in backoff) or is stopping; the group furthest behind is never held, so the wait ends.
+   * replay starts each build in turn) regroup the same way. A group that has reached the tail is
+   * never held, even a page or two behind it again or sharing a page with a replaying one (live
+   * builds keep up beside a replaying one), nor is any for a group that failed its last batch (in
+   * backoff) or is stopping; the group furthest behind is never held, so the wait ends.
    */
   private waitsForOneBehind(m: FanOutMember, now: number): boolean {
-    if (!m.replaying) return false;
+    if (m.caughtUp) return false;
     const window = BigInt(HOLD_PAGES) * pageSize(m);
     for (const t of this.members) {
       if (t === m || !t.locked || t.stopping || t.failures > 0 || t.next >= m.next || m.next - t.next > window) continue;
@@ -170,7 +171,7 @@ export class PostgresFanOut {
       const rows = await read.rows;
       // A page short of `limit` ends where the log ended when it was read: the next round reads again.
       if (!rows.full) this.forget(read);
-      for (const m of cohort) m.replaying = rows.full;
+      if (!rows.full) for (const m of cohort) m.caughtUp = true;
       if (rows.rows.length === 0) {
         // Nothing past the member furthest behind: every member of the cohort is at the tail.
         for (const m of cohort) callHook(m.opts!.onTail);
@@ -377,8 +378,8 @@ class FanOutMember implements EventLogConsumer {
   retryAt = 0;
   /** Batches failed in a row (0: its last one committed). */
   failures = 0;
-  /** Its last page was full: the log went on past it (a replay, not a group at the tail). */
-  replaying = false;
+  /** It has been served a page short of its limit (the log's tail) since it started: a live group, not a replay. */
+  caughtUp = false;
   inFlight?: Promise<unknown>;
   /** A batch of this group is being applied (a straggler of a past round, the next round leaves it out). */
   busy = false;
@@ -392,6 +393,7 @@ class FanOutMember implements EventLogConsumer {
   async start(opts: ConsumeOptions): Promise<void> {
     this.opts = opts;
     this.stopping = false;
+    this.caughtUp = false;
     this.types = opts.types ? new Set(opts.types) : undefined;
     this.clusters = CLUSTERS.every((c) => opts.clusters.includes(c)) ? undefined : new Set(opts.clusters);
     this.batch = new CheckpointedBatch(this.hub.pool, opts.group, opts.handler, this.hub.log, opts.batchTimeoutMs);
