@@ -32,7 +32,9 @@ export async function prepareDataset(
   try {
     let stats: DatasetStats;
     let huge = process.env.BENCH_API_HUGE === '1';
-    const pool = createPool(url, { max: 2, application: 'api-bench-setup' });
+    // Activating the swaps build runs its finish (runApart: a reader and four writers, the finish's
+    // own connection, a batch waiting on it): 7 at once. With 2, the bench stopped before measuring.
+    const pool = createPool(url, { max: 8, application: 'api-bench-setup' });
     const now = Math.floor(Date.now() / 1000);
     const poolsDef = ALL_PROJECTIONS.find((d) => d.name === 'pools')!;
     if (reuse) {
