@@ -209,6 +209,44 @@ describe('postgres fan-out', () => {
     }
   });
 
+  it('a group that joins while every batch in flight is stuck is served: a round waits for stuck batches only so long', async () => {
+    const events = sampleEventStream('devnet', [fakeAddress('alone-1')], 60);
+    await new PostgresEventLogProducer(db.pool).append(events);
+    // Rounds end 1.5 s after they start when no batch of theirs has ended (10 s by default).
+    const fanOut = new PostgresFanOut(db.pool, db.url, log, 60_000, 1500);
+    let free!: () => void;
+    const freed = new Promise<void>((r) => (free = r));
+    const stuck: string[] = [];
+    const late: string[] = [];
+    let inBatch = false;
+    const a = fanOut.consumer();
+    await a.start({
+      group: 'stuck',
+      clusters: ['devnet'],
+      maxBatchSize: 10,
+      handler: async (batch) => {
+        // Its first batch waits (a lock nobody releases, under a long batch deadline) until the test frees it.
+        inBatch = true;
+        await freed;
+        stuck.push(...batch.map((d) => d.event.id));
+      },
+    });
+    const b = fanOut.consumer();
+    try {
+      await until('the stuck group in its batch', () => inBatch);
+      await b.start({ group: 'late', clusters: ['devnet'], maxBatchSize: 10, handler: recorder(late) });
+      await until('the group that joined caught up', async () => (await b.lag()) === 0n);
+      expect(late).toEqual(ids(events));
+      expect(stuck).toEqual([]);
+      free();
+      await until('the stuck group caught up', async () => (await a.lag()) === 0n);
+      expect(stuck).toEqual(ids(events));
+    } finally {
+      free();
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
   it('a group that has reached the tail is not held by a replaying one it shares pages with: it keeps up while that one is slow', async () => {
     const producer = new PostgresEventLogProducer(db.pool);
     const history = sampleEventStream('devnet', [fakeAddress('shared-1')], 300);

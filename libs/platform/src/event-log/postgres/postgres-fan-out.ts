@@ -121,7 +121,7 @@ export class PostgresFanOut {
         // Every cohort's page first, then every member's batch: the round waits for the batches
         // (lockstep keeps the cohorts together) but not for a member still busy a second after another finished.
         const applies = (await Promise.all(cohorts(ready).map((c) => this.serve(c)))).flat();
-        const served = await allOrStragglers(applies, STRAGGLER_MS);
+        const served = await allOrStragglers(applies, STRAGGLER_MS, this.holdBusyMs);
         progressed = served.some((n) => n !== 0);
       }
       this.dropPassedPages();
@@ -312,14 +312,18 @@ export class PostgresFanOut {
 }
 
 /**
- * The results of `runs` once all have settled, or, once one has, after `ms` more (undefined for
- * the ones still running): a group slow on a batch (a lock, a long rebuild batch) is not waited
- * for, it rejoins when done, so the other groups (the served builds) keep up meanwhile.
+ * The results of `runs` once all have settled, or, once one has, after `ms` more, or after
+ * `atMostMs` in all (undefined for the ones still running): a group slow on a batch (a lock, a
+ * long rebuild batch) is not waited for, it rejoins when done, so the other groups (the served
+ * builds) keep up meanwhile; and a round whose every batch is stuck does not keep a group that
+ * joins meanwhile (a new build) or one whose retry is due from being served.
  */
-async function allOrStragglers<T>(runs: Promise<T>[], ms: number): Promise<(T | undefined)[]> {
+async function allOrStragglers<T>(runs: Promise<T>[], ms: number, atMostMs: number): Promise<(T | undefined)[]> {
   const results: (T | undefined)[] = runs.map(() => undefined);
   let timer: NodeJS.Timeout | undefined;
+  let cap: NodeJS.Timeout | undefined;
   const straggled = new Promise<void>((resolve) => {
+    cap = setTimeout(resolve, atMostMs);
     for (const [i, r] of runs.entries()) {
       r.then(
         (v) => void (results[i] = v),
@@ -333,6 +337,7 @@ async function allOrStragglers<T>(runs: Promise<T>[], ms: number): Promise<(T | 
     await Promise.race([Promise.allSettled(runs), straggled]);
   } finally {
     clearTimeout(timer);
+    clearTimeout(cap);
   }
   return results;
 }
