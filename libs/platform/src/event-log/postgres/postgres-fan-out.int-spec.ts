@@ -87,91 +87,83 @@ describe('postgres fan-out', () => {
     }
   });
 
-  /** The page reads of `readFrom` that hold records: those not at the log's tail when they were read. */
-  const pagesWithRecords = async (readFrom: string[]) => {
+  /**
+   * `events` in the log, read from the start by two groups through one fan-out whose page reads
+   * are recorded, in pages of 10: `steady` applies every batch, `odd` runs `onBatch(n)` before its
+   * n-th batch (it may throw). Once both caught up: what each applied, in order, and where each
+   * page read that held records started (not the ones at the log's tail).
+   */
+  const twoGroupsCaughtUp = async (
+    events: readonly HadronEvent[],
+    steady: { group: string; types?: string[] },
+    odd: { group: string; onBatch: (n: number) => Promise<unknown> | void },
+  ) => {
+    await new PostgresEventLogProducer(db.pool).append(events);
+    const readFrom: string[] = [];
+    const fanOut = new PostgresFanOut(
+      watchPageReads(db.pool, (from) => void readFrom.push(from)),
+      db.url,
+      log,
+      60_000,
+    );
+    const seen = { steady: [] as string[], odd: [] as string[], batches: 0 };
+    const consumers = [fanOut.consumer(), fanOut.consumer()];
+    await consumers[0].start({ ...steady, clusters: ['devnet'], maxBatchSize: 10, handler: recorder(seen.steady) });
+    await consumers[1].start({
+      group: odd.group,
+      clusters: ['devnet'],
+      maxBatchSize: 10,
+      handler: async (batch) => {
+        await odd.onBatch(++seen.batches);
+        seen.odd.push(...batch.map((d) => d.event.id));
+      },
+    });
+    try {
+      await until('both caught up', async () => (await Promise.all(consumers.map((c) => c.lag()))).every((l) => l === 0n));
+    } finally {
+      await Promise.all(consumers.map((c) => c.stop()));
+    }
     const { rows } = await db.pool.query<{ tail: string }>('SELECT (max(seq) + 1)::text AS tail FROM event_log');
-    return readFrom.filter((from) => from !== rows[0].tail);
+    return { ...seen, pages: readFrom.filter((from) => from !== rows[0].tail) };
   };
 
   it('a group that failed a batch finds its pages read ahead when it retries: no page is read twice', async () => {
     const events = sampleEventStream('devnet', [fakeAddress('retry-1')], 60);
-    await new PostgresEventLogProducer(db.pool).append(events);
-    // Where each page read starts (its first parameter).
-    const readFrom: string[] = [];
-    const fanOut = new PostgresFanOut(
-      watchPageReads(db.pool, (from) => void readFrom.push(from)),
-      db.url,
-      log,
-      60_000,
-    );
-    const fast: string[] = [];
-    const failing: string[] = [];
-    let batches = 0;
-    const consumers = [fanOut.consumer(), fanOut.consumer()];
-    await consumers[0].start({ group: 'fast', clusters: ['devnet'], maxBatchSize: 10, handler: recorder(fast) });
-    await consumers[1].start({
-      group: 'failing',
-      clusters: ['devnet'],
-      maxBatchSize: 10,
-      handler: async (batch) => {
-        // Its second batch fails once: it backs off, the other group goes on without it (it is not waited for).
-        if (++batches === 2) throw new Error('injected failure');
-        failing.push(...batch.map((d) => d.event.id));
+    // Its second batch fails once: it backs off, the other group goes on without it (it is not waited for).
+    const run = await twoGroupsCaughtUp(
+      events,
+      { group: 'fast' },
+      {
+        group: 'failing',
+        onBatch: (n) => {
+          if (n === 2) throw new Error('injected failure');
+        },
       },
-    });
-    try {
-      await until('both caught up', async () => (await Promise.all(consumers.map((c) => c.lag()))).every((l) => l === 0n));
-      expect(fast).toEqual(ids(events));
-      expect(failing).toEqual(ids(events));
-      expect(batches).toBeGreaterThan(6); // the failed batch, and its retry
-      // The group at the tail reads it again each round; every page that holds records is read
-      // once. Before, the group that retried read again the pages the other group had been served meanwhile.
-      const pages = await pagesWithRecords(readFrom);
-      expect(pages).toHaveLength(6);
-      expect(new Set(pages).size).toBe(6);
-    } finally {
-      await Promise.all(consumers.map((c) => c.stop()));
-    }
+    );
+    expect(run.steady).toEqual(ids(events));
+    expect(run.odd).toEqual(ids(events));
+    expect(run.batches).toBeGreaterThan(6); // the failed batch, and its retry
+    // The group at the tail reads it again each round; every page that holds records is read
+    // once. Before, the group that retried read again the pages the other group had been served meanwhile.
+    expect(run.pages).toHaveLength(6);
+    expect(new Set(run.pages).size).toBe(6);
   });
 
   it('replaying groups wait for one slow on a batch: none runs ahead in pages of its own types, each page is read once', async () => {
     const events = sampleEventStream('devnet', [fakeAddress('straggle-1')], 120);
-    await new PostgresEventLogProducer(db.pool).append(events);
-    const readFrom: string[] = [];
-    const fanOut = new PostgresFanOut(
-      watchPageReads(db.pool, (from) => void readFrom.push(from)),
-      db.url,
-      log,
-      60_000,
+    // As in a replay of every projection: one build reads only swaps, one reads every type; its
+    // second batch takes longer than a round waits for a straggler (1 s).
+    const run = await twoGroupsCaughtUp(
+      events,
+      { group: 'swaps', types: ['SwapExecuted'] },
+      { group: 'slow', onBatch: (n) => (n === 2 ? new Promise((r) => setTimeout(r, 2500)) : undefined) },
     );
-    const swaps: string[] = [];
-    const slow: string[] = [];
-    let batches = 0;
-    const consumers = [fanOut.consumer(), fanOut.consumer()];
-    // As in a replay of every projection: one build reads only swaps, one reads every type.
-    await consumers[0].start({ group: 'swaps', clusters: ['devnet'], types: ['SwapExecuted'], maxBatchSize: 10, handler: recorder(swaps) });
-    await consumers[1].start({
-      group: 'slow',
-      clusters: ['devnet'],
-      maxBatchSize: 10,
-      handler: async (batch) => {
-        // Its second batch takes longer than a round waits for a straggler (1 s).
-        if (++batches === 2) await new Promise((r) => setTimeout(r, 2500));
-        slow.push(...batch.map((d) => d.event.id));
-      },
-    });
-    try {
-      await until('both caught up', async () => (await Promise.all(consumers.map((c) => c.lag()))).every((l) => l === 0n));
-      expect(swaps).toEqual(ids(events, ['SwapExecuted']));
-      expect(slow).toEqual(ids(events));
-      // One page of every type per 10 log records, each read once. Before, the swaps group went on
-      // alone in pages of swaps only while the other was busy, and the log from there on was read twice.
-      const pages = await pagesWithRecords(readFrom);
-      expect(new Set(pages).size).toBe(pages.length);
-      expect(pages).toHaveLength(12);
-    } finally {
-      await Promise.all(consumers.map((c) => c.stop()));
-    }
+    expect(run.steady).toEqual(ids(events, ['SwapExecuted']));
+    expect(run.odd).toEqual(ids(events));
+    // One page of every type per 10 log records, each read once. Before, the swaps group went on
+    // alone in pages of swaps only while the other was busy, and the log from there on was read twice.
+    expect(new Set(run.pages).size).toBe(run.pages.length);
+    expect(run.pages).toHaveLength(12);
   });
 
   it('a group stuck on a batch holds the replay of the others only so long: they go on and finish, it catches up once freed', async () => {
