@@ -119,7 +119,8 @@ export class PostgresFanOut {
       let progressed = false;
       if (ready.length > 0) {
         // Every cohort's page first, then every member's batch: the round waits for the batches
-        // (lockstep keeps the cohorts together) but not for a member still busy a second after another finished.
+        // (lockstep keeps the cohorts together) but not for a member still busy a second after
+        // another finished, nor for more than holdBusyMs in all.
         const applies = (await Promise.all(cohorts(ready).map((c) => this.serve(c)))).flat();
         const served = await allOrStragglers(applies, STRAGGLER_MS, this.holdBusyMs);
         progressed = served.some((n) => n !== 0);
@@ -170,8 +171,11 @@ export class PostgresFanOut {
       const read = this.pageAhead(from, limit, types, clusters) ?? this.fetch(clusters, types, from, limit);
       const rows = await read.rows;
       // A page short of `limit` ends where the log ended when it was read: the next round reads again.
-      if (!rows.full) this.forget(read);
-      if (!rows.full) for (const m of cohort) m.caughtUp = true;
+      // Its members have reached the tail: none of them waits for a replaying group from now on.
+      if (!rows.full) {
+        this.forget(read);
+        for (const m of cohort) m.caughtUp = true;
+      }
       if (rows.rows.length === 0) {
         // Nothing past the member furthest behind: every member of the cohort is at the tail.
         for (const m of cohort) callHook(m.opts!.onTail);
