@@ -61,6 +61,12 @@ describe('postgres fan-out', () => {
       },
     });
   const ids = (events: readonly HadronEvent[], types?: readonly string[]) => events.filter((e) => !types || types.includes(e.type)).map((e) => e.id);
+  /** What a handler awaits to stand for a batch stuck on a lock: `passed` settles once the test calls `open()`. */
+  const gate = () => {
+    let open!: () => void;
+    const passed = new Promise<void>((r) => (open = r));
+    return { passed, open };
+  };
 
   it('reads each page once for the groups at the same place, and each group applies exactly its types, in order', async () => {
     const events = sampleEventStream('mainnet-beta', [fakeAddress('fan-1'), fakeAddress('fan-2')], 200);
@@ -171,8 +177,7 @@ describe('postgres fan-out', () => {
     await new PostgresEventLogProducer(db.pool).append(events);
     // Replaying groups wait at most 1.5 s for a batch of one behind them (10 s by default).
     const fanOut = new PostgresFanOut(db.pool, db.url, log, 60_000, 1500);
-    let free!: () => void;
-    const freed = new Promise<void>((r) => (free = r));
+    const lock = gate();
     const other: string[] = [];
     const stuck: string[] = [];
     let batches = 0;
@@ -184,7 +189,7 @@ describe('postgres fan-out', () => {
       maxBatchSize: 10,
       handler: async (batch) => {
         // Its second batch waits (a lock, a slow disk) until the test frees it.
-        if (++batches === 2) await freed;
+        if (++batches === 2) await lock.passed;
         stuck.push(...batch.map((d) => d.event.id));
       },
     });
@@ -192,11 +197,11 @@ describe('postgres fan-out', () => {
       await until('the other group caught up', async () => (await consumers[0].lag()) === 0n);
       expect(other).toEqual(ids(events));
       expect(stuck).toHaveLength(10); // still in its second batch
-      free();
+      lock.open();
       await until('the stuck group caught up', async () => (await consumers[1].lag()) === 0n);
       expect(stuck).toEqual(ids(events));
     } finally {
-      free();
+      lock.open();
       await Promise.all(consumers.map((c) => c.stop()));
     }
   });
@@ -206,8 +211,7 @@ describe('postgres fan-out', () => {
     await new PostgresEventLogProducer(db.pool).append(events);
     // Rounds end 1.5 s after they start when no batch of theirs has ended (10 s by default).
     const fanOut = new PostgresFanOut(db.pool, db.url, log, 60_000, 1500);
-    let free!: () => void;
-    const freed = new Promise<void>((r) => (free = r));
+    const lock = gate();
     const stuck: string[] = [];
     const late: string[] = [];
     let inBatch = false;
@@ -219,7 +223,7 @@ describe('postgres fan-out', () => {
       handler: async (batch) => {
         // Its first batch waits (a lock nobody releases, under a long batch deadline) until the test frees it.
         inBatch = true;
-        await freed;
+        await lock.passed;
         stuck.push(...batch.map((d) => d.event.id));
       },
     });
@@ -230,11 +234,11 @@ describe('postgres fan-out', () => {
       await until('the group that joined caught up', async () => (await b.lag()) === 0n);
       expect(late).toEqual(ids(events));
       expect(stuck).toEqual([]);
-      free();
+      lock.open();
       await until('the stuck group caught up', async () => (await a.lag()) === 0n);
       expect(stuck).toEqual(ids(events));
     } finally {
-      free();
+      lock.open();
       await Promise.all([a.stop(), b.stop()]);
     }
   });
@@ -245,9 +249,10 @@ describe('postgres fan-out', () => {
     await producer.append(history);
     // Replaying groups would wait a minute for a batch of one behind them: far past `until`'s 30 s.
     const fanOut = new PostgresFanOut(db.pool, db.url, log, 200, 60_000);
-    const gates = { live: Promise.resolve(), replay: Promise.resolve() };
-    let open = { live: () => undefined as void, replay: () => undefined as void };
-    const shut = (which: 'live' | 'replay') => (gates[which] = new Promise<void>((r) => (open = { ...open, [which]: r })));
+    // The live group's batches pass until the test closes its gate; the replaying group's second batch waits at its own.
+    let liveGateClosed = false;
+    const liveGate = gate();
+    const replayGate = gate();
     const live: string[] = [];
     const replay: string[] = [];
     const a = fanOut.consumer();
@@ -256,7 +261,7 @@ describe('postgres fan-out', () => {
       clusters: ['devnet'],
       maxBatchSize: 50,
       handler: async (batch) => {
-        await gates.live;
+        if (liveGateClosed) await liveGate.passed;
         live.push(...batch.map((d) => d.event.id));
       },
     });
@@ -266,7 +271,7 @@ describe('postgres fan-out', () => {
     await until('both live groups at the tail', async () => live.length === history.length && (await a.lag()) === 0n && (await c.lag()) === 0n);
     // New events while the live group's next batch waits: a group replaying from the same place
     // starts meanwhile, so the two share full pages once the live one goes on.
-    shut('live');
+    liveGateClosed = true;
     const more = sampleEventStream('devnet', [fakeAddress('shared-1')], 200, 1000);
     await producer.append(more);
     await until('the live group in its batch', () => a.lag().then((l) => l === BigInt(more.length)));
@@ -281,23 +286,23 @@ describe('postgres fan-out', () => {
       maxBatchSize: 50,
       handler: async (batch) => {
         // Its second batch is slow until the test ends it.
-        if (++replayBatches === 2) await shut('replay');
+        if (++replayBatches === 2) await replayGate.passed;
         replay.push(...batch.map((d) => d.event.id));
       },
     });
     try {
       await until('the replaying group past its first batch', () => replay.length >= 50);
-      open.live();
+      liveGate.open();
       await until('the replaying group in its slow batch', () => replayBatches === 2);
       await until('the live group applied the new events', () => live.length === history.length + more.length);
       expect(replayBatches).toBe(2); // still in its slow batch
       expect(live).toEqual(ids([...history, ...more]));
-      open.replay();
+      replayGate.open();
       await until('the replaying group caught up', async () => (await b.lag()) === 0n);
       expect(replay).toEqual(ids(more));
     } finally {
-      open.live();
-      open.replay();
+      liveGate.open();
+      replayGate.open();
       await Promise.all([a.stop(), b.stop(), c.stop()]);
     }
   });

@@ -162,7 +162,7 @@ export class PostgresFanOut {
   /** Reads one page for a cohort and starts each member's batch of it (from where it stands): one promise per member, of the log records it moved past. */
   private async serve(cohort: FanOutMember[]): Promise<Promise<number>[]> {
     const from = cohort.reduce((a, m) => (m.next < a ? m.next : a), cohort[0].next);
-    const limit = Math.max(...cohort.map((m) => m.opts!.maxBatchSize ?? 2000));
+    const limit = Math.max(...cohort.map(batchSize));
     // The union of what the members read: none reads a type out of it, so it is never transferred.
     const types = cohort.some((m) => !m.types) ? undefined : new Set(cohort.flatMap((m) => [...m.types!]));
     const clusters = [...new Set(cohort.flatMap((m) => m.opts!.clusters))];
@@ -356,7 +356,8 @@ interface AheadPage {
 }
 
 /** The most log records a member's batch is read from. */
-const pageSize = (m: FanOutMember): bigint => BigInt(m.opts!.maxBatchSize ?? 2000);
+const batchSize = (m: FanOutMember): number => m.opts!.maxBatchSize ?? 2000;
+const pageSize = (m: FanOutMember): bigint => BigInt(batchSize(m));
 
 /** How far ahead of a member another may stand and share its cohort's pages: two pages (a member a page behind, it straggled, rejoins the others' reads at once). */
 const cohortReach = (m: FanOutMember): bigint => 2n * pageSize(m);
