@@ -29,6 +29,7 @@ import {
   createPool,
   endPool,
   eventLogMigrations,
+  inTransaction,
   PostgresEventLogConsumer,
   PostgresFanOut,
   runMigrations,
@@ -251,19 +252,14 @@ async function main(): Promise<void> {
     const handlerMs = ALL_PROJECTIONS.map(() => 0);
     let batch: DeliveredEvent[] = [];
     const flush = async () => {
-      const c = await pool.connect();
       const start = Date.now();
-      try {
-        await c.query('BEGIN');
+      await inTransaction(pool, async (c) => {
         for (const [i, h] of handlers.entries()) {
           const t0 = Date.now();
           await h(batch, c as unknown as SqlTx);
           handlerMs[i] += Date.now() - t0;
         }
-        await c.query('COMMIT');
-      } finally {
-        c.release();
-      }
+      });
       writeMs += Date.now() - start;
       batch = [];
     };

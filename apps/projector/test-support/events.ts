@@ -1,5 +1,6 @@
 import { parseHadronEvent, type Cluster, type EventOf, type FeeSplitRecipient, type HadronEvent, type PoolSnapshot } from '@hadron/contracts';
 import { fakeAddress, fakeSignature, swapData } from '@hadron/contracts/testing/sample-events';
+import { inTransaction } from '@hadron/platform/database/pool';
 import type { DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { Pool } from 'pg';
 
@@ -181,20 +182,12 @@ export async function applyBatch(
   handler: (events: readonly DeliveredEvent[], tx: SqlTx) => Promise<void>,
   events: readonly HadronEvent[],
 ): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await handler(
+  await inTransaction(pool, (client) =>
+    handler(
       events.map((event, i) => ({ event, position: { stream: 'test', partition: 0, offset: BigInt(i) } })),
       client as unknown as SqlTx,
-    );
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK');
-    throw e;
-  } finally {
-    client.release();
-  }
+    ),
+  );
 }
 
 /** A whole table as text rows, ordered: to compare states exactly. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { HadronEvent } from '@hadron/contracts';
-import type { DeliveredEvent, RawLogRecord, SqlTx } from '@hadron/platform';
+import { inTransaction, type DeliveredEvent, type RawLogRecord, type SqlTx } from '@hadron/platform';
 import type { TestDatabase } from '@hadron/platform/testing/test-database';
 import { BuildRegistry } from '../src/builds/build-registry';
 import { ALL_PROJECTIONS } from '../src/projections';
@@ -104,14 +104,9 @@ export function projectorKillRestartContract(adapter: string, makeHarness: () =>
       const handlers = ALL_PROJECTIONS.map((def, i) => def.createHandler(quoteIdent(builds[i].schemaName)));
       let batch: DeliveredEvent[] = [];
       const flush = async () => {
-        const client = await h.db.pool.connect();
-        try {
-          await client.query('BEGIN');
+        await inTransaction(h.db.pool, async (client) => {
           for (const handler of handlers) await handler(batch, client as unknown as SqlTx);
-          await client.query('COMMIT');
-        } finally {
-          client.release();
-        }
+        });
         batch = [];
       };
       const seen = new Set<string>();

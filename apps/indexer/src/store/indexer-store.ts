@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '@hadron/platform/database/pool';
 import type { TokenMetadata } from '@hadron/contracts';
 import type { PoolStatic } from '../discovery/pool-accounts';
 import type { AccountsSnapshot } from '../discovery/pool-reader';
@@ -319,19 +320,7 @@ export class IndexerStore {
 
   /** In `outer` (a fenced transaction) when given, else in a transaction of its own. */
   private async tx<T>(fn: (db: PoolClient) => Promise<T>, outer?: PoolClient): Promise<T> {
-    if (outer) return fn(outer);
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const out = await fn(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
+    return outer ? fn(outer) : inTransaction(this.pool, fn);
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SessionLock } from '@hadron/platform/database/session-lock';
+import { inTransaction } from '@hadron/platform/database/pool';
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
 import type { Pool, PoolClient } from 'pg';
@@ -206,21 +207,6 @@ export class BuildRegistry {
 
   private inTransaction<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, fn);
-  }
-}
-
-async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const out = await fn(c);
-    await c.query('COMMIT');
-    return out;
-  } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw e;
-  } finally {
-    c.release();
   }
 }
 

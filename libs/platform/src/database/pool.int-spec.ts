@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database';
-import { createPool, endPool, whenDatabaseAnswers } from './pool';
+import { createPool, endPool, inTransaction, whenDatabaseAnswers } from './pool';
 
 let db: TestDatabase;
 
@@ -92,5 +92,50 @@ describe('whenDatabaseAnswers', () => {
       await endPool(down);
     }
     expect(await whenDatabaseAnswers(db.pool, inner)()).toEqual({ ready: true, detail: ['ok'] });
+  });
+});
+
+describe('inTransaction', () => {
+  it('commits what the work wrote when it resolves, and returns its result', async () => {
+    await db.pool.query('CREATE TABLE tx_commit (v int)');
+    const out = await inTransaction(db.pool, async (c) => {
+      await c.query('INSERT INTO tx_commit VALUES (1), (2)');
+      return 'done';
+    });
+    expect(out).toBe('done');
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM tx_commit')).rows[0].n).toBe(2);
+  });
+
+  it('rolls back all the work wrote when it throws, rethrows its error, and gives back a usable connection', async () => {
+    await db.pool.query('CREATE TABLE tx_rollback (v int)');
+    const pool = createPool(db.url, { max: 1 });
+    try {
+      await expect(
+        inTransaction(pool, async (c) => {
+          await c.query('INSERT INTO tx_rollback VALUES (1)');
+          throw new Error('work failed');
+        }),
+      ).rejects.toThrow('work failed');
+      expect((await db.pool.query('SELECT count(*)::int AS n FROM tx_rollback')).rows[0].n).toBe(0);
+      // The pool's one connection is back, and not left inside the failed transaction.
+      expect((await pool.query('SELECT now() = statement_timestamp() AS own_statement')).rows[0].own_statement).toBe(true);
+    } finally {
+      await endPool(pool);
+    }
+  });
+
+  it('rethrows the work’s error, not the ROLLBACK’s, when the connection was lost meanwhile', async () => {
+    const pool = createPool(db.url, { max: 1 });
+    try {
+      await expect(
+        inTransaction(pool, async (c) => {
+          await db.pool.query('SELECT pg_terminate_backend($1)', [(await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid]);
+          await c.query('SELECT 1');
+        }),
+      ).rejects.toMatchObject({ code: '57P01' }); // admin_shutdown: the termination, as the work saw it
+      expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+    } finally {
+      await endPool(pool);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { Pool, types } from 'pg';
+import { Pool, types, type PoolClient } from 'pg';
 import { atMost } from '../runtime/at-most';
 
 // int8 and numeric stay strings (u64 and exact sums must not pass through JS numbers).
@@ -47,6 +47,25 @@ export function createPool(url: string, opts: { max?: number; application?: stri
 export async function endPool(pool: Pool, timeoutMs = 10_000): Promise<void> {
   await pool.end();
   await atMost(Promise.all(closings.get(pool) ?? []), timeoutMs);
+}
+
+/**
+ * Runs `fn` in a transaction on a connection of `pool`: committed if it resolves; rolled back if it
+ * throws, which rethrows `fn`'s error (not a failed ROLLBACK's, say on a connection already lost).
+ */
+export async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    const out = await fn(c);
+    await c.query('COMMIT');
+    return out;
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    c.release();
+  }
 }
 
 /** Connection-level failures: retry later, never dead-letter an event because of them. */

@@ -1,6 +1,6 @@
 import { CLUSTERS, parseHadronEvent, type Cluster, type HadronEvent } from '@hadron/contracts';
 import { Client, type Pool } from 'pg';
-import { isTransientDbError } from '../../database/pool';
+import { inTransaction, isTransientDbError } from '../../database/pool';
 import { backoffDelay } from '../../runtime/backoff';
 import type { Logger } from '../../logging/logger';
 import { callHook, CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
@@ -58,9 +58,7 @@ export class PostgresEventLogProducer implements EventLogProducer {
   async appendRaw(records: readonly RawLogRecord[], options: AppendOptions = {}): Promise<void> {
     if (records.length === 0) return;
     const epoch = options.writerEpoch === undefined ? null : options.writerEpoch.toString();
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       await client.query("SELECT pg_advisory_xact_lock(hashtext('hadron:event_log:append'))");
       for (let i = 0; i < records.length; i += APPEND_CHUNK) {
         const chunk = records.slice(i, i + APPEND_CHUNK);
@@ -74,13 +72,7 @@ export class PostgresEventLogProducer implements EventLogProducer {
         );
       }
       await client.query(`SELECT pg_notify('${CHANNEL}', '')`);
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async close(): Promise<void> {
