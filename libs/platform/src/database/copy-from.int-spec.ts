@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database';
-import { copyFrom, copyLine, copyTo } from './copy-from';
+import { copyFieldText, copyFrom, copyLine, copyTo } from './copy-from';
 
 let db: TestDatabase;
 
@@ -162,6 +162,32 @@ describe('copyTo', () => {
       );
       expect(outcome).toEqual({ error: expect.objectContaining({ message: 'division by zero' }) });
       expect((await c.query('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
+    } finally {
+      await c.end();
+    }
+  });
+});
+
+describe('copyFieldText', () => {
+  it('gives back exactly the text Postgres stored, for every field of its COPY TO output', async () => {
+    // Every ASCII character but NUL (text cannot hold it), alone and between others, runs of
+    // backslashes, a JSON array of strings that need escaping, and text beyond ASCII.
+    const ascii = Array.from({ length: 127 }, (_, i) => String.fromCharCode(i + 1));
+    const values = [...ascii, ...ascii.map((c) => `a${c}b${c}${c}`), '\\\\\\', '\\t\\n', JSON.stringify(['tab\there', 'quote"', 'back\\slash']), 'ünï ✓ 𝄞', ''];
+    const c = await client('copy-field-text');
+    try {
+      await c.query('CREATE TEMP TABLE copy_texts (n int, s text)');
+      await c.query('INSERT INTO copy_texts SELECT n, s FROM unnest($1::text[]) WITH ORDINALITY AS t(s, n)', [values]);
+      const stored = (await c.query<{ s: string }>('SELECT s FROM copy_texts ORDER BY n')).rows.map((r) => r.s);
+      expect(stored).toEqual(values);
+      const fields: string[] = [];
+      await copyTo(c, 'COPY (SELECT n, s FROM copy_texts ORDER BY n) TO STDOUT', (row) => {
+        const line = row.toString('utf8', 0, row.length - 1);
+        const [, field, ...more] = line.split('\t');
+        expect(more).toEqual([]); // a tab inside a value is escaped, never a separator
+        fields.push(copyFieldText(field));
+      });
+      expect(fields).toEqual(stored);
     } finally {
       await c.end();
     }

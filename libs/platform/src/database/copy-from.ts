@@ -148,3 +148,14 @@ export function copyField(v: string | number | boolean | null | undefined): stri
 }
 
 const SPECIAL = /[\\\t\n\r]/;
+
+/**
+ * The text a COPY text-format field (of COPY TO, not \N) stands for: its backslash escapes undone.
+ * Postgres writes \\ \b \f \n \r \t \v and no other escape.
+ */
+export function copyFieldText(field: string): string {
+  if (!field.includes('\\')) return field;
+  return field.replace(/\\(.)/g, (_, c: string) => COPY_ESCAPES[c] ?? c);
+}
+
+const COPY_ESCAPES: Readonly<Record<string, string>> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };

@@ -1,5 +1,5 @@
 import { feeShares } from '@hadron/domain';
-import { copyField, copyFrom, copyTo } from '@hadron/platform/database/copy-from';
+import { copyField, copyFieldText, copyFrom, copyTo } from '@hadron/platform/database/copy-from';
 import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { ClientBase } from 'pg';
 import type { ApartGroup, RunApart } from '../../projection';
@@ -206,7 +206,7 @@ class RunningFold {
 
   /** Each recipient's share of a split swap, as libs/domain `feeShares` defines it (none for a zero fee). */
   private share(key: string, f: readonly string[], values: readonly bigint[]): void {
-    const recipients = JSON.parse(unescapeCopy(f[F.recipients])) as string[];
+    const recipients = JSON.parse(copyFieldText(f[F.recipients])) as string[];
     const ppm = JSON.parse(f[F.ppm]) as number[];
     const [, , protocolFeeQ32, feeXRaw, feeYRaw] = values;
     const shares = feeShares(
@@ -244,12 +244,6 @@ class RunningFold {
   private write(pipe: CopyPipe, line: string | undefined): void {
     if (line !== undefined) this.wait = pipe.write(line) ?? this.wait;
   }
-}
-
-/** A field of COPY text as it was stored (the format's backslash escapes undone). */
-function unescapeCopy(field: string): string {
-  if (!field.includes('\\')) return field;
-  return field.replace(/\\(.)/g, (_, c: string) => ({ t: '\t', n: '\n', r: '\r', b: '\b', f: '\f', v: '\v' })[c] ?? c);
 }
 
 /**
