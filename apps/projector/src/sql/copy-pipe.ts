@@ -1,5 +1,5 @@
-/** About this many UTF-16 units of lines make one chunk sent to the COPY. */
-const CHUNK_CHARS = 256 * 1024;
+/** Lines are gathered into chunks of up to this many bytes (or one line, if longer), sent to the COPY one by one. */
+const CHUNK_BYTES = 256 * 1024;
 /** Chunks queued beyond this many bytes make `write` return a promise (back-pressure) until the COPY has taken them below half. */
 const HIGH_WATER_BYTES = 8 * 1024 * 1024;
 
@@ -10,7 +10,9 @@ const HIGH_WATER_BYTES = 8 * 1024 * 1024;
  * COPY is aborted, and a later `write` throws.
  */
 export class CopyPipe implements AsyncIterable<Buffer> {
-  private pending = '';
+  /** The chunk being filled: lines are written into it as UTF-8 as they come. */
+  private pending = Buffer.allocUnsafe(0);
+  private at = 0;
   private readonly chunks: Buffer[] = [];
   private queued = 0;
   private ended = false;
@@ -21,9 +23,13 @@ export class CopyPipe implements AsyncIterable<Buffer> {
   /** Appends one COPY line (with its newline); a promise when the queue is full: wait for it before writing on. */
   write(line: string): Promise<void> | undefined {
     if (this.failure) throw this.failure.error;
-    this.pending += line;
-    if (this.pending.length < CHUNK_CHARS) return undefined;
-    this.flush();
+    // UTF-8 takes at most 3 bytes per UTF-16 unit, and Buffer#write stops short rather than
+    // overflow: a line that may not fit in what is left of the chunk starts a new one.
+    if (this.at + line.length * 3 > this.pending.length) {
+      this.flush();
+      this.pending = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, line.length * 3));
+    }
+    this.at += this.pending.write(line, this.at);
     if (this.queued <= HIGH_WATER_BYTES) return undefined;
     if (!this.drained) {
       let resolve!: () => void;
@@ -64,9 +70,10 @@ export class CopyPipe implements AsyncIterable<Buffer> {
   }
 
   private flush(): void {
-    if (this.pending.length === 0) return;
-    const chunk = Buffer.from(this.pending);
-    this.pending = '';
+    if (this.at === 0) return;
+    const chunk = this.pending.subarray(0, this.at);
+    this.pending = this.pending.subarray(this.at);
+    this.at = 0;
     this.chunks.push(chunk);
     this.queued += chunk.length;
     this.wake();

@@ -1,4 +1,4 @@
-import { feeShares } from '@hadron/domain';
+import { feeShares, type SplitWeight } from '@hadron/domain';
 import { copyField, copyFieldText, copyFrom, copyTo } from '@hadron/platform/database/copy-from';
 import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { ClientBase } from 'pg';
@@ -169,6 +169,8 @@ class RunningFold {
   /** Each pool's recipients (cluster, pool, recipient as COPY text): `fee_recipients`. */
   readonly recipientKeys: string[] = [];
   private wait: Promise<void> | undefined;
+  /** The last split parsed, and its text. */
+  private lastSplit: { recipients: string; ppm: string; split: SplitWeight[] } | undefined;
 
   constructor(private readonly out: Outputs) {}
 
@@ -206,13 +208,8 @@ class RunningFold {
 
   /** Each recipient's share of a split swap, as libs/domain `feeShares` defines it (none for a zero fee). */
   private share(key: string, f: readonly string[], values: readonly bigint[]): void {
-    const recipients = JSON.parse(copyFieldText(f[F.recipients])) as string[];
-    const ppm = JSON.parse(f[F.ppm]) as number[];
     const [, , protocolFeeQ32, feeXRaw, feeYRaw] = values;
-    const shares = feeShares(
-      { feeXRaw, feeYRaw, protocolFeeQ32 },
-      recipients.map((recipient, i) => ({ recipient, ppm: ppm[i] })),
-    );
+    const shares = feeShares({ feeXRaw, feeYRaw, protocolFeeQ32 }, this.split(f[F.recipients], f[F.ppm]));
     if (shares.length === 0) return;
     const slot = BigInt(f[F.slot]);
     const [tx, ix, inner] = [f[F.slot + 1], f[F.slot + 2], f[F.slot + 3]].map(Number);
@@ -226,6 +223,20 @@ class RunningFold {
       if (r.second.count === 0) this.touched.push(r);
       r.add([s.feeXRawX1e6, s.feeYRawX1e6, s.feeValueQ32X1e6], undefined, false, { slot, rest: [tx, ix, inner, s.ppm] });
     }
+  }
+
+  /**
+   * A split as READ gives it (two JSON arrays), parsed once for a run of swaps that carried the
+   * same (a pool's swaps, in block time order, share theirs until its split changes).
+   */
+  private split(recipients: string, ppm: string): SplitWeight[] {
+    const last = this.lastSplit;
+    if (last !== undefined && last.recipients === recipients && last.ppm === ppm) return last.split;
+    const who = JSON.parse(copyFieldText(recipients)) as string[];
+    const weights = JSON.parse(ppm) as number[];
+    const split = who.map((recipient, i) => ({ recipient, ppm: weights[i] }));
+    this.lastSplit = { recipients, ppm, split };
+    return split;
   }
 
   private endSecond(): void {
