@@ -22,9 +22,16 @@ export interface FeeShare {
 
 /** Merges repeated recipients (their ppm add up); order of first appearance. */
 export function normaliseSplit(split: readonly SplitWeight[]): SplitWeight[] {
+  // Most splits name each recipient once, and are short: a pairwise check, then a plain copy.
+  if (split.length <= 16 && !hasRepeatedRecipient(split)) return split.map(({ recipient, ppm }) => ({ recipient, ppm }));
   const byRecipient = new Map<string, number>();
   for (const w of split) byRecipient.set(w.recipient, (byRecipient.get(w.recipient) ?? 0) + w.ppm);
   return [...byRecipient].map(([recipient, ppm]) => ({ recipient, ppm }));
+}
+
+function hasRepeatedRecipient(split: readonly SplitWeight[]): boolean {
+  for (let i = 1; i < split.length; i++) for (let j = 0; j < i; j++) if (split[i].recipient === split[j].recipient) return true;
+  return false;
 }
 
 /** Why a split cannot be applied, or null. */

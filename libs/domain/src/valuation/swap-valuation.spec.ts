@@ -120,6 +120,32 @@ describe('fee split shares', () => {
       { recipient: 'B', ppm: 2 },
     ]);
     expect(
+      normaliseSplit([
+        { recipient: 'B', ppm: 5 },
+        { recipient: 'A', ppm: 1 },
+        { recipient: 'A', ppm: 2 },
+      ]),
+    ).toEqual([
+      { recipient: 'B', ppm: 5 },
+      { recipient: 'A', ppm: 3 },
+    ]);
+    // Long splits too, with the repeat anywhere.
+    const long = Array.from({ length: 20 }, (_, i) => ({ recipient: `R${i}`, ppm: i }));
+    expect(normaliseSplit([...long, { recipient: 'R3', ppm: 100 }])).toEqual(long.map((w) => (w.recipient === 'R3' ? { ...w, ppm: 103 } : w)));
+    expect(normaliseSplit([...long.slice(0, 5), { recipient: 'R0', ppm: 7 }])).toEqual(
+      long.slice(0, 5).map((w) => (w.recipient === 'R0' ? { ...w, ppm: 7 } : w)),
+    );
+    // Without a repeat: the same weights, in order, as new objects holding recipient and ppm alone.
+    const given = [{ recipient: 'A', ppm: 1, extra: true } as { recipient: string; ppm: number }, { recipient: 'B', ppm: 2 }];
+    const normalised = normaliseSplit(given);
+    expect(normalised).toStrictEqual([
+      { recipient: 'A', ppm: 1 },
+      { recipient: 'B', ppm: 2 },
+    ]);
+    expect(normalised[0]).not.toBe(given[0]);
+    expect(normaliseSplit(long)).toStrictEqual(long);
+    expect(normaliseSplit([])).toStrictEqual([]);
+    expect(
       splitProblem([
         { recipient: 'A', ppm: 700_000 },
         { recipient: 'B', ppm: 300_001 },
