@@ -10,19 +10,23 @@ import { PoisonEventError } from '../projection';
 
 /**
  * Within one batch: the first copy of an id is kept; a later copy with another payload is refused.
- * A fingerprint is written only when an id comes twice (rare: a redelivered copy), not per event.
+ * A fingerprint is written only when an id comes twice (rare: a redelivered copy), not per event;
+ * nothing is allocated per event but the map's entry.
  */
-export class BatchIds {
-  private readonly seen = new Map<string, () => string>();
+export class BatchIds<T> {
+  private readonly seen = new Map<string, T>();
+
+  /** `fingerprint`: what must be equal for two copies of an item to be the same fact. */
+  constructor(private readonly fingerprint: (item: T) => string) {}
 
   /** True for the first copy of `id`; false for an identical later copy; throws for a different one. */
-  first(id: string, fingerprint: () => string): boolean {
+  first(id: string, item: T): boolean {
     const before = this.seen.get(id);
     if (before === undefined) {
-      this.seen.set(id, fingerprint);
+      this.seen.set(id, item);
       return true;
     }
-    const [was, is] = [before(), fingerprint()];
+    const [was, is] = [this.fingerprint(before), this.fingerprint(item)];
     if (was !== is) throw new PoisonEventError(id, `duplicate event id with a different payload in one batch: ${was} then ${is}`);
     return false;
   }

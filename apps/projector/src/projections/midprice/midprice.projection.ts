@@ -147,7 +147,7 @@ function midpriceHandler(
 
     // In log order: a point sees exactly the sources that arrived before it, whatever the batching.
     const points = new PointColumns(numbersJson);
-    const ids = new BatchIds();
+    const ids = new BatchIds(fingerprint);
     for (const f of facts) {
       const st = states.get(stateKey(f))!;
       const pos = chainPosition(f);
@@ -162,7 +162,7 @@ function midpriceHandler(
         continue;
       }
       const spread = after ?? inEffectBefore(st, pos);
-      if (!ids.first(f.id, () => fingerprint(f))) continue;
+      if (!ids.first(f.id, f)) continue;
       advance(st.update, spread, pos);
       points.push(f, pos, d.midpriceQ32, spread);
     }

@@ -150,7 +150,7 @@ interface SwapInput {
  */
 class SwapBatch {
   private readonly seen = new Set<string>();
-  private readonly ids = new BatchIds();
+  private readonly ids = new BatchIds(swapFingerprint);
   private readonly rows = new CopyRows();
   size = 0;
 
@@ -159,7 +159,7 @@ class SwapBatch {
   add(e: EventOf<'SwapExecuted'>): void {
     const d = e.data;
     if (this.refuseChangedCopies) {
-      if (!this.ids.first(e.id, () => JSON.stringify([e.blockTime, e.slot, e.txIndex, e.ixIndex, e.innerIndex, e.signature, d]))) return;
+      if (!this.ids.first(e.id, e)) return;
     } else {
       if (this.seen.has(e.id)) return;
       this.seen.add(e.id);
@@ -191,6 +191,11 @@ class SwapBatch {
   text(): Buffer {
     return this.rows.buffer();
   }
+}
+
+/** What must be equal for two copies of one swap in a batch to be the same fact (BatchIds). */
+function swapFingerprint(e: EventOf<'SwapExecuted'>): string {
+  return JSON.stringify([e.blockTime, e.slot, e.txIndex, e.ixIndex, e.innerIndex, e.signature, e.data]);
 }
 
 /** The batch's input relation (the staging table): columns and types. */
