@@ -1,4 +1,5 @@
 import type { HadronEvent } from '@hadron/contracts';
+import { copyField } from '@hadron/platform/database/copy-from';
 import type { ChainPosition } from '@hadron/domain';
 import { effectiveTime } from '../projections/event-checks';
 import { numberArray, textArray } from './pg-array';
@@ -46,6 +47,16 @@ export class FactColumns {
     const [t, n] = [textArray, numberArray];
     return [t(this.id), t(this.cluster), t(this.pool), n(this.ts), n(this.blockTime), n(this.slot), n(this.tx), n(this.ix), n(this.inner), t(this.signature)];
   }
+}
+
+/**
+ * One fact's identity and chain-position columns as COPY text, in FACT_COLUMN_TYPES' order, each
+ * followed by its tab: the start of a fact's staging row written directly (as FactColumns.columns()
+ * and `stagedText` would write it).
+ */
+export function factFields(e: HadronEvent, pos: ChainPosition): string {
+  const f = copyField;
+  return `${f(e.id)}\t${f(e.cluster)}\t${f(e.pool)}\t${effectiveTime(e)}\t${f(e.blockTime)}\t${pos.slot}\t${pos.txIndex}\t${pos.ixIndex}\t${pos.innerIndex}\t${f(e.signature)}\t`;
 }
 
 /** The fact columns' names and SQL types, in order (the types their `unnest` input casts to). */

@@ -6,9 +6,9 @@ import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
 import { numberArray, textArray } from '../../sql/pg-array';
-import { FACT_COLUMN_TYPES } from '../../sql/fact-columns';
+import { FACT_COLUMN_TYPES, factFields } from '../../sql/fact-columns';
 import { copiedStraight, CopyRows, StagingTable } from '../../sql/staging';
-import { assertApplicable, effectiveTime } from '../event-checks';
+import { assertApplicable } from '../event-checks';
 import { finishSwapsBuild } from './swaps-running-finish';
 import { LATE_COLUMN, recomputeRunningSql, runningCtes } from './swaps-running.sql';
 import { LAST_COLUMNS, POOL_TOTALS_COLUMNS as TOTALS, RECIPIENT_TOTALS_COLUMNS, swapsSchemaV1Served, swapsSchemaV2Served, swapsSchemaV3 } from './swaps.schema';
@@ -172,14 +172,13 @@ class SwapBatch {
       feeRaw: BigInt(d.feeRaw),
       midpriceQ32: d.midpriceQ32 === null ? null : BigInt(d.midpriceQ32),
     });
-    const p = chainPosition(e);
     const split = d.feeSplit === null ? null : normaliseSplit(d.feeSplit);
-    // Text fields through copyField (its escapes, \N for null); numbers, the values' bigints and
-    // booleans as COPY writes them. Per swap, the split as two array literals (or null): cast per
-    // row by the write statement.
+    // The fact columns, then the swap's: text fields through copyField (its escapes, \N for null);
+    // numbers, the values' bigints and booleans as COPY writes them. Per swap, the split as two
+    // array literals (or null): cast per row by the write statement.
     const f = copyField;
     this.rows.write(
-      `${f(e.id)}\t${f(e.cluster)}\t${f(e.pool)}\t${effectiveTime(e)}\t${f(e.blockTime)}\t${p.slot}\t${p.txIndex}\t${p.ixIndex}\t${p.innerIndex}\t${f(e.signature)}\t` +
+      factFields(e, chainPosition(e)) +
         `${f(d.side)}\t${f(d.trader)}\t${f(d.amountIn)}\t${f(d.amountInToVault)}\t${f(d.amountOut)}\t${value.feeXRaw}\t${value.feeYRaw}\t${d.decimalsX}\t${d.decimalsY}\t` +
         `${f(d.midpriceQ32)}\t${value.volumeQ32}\t${value.spreadQ32}\t${value.protocolFeeQ32}\t${f(value.priced)}\t${f(d.feeSplit !== null)}\t` +
         `${f(split === null ? null : textArray(split.map((w) => w.recipient)))}\t${f(split === null ? null : numberArray(split.map((w) => w.ppm)))}\n`,
