@@ -545,6 +545,35 @@ describe('swaps projection v3 (DESIGN §4 valuation, rollups)', () => {
           );
         }
       }
+      // A pool whose swaps, in block time order, carry a split again and again, then the same
+      // recipients with other weights, the same weights for other recipients, none, and the first
+      // again: the finish parses a split once for a run of swaps that carry the same one.
+      const runs = [
+        ...Array(3).fill([
+          { recipient: R1, ppm: 400_000 },
+          { recipient: R2, ppm: 600_000 },
+        ]),
+        ...Array(3).fill([
+          { recipient: R1, ppm: 600_000 },
+          { recipient: R2, ppm: 400_000 },
+        ]),
+        ...Array(3).fill([
+          { recipient: R3, ppm: 600_000 },
+          { recipient: R2, ppm: 400_000 },
+        ]),
+        null,
+        ...Array(2).fill([
+          { recipient: R1, ppm: 400_000 },
+          { recipient: R2, ppm: 600_000 },
+        ]),
+      ] as ({ recipient: string; ppm: number }[] | null)[];
+      for (const [i, split] of runs.entries())
+        events.push(
+          swapExecuted(
+            { pool: addr('finish:p3'), slot: slot++, blockTime: D0 + 10 * i },
+            { side: 'buy', amountIn: 1_000_000n, fee: 3000n + BigInt(i), amountOut: 900_000n, mid: MID_1_5, split },
+          ),
+        );
       // In an order unlike the chain's: a replay meets late arrivals too.
       const shuffled = events
         .map((e, i) => [(i * 37) % events.length, e] as const)
