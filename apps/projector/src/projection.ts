@@ -64,13 +64,6 @@ export interface ProjectionDefinition {
    * fail, groups may have committed: the next finish starts over (it must truncate what it fills).
    */
   createBuildingHandler?(schema: string): BatchHandler;
-  /**
-   * Optional, with `createBuildingHandler`: readies a new build's empty tables for its replay, in
-   * the transaction that creates them (BuildRegistry.create), e.g. drops an index the building
-   * handler can do without. `finishBuild` must put back what it takes away, and must accept a build
-   * that never lost it (created by an older release, then resumed by this one).
-   */
-  startBuild?(tx: SqlTx, schema: string): Promise<void>;
   finishBuild?(tx: SqlTx, schema: string, apart: RunApart): Promise<void>;
   /**
    * Released older versions this code can still apply. While a build of the current version

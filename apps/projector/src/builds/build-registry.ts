@@ -78,7 +78,6 @@ export class BuildRegistry {
     await this.inTransaction(async (c) => {
       await c.query(`SELECT pg_advisory_xact_lock(${SWITCH_LOCK})`);
       await createBuildTables(c, def.schema, record.schemaName);
-      await def.startBuild?.(c, quoteIdent(record.schemaName));
       await c.query(`INSERT INTO ${REGISTRY} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, 'building')`, [
         record.projection,
         record.version,

@@ -4,8 +4,8 @@ import type { SqlTx } from '@hadron/platform/event-log/event-log.port';
 import type { ClientBase } from 'pg';
 import type { ApartGroup, RunApart } from '../../projection';
 import { CopyPipe } from '../../sql/copy-pipe';
-import { restorePrimaryKey, withoutPrimaryKey } from '../../sql/primary-key';
-import { RUNNING_TABLE_COLUMNS, SWAPS_KEY } from './swaps.schema';
+import { quoteIdent } from '../../sql/identifiers';
+import { RUNNING_TABLE_COLUMNS } from './swaps.schema';
 
 /**
  * A v3 build's running totals written from its swaps once its replay has caught up (the replay
@@ -258,14 +258,29 @@ class RunningFold {
 }
 
 /**
+ * Empties `table` and fills it by `fill` without its primary key, then adds the key back as it was
+ * (same name and definition), in the caller's transaction: building the index once, sorted, cost
+ * less than maintaining it row by row (332,000 second rows: a COPY of 2.6 s against 1.6 s plus
+ * 0.4 s for the key). Nobody reads a building build; a failure rolls the key's drop back.
+ */
+async function withoutPrimaryKey(c: SqlTx, table: string, fill: () => Promise<unknown>): Promise<void> {
+  await c.query(`TRUNCATE ${table}`);
+  const { rows } = await c.query<{ name: string; definition: string }>(
+    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'`,
+    [table],
+  );
+  for (const k of rows) await c.query(`ALTER TABLE ${table} DROP CONSTRAINT ${quoteIdent(k.name)}`);
+  await fill();
+  for (const k of rows) await c.query(`ALTER TABLE ${table} ADD CONSTRAINT ${quoteIdent(k.name)} ${k.definition}`);
+}
+
+/**
  * Writes a v3 build's running totals and recipients from its swaps (ProjectionDefinition.finishBuild),
  * through `apart`: the reader folding the swaps, and a writer per table, each on its own connection.
  * A failure on either side ends the others (their COPYs aborted), so `apart` settles. Total: each
  * writer empties its table first, whatever it held (an older handler's rows, a failed finish).
- * Meanwhile `tx` builds the swaps' primary key, which the replay went without (`startSwapsBuild`),
- * and attaches it once the groups have committed; a failed finish rolls it back with `tx`.
  */
-export async function finishSwapsBuild(tx: SqlTx, schema: string, apart: RunApart): Promise<void> {
+export async function finishSwapsBuild(_tx: SqlTx, schema: string, apart: RunApart): Promise<void> {
   const out: Outputs = { poolSeconds: new CopyPipe(), poolDays: new CopyPipe(), recipientSeconds: new CopyPipe(), recipientDays: new CopyPipe() };
   const pipes = Object.values(out);
   const fold = new RunningFold(out);
@@ -296,8 +311,5 @@ export async function finishSwapsBuild(tx: SqlTx, schema: string, apart: RunApar
       await copyFrom(c as unknown as ClientBase, `COPY ${schema}.fee_recipients (${RUNNING_TABLE_COLUMNS.fee_recipients.join(', ')}) FROM STDIN`, [recipients]);
     },
   ];
-  // The swaps' primary key, which the replay went without (swaps.projection.ts `startBuild`): its
-  // index built in the finish's transaction while the groups run (the reader's COPY TO may read
-  // the table meanwhile), attached once they have committed.
-  await restorePrimaryKey(tx, schema, 'swaps', SWAPS_KEY, () => apart(groups));
+  await apart(groups);
 }

@@ -1,12 +1,11 @@
 import { assertNever, type EventOf } from '@hadron/contracts';
 import { chainPosition, normaliseSplit, valueSwap } from '@hadron/domain';
 import { copyField } from '@hadron/platform/database/copy-from';
-import type { BatchHandler, DeliveredEvent, SqlTx } from '@hadron/platform/event-log/event-log.port';
+import type { BatchHandler, DeliveredEvent } from '@hadron/platform/event-log/event-log.port';
 import type { ProjectionDefinition } from '../../projection';
 import { BatchIds, refuseChangedDuplicates } from '../../sql/duplicates';
 import { sqlBucket } from '../../sql/identifiers';
 import { numberArray, textArray } from '../../sql/pg-array';
-import { dropPrimaryKey } from '../../sql/primary-key';
 import { FACT_COLUMN_TYPES, factFields } from '../../sql/fact-columns';
 import { copiedStraight, CopyRows, StagingTable } from '../../sql/staging';
 import { assertApplicable } from '../event-checks';
@@ -286,17 +285,6 @@ function writeSql(s: string, variant: Variant, input: string): string {
   SELECT (SELECT count(*)::int FROM ins) AS inserted${variant.running ? `, ${LATE_COLUMN}` : ''}`;
 }
 
-/**
- * A new v3 build replays without the swaps' primary key: the unique (cluster, id) alone keeps each
- * event's swap once (and fails the straight COPY on a copy), and no statement of the building
- * handler reads by the key. `finishSwapsBuild` builds it once, sorted. Measured on the 300k-event
- * bench's 105,019 swaps: their COPY took 1.8–1.9 s with the unique index alone, against 2.9–3.0 s
- * with both; the key then took 0.46 s to build.
- */
-async function startSwapsBuild(tx: SqlTx, schema: string): Promise<void> {
-  await dropPrimaryKey(tx, `${schema}.swaps`);
-}
-
 /** Released v1, still able to consume its build while a newer version replays. */
 export const swapsProjectionV1: ProjectionDefinition = {
   name: 'swaps',
@@ -319,7 +307,6 @@ export const swapsProjection: ProjectionDefinition = {
   eventTypes: ['SwapExecuted'], // a swap carries everything needed to value it, including its fee split
   createHandler: createSwapsHandler,
   createBuildingHandler: createSwapsBuildingHandler,
-  startBuild: startSwapsBuild,
   finishBuild: finishSwapsBuild,
   previousVersions: [swapsProjectionV2, swapsProjectionV1],
 };

@@ -38,12 +38,6 @@ const recipientRollupView = (table: string, bucketCol: string) => ({
 });
 
 /**
- * The swaps table's primary key, as every version's DDL declares it. A v3 build replays without it
- * (swaps.projection.ts `startBuild`) and its finish adds it back (swaps-running-finish.ts).
- */
-export const SWAPS_KEY = ['cluster', 'pool', 'ts', 'id'] as const;
-
-/**
  * v1 of the `swaps` read model: swap facts (with the fee split each carried), and the rollups every
  * fee and volume query is answered from (hour, minute, UTC day; per pool and per fee recipient).
  * The per-recipient split rows are a view over the swaps (`read.swap_fee_splits`): one indexed
@@ -56,7 +50,7 @@ export const SWAPS_KEY = ['cluster', 'pool', 'ts', 'id'] as const;
 export const swapsSchemaV1: ProjectionSchemaVersion = {
   version: 1,
   tables: [
-    { name: 'swaps', key: SWAPS_KEY },
+    { name: 'swaps', key: ['cluster', 'pool', 'ts', 'id'] },
     { name: 'fee_rollup_hourly', key: ['cluster', 'pool', 'hour_start'] },
     { name: 'fee_rollup_minute', key: ['cluster', 'pool', 'minute_start'] },
     { name: 'fee_recipient_hourly', key: ['cluster', 'pool', 'hour_start', 'recipient'] },
@@ -89,7 +83,7 @@ export const swapsSchemaV1: ProjectionSchemaVersion = {
       -- The fee split the swap carried (recipients merged, in order), null without one.
       split_recipients text[],
       split_ppm integer[],
-      PRIMARY KEY (${SWAPS_KEY.join(', ')}))`,
+      PRIMARY KEY (cluster, pool, ts, id))`,
     `CREATE TABLE ${s}.fee_rollup_hourly (
       cluster text NOT NULL,
       pool text NOT NULL,
@@ -310,7 +304,7 @@ export const feeRecipientMinuteFromSwaps: ReadView = {
 export const swapsSchemaV3: ProjectionSchemaVersion = {
   version: 3,
   tables: [
-    { name: 'swaps', key: SWAPS_KEY },
+    { name: 'swaps', key: ['cluster', 'pool', 'ts', 'id'] },
     { name: 'fee_running_second', key: ['cluster', 'pool', 'ts'] },
     { name: 'fee_running_day', key: ['cluster', 'pool', 'day_start'] },
     { name: 'fee_recipient_running_second', key: ['cluster', 'pool', 'recipient', 'ts'] },
