@@ -1,10 +1,12 @@
 import type { HadronEvent } from '@hadron/contracts';
 import { generateEvents } from '../../test-support/event-generator';
+import { buildShape } from '../../test-support/build-shape';
 import { checksumBuild } from '../../test-support/read-checksum';
 import { testLog as log, until, useRunnerHarness } from '../../test-support/runner-harness';
 import type { ProjectionDefinition } from '../projection';
 import { ALL_PROJECTIONS, projectionByName } from '../projections';
 import { rebuildProjection } from '../replay/rebuild';
+import { createBuildTables } from './build-objects';
 import type { ProjectorRunner } from '../runner/projector-runner';
 
 describe('projection builds: registry, replay, atomic switch', () => {
@@ -63,7 +65,7 @@ describe('projection builds: registry, replay, atomic switch', () => {
     expect(await readColumns()).toEqual(fresh);
   });
 
-  it('projects the log, rebuilds a projection into a new build with identical tables, and switches the views atomically', async () => {
+  it('projects the log, rebuilds a projection into a new build with identical tables (their keys and indexes as the DDL declares them), and switches the views atomically', async () => {
     await h.append(events);
     const runner = await startRunner();
     await caughtUp(runner);
@@ -87,6 +89,13 @@ describe('projection builds: registry, replay, atomic switch', () => {
     expect(result.build.consumerGroup).toMatch(new RegExp(`^swaps\\.v${swaps.schema.version}\\.b[0-9a-z]+$`));
     expect(result.previous?.schemaName).toBe(served.schemaName);
     expect(await checksumBuild(h.db.pool, swaps, result.build.schemaName)).toEqual(before);
+    // What the replay deferred was written with each table's keys and indexes as the DDL declares them.
+    const DDL = 'shape_of_swaps_ddl';
+    await createBuildTables(h.db.pool, swaps.schema, DDL);
+    const declared = await buildShape(h.db.pool, DDL);
+    await h.db.pool.query(`DROP SCHEMA ${DDL} CASCADE`);
+    expect(declared.constraints).toContainEqual(expect.stringMatching(/^swaps swaps_pkey p PRIMARY KEY \(cluster, pool, ts, id\)$/));
+    expect(await buildShape(h.db.pool, result.build.schemaName)).toEqual(declared);
     const { rows } = await h.db.pool.query(`SELECT pg_get_viewdef('read.swaps'::regclass) AS def`);
     expect(rows[0].def).toContain(result.build.schemaName);
 
