@@ -307,6 +307,28 @@ describe('postgres fan-out', () => {
     }
   });
 
+  it('while its database cannot be reached, retries about once a second, and a stop is not held up: no busy loop, no flood of log lines', async () => {
+    const lines: string[] = [];
+    const capture = createLogger('test', 'warn', { write: (line: string) => void lines.push(line) });
+    // The log's reads would go to the test database; the reader's own connection (LISTEN and the
+    // groups' locks) goes to a port where nothing listens, as after the server went away.
+    const down = new URL(db.url);
+    down.port = '1';
+    const fanOut = new PostgresFanOut(db.pool, down.toString(), capture, 60_000);
+    const c = fanOut.consumer();
+    await c.start({ group: 'unreachable', clusters: ['devnet'], maxBatchSize: 10, handler: async () => undefined });
+    await new Promise((r) => setTimeout(r, 2500));
+    const stopping = Date.now();
+    await c.stop();
+    const stopMs = Date.now() - stopping;
+    const retries = lines.filter((l) => l.includes('could not connect for its groups')).length;
+    // 2.5 s at one attempt a second: 3, give or take one; the busy loop made thousands.
+    expect({ retries: retries >= 2 && retries <= 5 ? 'a few' : retries, stopsWithinTheRetryPause: stopMs < 1000 }).toEqual({
+      retries: 'a few',
+      stopsWithinTheRetryPause: true,
+    });
+  });
+
   it('a page read ahead whose read failed is read again when its turn comes, not failed as a batch: every event once, in order', async () => {
     const events = sampleEventStream('devnet', [fakeAddress('flaky-1')], 100);
     await new PostgresEventLogProducer(db.pool).append(events);

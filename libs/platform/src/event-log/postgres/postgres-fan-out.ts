@@ -105,6 +105,12 @@ export class PostgresFanOut {
 
   private async loop(): Promise<void> {
     while (this.members.size > 0) {
+      // The round is about to read: news so far is seen. Consumed before connecting, not after: news
+      // seen only once connected stayed pending while the database could not be reached, ended
+      // every retry's pause at once, and a process whose database went away spun a core, logging
+      // the line below thousands of times a second. News that comes meanwhile (a member leaving)
+      // still ends the pause, so a stop is not held up.
+      this.pause.consume();
       try {
         await this.lockGroups();
       } catch (e) {
@@ -113,7 +119,6 @@ export class PostgresFanOut {
         await this.pause.sleep(1000);
         continue;
       }
-      this.pause.consume();
       const now = Date.now();
       const ready = [...this.members].filter((m) => m.locked && !m.stopping && !m.busy && m.retryAt <= now && !this.waitsForOneBehind(m, now));
       let progressed = false;
