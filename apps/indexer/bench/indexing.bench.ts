@@ -16,11 +16,11 @@
  * Postgres backends of the bench's database): the three share the machine's cores.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createLogger, eventLogMigrations, openEventLog, parseEnv, startEmbeddedPostgres, type Storage } from '@hadron/platform';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
+import { processCpuSeconds } from '@hadron/platform/testing/cpu-time';
 import { createTestDatabase } from '@hadron/platform/testing/test-database';
 import type { Pool } from 'pg';
 import { indexerEnvSchema, indexerMigrations, startIndexer } from '../src/index';
@@ -245,24 +245,13 @@ interface CpuSnapshot {
 async function cpuSnapshot(simPid: number, pool: Pool): Promise<CpuSnapshot> {
   const { user, system } = process.cpuUsage();
   const pids = (await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid);
-  return { indexer: (user + system) / 1e6, simulator: procCpuSeconds(simPid), postgres: new Map(pids.map((p) => [p, procCpuSeconds(p)])) };
+  return { indexer: (user + system) / 1e6, simulator: processCpuSeconds(simPid), postgres: new Map(pids.map((p) => [p, processCpuSeconds(p)])) };
 }
 
 function cpuDelta(a: CpuSnapshot, b: CpuSnapshot): { indexer: number; simulator: number; postgres: number } {
   let postgres = 0;
   for (const [pid, s] of b.postgres) postgres += s - (a.postgres.get(pid) ?? 0);
   return { indexer: b.indexer - a.indexer, simulator: b.simulator - a.simulator, postgres };
-}
-
-/** utime + stime of a local process (Linux /proc; 0 where unreadable, e.g. a Postgres on another host). */
-function procCpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return 0;
-  }
 }
 
 /** The simulator as a separate process (apps never import each other): `SIM_PORT=0`, URLs read from its stdout. */

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from 'pg';
 
 /** CPU seconds used so far by a process (user + system), from /proc; 0 where /proc is absent. */
-function processCpuSeconds(pid: number | string): number {
+export function processCpuSeconds(pid: number | string): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // after "pid (comm) "
