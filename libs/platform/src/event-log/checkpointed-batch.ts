@@ -55,6 +55,9 @@ export class CheckpointBehindError extends Error {
   }
 }
 
+/** Every consumer retries a failed batch after 0.5 s, 1 s, 2 s … 30 s (a new append does not cut that wait short). */
+export const BATCH_RETRY_BACKOFF = { baseMs: 500, maxMs: 30_000 };
+
 /** How long a batch may run (from asking for a connection to COMMIT) when the consumer sets no `batchTimeoutMs`: 5 minutes. */
 export const DEFAULT_BATCH_TIMEOUT_MS = 300_000;
 

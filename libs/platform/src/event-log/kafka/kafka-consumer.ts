@@ -1,9 +1,29 @@
-import { Partitioners, type Admin, type Consumer, type ConsumerRunConfig, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  KafkaJSError,
+  Partitioners,
+  type Admin,
+  type Consumer,
+  type ConsumerRunConfig,
+  type EachBatchPayload,
+  type Kafka,
+  type KafkaMessage,
+  type Producer,
+} from 'kafkajs';
 import type { Pool } from 'pg';
 import type { Logger } from '../../logging/logger';
 import { isTransientDbError } from '../../database/pool';
 import { backoffDelay } from '../../runtime/backoff';
-import { callHook, CheckpointBehindError, CheckpointedBatch, needsRecord, skippedRecord, type BatchOutcome, type PendingRecord } from '../checkpointed-batch';
+import {
+  BATCH_RETRY_BACKOFF,
+  callHook,
+  CheckpointBehindError,
+  CheckpointedBatch,
+  needsRecord,
+  skippedRecord,
+  type BatchOutcome,
+  type PendingRecord,
+} from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, OwnedPartitions } from '../event-log.port';
 import { clusterOfTopic, deadLetterTopic, eventsTopic, type KafkaTopics } from './kafka-topics';
 
@@ -48,8 +68,15 @@ export const kafkaGroupId = (prefix: string, group: string): string => `${prefix
  *   so a crash anywhere leaves Kafka behind the DB (redelivery, skipped), never ahead (a gap);
  * - on every partition assignment the consumer seeks to the DB checkpoint where it differs from
  *   Kafka's committed offset, before any record of that assignment is processed.
- * Transient failures throw out of eachBatch without resolving offsets; kafkajs re-fetches from the
- * last resolved offset, retries, and restarts the consumer when retries run out.
+ * A batch that fails in the database or the handler (a connection lost, the server down, a bug) is
+ * tried again in place, after the consumers' common backoff (BATCH_RETRY_BACKOFF), heartbeating
+ * meanwhile: the member keeps its partitions and the group does not rebalance. Thrown to kafkajs,
+ * such a failure was retried within a fraction of a second and, after a few in a row, restarted the
+ * consumer, which rejoined its group: during a database outage the projector logged about 30 lines
+ * a second and each group rebalanced every second or two. kafkajs's own errors (a rebalance, a lost
+ * coordinator, a failed offset commit) still go to kafkajs, which heals them by rejoining. stop() or
+ * a seek ends the wait, the batch's offsets unresolved: fetched again, or read by the next owner
+ * from the DB checkpoint.
  */
 export class KafkaEventLogConsumer implements EventLogConsumer {
   private consumer?: Consumer;
@@ -59,6 +86,8 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
   private topics: string[] = [];
   private runConfig?: ConsumerRunConfig;
   private stopping = false;
+  /** Ends a retry's wait at once when stop() is called. */
+  private stopped = new AbortController();
   private inFlight: Promise<void> = Promise.resolve();
   /** Assignment of the current generation, and the seek to DB checkpoints that must precede its first batch. */
   private assignment: Record<string, number[]> = {};
@@ -88,6 +117,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
     if (this.consumer) throw new Error('kafka consumer already started');
     this.opts = opts;
     this.stopping = false;
+    this.stopped = new AbortController();
     this.types = opts.types ? new Set(opts.types) : undefined;
     this.topics = opts.clusters.map((c) => eventsTopic(this.prefix, c));
     this.batch = new CheckpointedBatch(this.pool, opts.group, opts.handler, this.log, opts.batchTimeoutMs);
@@ -146,6 +176,7 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
   /** Finishes the chunk in flight (DB commit, DLQ, Kafka commit), then leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopped.abort();
     this.owning = {};
     clearTimeout(this.restartTimer);
     await this.inFlight;
@@ -195,17 +226,45 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
   private async onBatchReporting(p: EachBatchPayload): Promise<void> {
     const { topic, partition } = p.batch;
     const key = `${topic}/${partition}`;
-    try {
-      await this.onBatch(p);
-      this.failures.delete(key);
-    } catch (e) {
-      const failures = (this.failures.get(key) ?? 0) + 1;
-      this.failures.set(key, failures);
-      const transient = isTransientDbError(e);
-      this.log.error({ err: (e as Error).message, group: this.opts?.group, topic, partition, transient, failures }, 'kafka consumer batch failed; will retry');
-      // A reporting hook must not change what kafkajs sees.
-      callHook(this.opts?.onError, { error: e as Error, transient, consecutiveFailures: failures, stream: topic, partition });
-      throw e;
+    for (;;) {
+      try {
+        await this.onBatch(p);
+        this.failures.delete(key);
+        return;
+      } catch (e) {
+        if (e instanceof KafkaJSError) throw e; // kafkajs's own: it rejoins, re-fetches, retries
+        const failures = (this.failures.get(key) ?? 0) + 1;
+        this.failures.set(key, failures);
+        const transient = isTransientDbError(e);
+        const delay = backoffDelay(failures, BATCH_RETRY_BACKOFF);
+        this.log.error(
+          { err: (e as Error).message, group: this.opts?.group, topic, partition, transient, failures, retryInMs: delay },
+          'kafka consumer batch failed; will retry',
+        );
+        // A reporting hook must not change what kafkajs sees.
+        callHook(this.opts?.onError, { error: e as Error, transient, consecutiveFailures: failures, stream: topic, partition });
+        if (!(await this.waitBeforeRetry(p, delay))) return;
+      }
+    }
+  }
+
+  /**
+   * Waits `ms` before a failed batch is tried again, heartbeating so the group keeps this member.
+   * False when the batch is not to be tried again here: the consumer is stopping, kafkajs no longer
+   * runs it, or a seek made it stale. A rebalance a heartbeat learns of is thrown (kafkajs rejoins).
+   */
+  private async waitBeforeRetry(p: EachBatchPayload, ms: number): Promise<boolean> {
+    const until = Date.now() + ms;
+    for (;;) {
+      if (this.stopping || !p.isRunning() || p.isStale()) return false;
+      const left = until - Date.now();
+      if (left <= 0) return true;
+      try {
+        await sleep(Math.min(left, this.tuning.heartbeatIntervalMs), undefined, { signal: this.stopped.signal });
+      } catch {
+        return false; // stop() was called
+      }
+      await p.heartbeat();
     }
   }
 

@@ -5,7 +5,7 @@ import type { Pool } from 'pg';
 import { createLogger } from '../../logging/logger';
 import { describeWithKafka } from '../../testing/kafka-test-gate';
 import { createTestDatabase, type TestDatabase } from '../../testing/test-database';
-import type { EventLog, EventLogConsumer, EventLogSettings } from '../event-log.port';
+import type { ConsumeFailure, EventLog, EventLogConsumer, EventLogSettings } from '../event-log.port';
 import { eventLogMigrations } from '../migrations';
 import { eventLogContract } from '../testing/event-log.contract';
 import { deadLetterTopic, eventsTopic, kafkaGroupId, openKafkaEventLog } from './kafka-event-log';
@@ -271,6 +271,55 @@ describeWithKafka('kafka event log', (brokers) => {
       // `applied` counts inside the batch's transaction: its checkpoint commits just after.
       await waitFor(async () => ((await second.lag()) === 0n ? true : undefined)).catch(() => undefined);
       expect(await second.lag()).toBe(0n);
+    });
+
+    it('keeps its partitions while a batch keeps failing: tried again in place after the backoff, no rejoin, applied once it passes', async () => {
+      // Thrown to kafkajs, such a failure was retried within a fraction of a second, and every
+      // sixth restarted the consumer, which rejoined its group (a rebalance) — in a database
+      // outage, about twenty lines a second and a rebalance every second or two per group.
+      const lines: Array<{ msg: string; group?: string; retryInMs?: number }> = [];
+      const logged = openKafkaEventLog(settings(prefix), createLogger('stall', 'info', { write: (l: string) => void lines.push(JSON.parse(l)) }, 'json'));
+      const pool = fakeAddress(`stall:${prefix}`);
+      const events = sampleEventStream('devnet', [pool], 6);
+      await (await logged.producer()).append(events);
+      const failures: ConsumeFailure[] = [];
+      const applied: string[] = [];
+      let fixed = false;
+      const c = logged.consumer(db.pool, db.url);
+      try {
+        await c.start({
+          group: 'stall-in-place',
+          clusters: ['devnet'],
+          handler: async (batch) => {
+            const ours = batch.filter((d) => d.event.pool === pool);
+            if (!fixed && ours.length > 0) throw new Error('projection bug: cannot apply');
+            applied.push(...ours.map((d) => d.event.id));
+          },
+          onError: (f) => failures.push(f),
+        });
+        await waitFor(async () => (failures.length >= 4 ? true : undefined));
+        const ofGroup = (msg: string) => lines.filter((l) => l.msg === msg && l.group === 'stall-in-place');
+        expect(failures.slice(0, 4).map((f) => [f.consecutiveFailures, f.transient])).toEqual([
+          [1, false],
+          [2, false],
+          [3, false],
+          [4, false],
+        ]);
+        expect(
+          ofGroup('kafka consumer batch failed; will retry')
+            .slice(0, 4)
+            .map((l) => l.retryInMs),
+        ).toEqual([500, 1000, 2000, 4000]);
+        expect(ofGroup('kafka consumer joined its group')).toHaveLength(1);
+        expect(lines.filter((l) => /crash|Restarting the consumer/i.test(l.msg))).toEqual([]);
+        fixed = true;
+        await waitFor(async () => (applied.length === events.length ? true : undefined));
+        expect(applied).toEqual(events.map((e) => e.id));
+        expect(ofGroup('kafka consumer joined its group')).toHaveLength(1);
+      } finally {
+        await c.stop();
+        await logged.close();
+      }
     });
   });
 });

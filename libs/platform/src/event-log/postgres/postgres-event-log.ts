@@ -3,7 +3,7 @@ import { Client, type Pool } from 'pg';
 import { inTransaction, isTransientDbError } from '../../database/pool';
 import { backoffDelay } from '../../runtime/backoff';
 import type { Logger } from '../../logging/logger';
-import { callHook, CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
+import { BATCH_RETRY_BACKOFF, callHook, CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
 import type { AppendOptions, ConsumeOptions, EventLogConsumer, EventLogProducer, OwnedPartitions, RawLogRecord } from '../event-log.port';
 import { PollSleep } from '../../runtime/poll-sleep';
 
@@ -16,8 +16,6 @@ const APPEND_CHUNK = 5000;
 const VALIDATE_SLICE = 250;
 /** lag() counts exactly up to this many records (see lag()). */
 const LAG_EXACT_UP_TO = 100_000;
-/** A failed batch is retried after 0.5 s, 1 s, 2 s … 30 s (a new append does not cut that wait short). */
-export const BATCH_RETRY_BACKOFF = { baseMs: 500, maxMs: 30_000 };
 
 /** A group of every cluster reads the log without a cluster filter (see fetch and lag). */
 function readsEveryCluster(clusters: readonly Cluster[]): boolean {

@@ -3,18 +3,9 @@ import { Client, type Pool } from 'pg';
 import { isTransientDbError } from '../../database/pool';
 import type { Logger } from '../../logging/logger';
 import { backoffDelay } from '../../runtime/backoff';
-import { callHook, CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
+import { BATCH_RETRY_BACKOFF, callHook, CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
-import {
-  BATCH_RETRY_BACKOFF,
-  PG_LOG_CHANNEL,
-  PG_STREAM,
-  postgresLogCount,
-  postgresLogLag,
-  startPageRead,
-  type PageRead,
-  type PageRecord,
-} from './postgres-event-log';
+import { PG_LOG_CHANNEL, PG_STREAM, postgresLogCount, postgresLogLag, startPageRead, type PageRead, type PageRecord } from './postgres-event-log';
 import { PollSleep } from '../../runtime/poll-sleep';
 
 const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('hadron:consumer:' || $1)) AS ok";
