@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { createLogger, createPool, endPool, ensureDatabase, startEmbeddedPostgres, withDatabase, type EmbeddedPostgres } from '@hadron/platform';
+import { processCpuSeconds } from '@hadron/platform/testing/cpu-time';
 import { describeWithKafka } from '@hadron/platform/testing/kafka-test-gate';
 import { startSimulator, type RunningSimulator } from '../../apps/simulator/src';
 import { BuildRegistry } from '../../apps/projector/src/builds/build-registry';
@@ -13,11 +14,13 @@ import { simIndexerEnv, waitFor } from '../indexer/indexer-harness';
 import { freePort, startEntry, type Started } from './support/app-process';
 
 /**
- * DATABASE FAULTS IN SPLIT MODE: indexer, projector and API as three processes on the real Kafka
- * broker and a Postgres server this test owns, while the simulator keeps producing swaps. Every
+ * DATABASE FAULTS IN SPLIT MODE: indexer, projector and API as three processes, on the real Kafka
+ * broker and on the Postgres log (the embedded default's), each with a Postgres server this test
+ * owns, while the simulator keeps producing swaps. Every
  * connection of each process is terminated once (pg_terminate_backend, as an SRE would), then the
  * server is restarted (fast shutdown, start). No process may exit; every readiness endpoint is 503
- * while the server is down and 200 again by itself after; and the read views end up equal to
+ * while the server is down and 200 again by itself after; while it is down, each process waits
+ * between its tries (no core spun, no flood of log lines); and the read views end up equal to
  * those of a clean run over the same chain (nothing lost, nothing applied twice; see below for the
  * one thing that legitimately differs: when account state was observed).
  */
@@ -26,7 +29,15 @@ const HISTORY_END_MS = 1_760_000_000_000;
 /** The application_name each deployable's pool uses (see each main.ts). */
 const PROCESS_APPLICATIONS = ['hadron-indexer', 'hadron-projector', 'hadron-api'];
 
-describeWithKafka('database faults (split mode, Kafka)', (brokers) => {
+/** A 3 s outage's budget per process: a retry loop that skipped its pause used a whole core and logged thousands of lines a second. */
+const OUTAGE_SECONDS = 3;
+const OUTAGE_MAX_CPU_SECONDS = 1;
+const OUTAGE_MAX_LOG_LINES = 60;
+
+describeWithKafka('database faults (split mode, Kafka)', (brokers) => faultScenario(brokers));
+describe('database faults (split mode, Postgres log)', () => faultScenario([]));
+
+function faultScenario(brokers: string[]): void {
   let sim: RunningSimulator;
   let dir: string;
   let pg: EmbeddedPostgres;
@@ -89,7 +100,7 @@ describeWithKafka('database faults (split mode, Kafka)', (brokers) => {
     const env = {
       ...simIndexerEnv(sim, { INDEXER_POLL_MS: '200' }),
       DATABASE_URL: pg.url,
-      KAFKA_BROKERS: brokers.join(','),
+      KAFKA_BROKERS: brokers.join(','), // none: the Postgres log
       KAFKA_TOPIC_PREFIX: `dbfaults-${randomBytes(4).toString('hex')}`,
       HOST: '127.0.0.1',
       PORT: String(ports.api),
@@ -134,7 +145,15 @@ describeWithKafka('database faults (split mode, Kafka)', (brokers) => {
       // (2) The server restarts (fast shutdown) while they run.
       await pg.stop();
       await waitFor('all three 503 while the database is down', () => allAre(503), 30_000, 200);
-      await new Promise((r) => setTimeout(r, 3000));
+      const outageStart = Object.entries(procs).map(([name, p]) => ({ name, p, cpu: processCpuSeconds(p.child.pid!), out: p.output().length }));
+      await new Promise((r) => setTimeout(r, OUTAGE_SECONDS * 1000));
+      const outage = outageStart.map(({ name, p, cpu, out }) => ({
+        name,
+        cpuSeconds: +(processCpuSeconds(p.child.pid!) - cpu).toFixed(2),
+        logLines: p.output().slice(out).split('\n').length - 1,
+      }));
+      expect(outage.filter((o) => o.cpuSeconds > OUTAGE_MAX_CPU_SECONDS || o.logLines > OUTAGE_MAX_LOG_LINES)).toEqual([]);
+      expect(outageStart.every((o) => o.cpu > 0)).toBe(true); // /proc was read (each had used CPU to start): the budget above is not vacuous
       noExit();
       pg = await startEmbeddedPostgres({ dataDir: pgDir(), port: ports.pg, log });
       await waitFor('all three ready again by themselves', () => allAre(200), 180_000, 250);
@@ -201,4 +220,4 @@ describeWithKafka('database faults (split mode, Kafka)', (brokers) => {
     const codes = await Promise.all([...Object.values(procs), reference].map((p) => p.exited));
     expect(codes).toEqual([0, 0, 0, 0]);
   }, 600_000);
-});
+}
