@@ -1,5 +1,5 @@
 import { assertNever, type HadronEvent } from '@hadron/contracts';
-import { normaliseSplit, splitProblem, swapProblem } from '@hadron/domain';
+import { splitProblem, swapProblem } from '@hadron/domain';
 import { PoisonEventError } from '../projection';
 
 /**
@@ -44,7 +44,7 @@ function eventProblem(e: HadronEvent): string | null {
     case 'TokenMetadataChanged':
       return null;
     case 'FeeSplitChanged':
-      return splitProblem(normaliseSplit(e.data.recipients));
+      return splitProblem(e.data.recipients);
     default:
       return assertNever(e);
   }

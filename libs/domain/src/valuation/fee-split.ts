@@ -34,7 +34,7 @@ function hasRepeatedRecipient(split: readonly SplitWeight[]): boolean {
   return false;
 }
 
-/** Why a split cannot be applied, or null. */
+/** Why a split cannot be applied, or null. Only the total counts, so a split need not be normalised first (merging repeated recipients keeps it). */
 export function splitProblem(split: readonly SplitWeight[]): string | null {
   const total = split.reduce((a, w) => a + w.ppm, 0);
   return total > PPM_ONE ? `fee split weights add up to ${total} ppm, more than ${PPM_ONE}` : null;

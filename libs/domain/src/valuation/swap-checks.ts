@@ -1,4 +1,4 @@
-import { normaliseSplit, splitProblem, type SplitWeight } from './fee-split';
+import { splitProblem, type SplitWeight } from './fee-split';
 
 /** What a projection needs to be true of a swap before it can value it. */
 export interface SwapFacts {
@@ -35,6 +35,6 @@ export function swapProblem(s: SwapFacts): string | null {
   if (s.inputMint === s.outputMint) return `input and output mint are the same (${s.inputMint})`;
   if (s.feeMint !== s.inputMint) return `fee mint ${s.feeMint} is not the input mint ${s.inputMint}`;
   if (s.midpriceQ32 !== null && s.midpriceQ32 <= 0n) return 'midpriceQ32 must be positive (or null before the first oracle update)';
-  if (s.feeSplit !== null) return splitProblem(normaliseSplit(s.feeSplit));
+  if (s.feeSplit !== null) return splitProblem(s.feeSplit);
   return null;
 }
