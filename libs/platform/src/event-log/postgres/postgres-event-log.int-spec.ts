@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../../testing/test-databa
 import type { EventLogConsumer } from '../event-log.port';
 import { eventLogMigrations } from '../migrations';
 import { eventLogContract } from '../testing/event-log.contract';
-import { PostgresEventLogConsumer, PostgresEventLogProducer } from './postgres-event-log';
+import { GROUP_LOCK_KEY, PostgresEventLogConsumer, PostgresEventLogProducer } from './postgres-event-log';
 import { PostgresFanOut } from './postgres-fan-out';
 
 const log = createLogger('test', 'silent');
@@ -82,8 +82,6 @@ describe('postgres event log', () => {
 
   it('a consumer whose connection was lost while another took its group waits as a standby: no storm of connections', async () => {
     const group = 'lost-lock';
-    // The group's lock as another consumer would hold it (becomeActive's key).
-    const key = "hashtext('hadron:consumer:' || $1)";
     const listening = async () =>
       (await db.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`hadron-consumer:${group}`])).rows;
     const sessions = async () =>
@@ -95,7 +93,7 @@ describe('postgres event log', () => {
       for (let i = 0; i < 100 && (await listening()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       const [active] = await listening();
       // Another session takes the group the moment the consumer's connection ends.
-      const taken = holder.query(`SELECT pg_advisory_lock(${key})`, [group]);
+      const taken = holder.query(`SELECT pg_advisory_lock(${GROUP_LOCK_KEY})`, [group]);
       await db.pool.query('SELECT pg_terminate_backend($1)', [active.pid]);
       await taken;
       await new Promise((r) => setTimeout(r, 500));
@@ -106,7 +104,7 @@ describe('postgres event log', () => {
       // statistics' flush (the busy loop opened thousands).
       expect({ opened: opened <= 5 ? 'a few' : opened }).toEqual({ opened: 'a few' });
     } finally {
-      await holder.query(`SELECT pg_advisory_unlock(${key})`, [group]);
+      await holder.query(`SELECT pg_advisory_unlock(${GROUP_LOCK_KEY})`, [group]);
       holder.release();
       await c.stop();
     }

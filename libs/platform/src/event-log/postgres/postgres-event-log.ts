@@ -10,6 +10,11 @@ import { PollSleep } from '../../runtime/poll-sleep';
 export const PG_STREAM = 'event_log';
 /** NOTIFY channel of appends: consumers LISTEN on it instead of polling. */
 export const PG_LOG_CHANNEL = 'hadron_event_log';
+/**
+ * The advisory-lock key of a consumer group ($1: the group), held by its one active consumer:
+ * the lone consumer and the fan-out reader take the same lock, so only one of them runs a group.
+ */
+export const GROUP_LOCK_KEY = "hashtext('hadron:consumer:' || $1)";
 const CHANNEL = PG_LOG_CHANNEL;
 const APPEND_CHUNK = 5000;
 /** Records validated between two turns of the event loop while a page is read ahead. */
@@ -222,7 +227,7 @@ export class PostgresEventLogConsumer implements EventLogConsumer {
       this.wake();
     });
     await client.connect();
-    const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('hadron:consumer:' || $1)) AS ok", [group]);
+    const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${GROUP_LOCK_KEY}) AS ok`, [group]);
     if (!rows[0].ok) {
       await client.end();
       return false;

@@ -5,11 +5,20 @@ import type { Logger } from '../../logging/logger';
 import { backoffDelay } from '../../runtime/backoff';
 import { BATCH_RETRY_BACKOFF, callHook, CheckpointedBatch, needsRecord, type PendingRecord, type PreparedBatch } from '../checkpointed-batch';
 import type { ConsumeOptions, EventLogConsumer, LogPosition, OwnedPartitions } from '../event-log.port';
-import { PG_LOG_CHANNEL, PG_STREAM, postgresLogCount, postgresLogLag, startPageRead, type PageRead, type PageRecord } from './postgres-event-log';
+import {
+  GROUP_LOCK_KEY,
+  PG_LOG_CHANNEL,
+  PG_STREAM,
+  postgresLogCount,
+  postgresLogLag,
+  startPageRead,
+  type PageRead,
+  type PageRecord,
+} from './postgres-event-log';
 import { PollSleep } from '../../runtime/poll-sleep';
 
-const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('hadron:consumer:' || $1)) AS ok";
-const UNLOCK = "SELECT pg_advisory_unlock(hashtext('hadron:consumer:' || $1))";
+const TRY_LOCK = `SELECT pg_try_advisory_lock(${GROUP_LOCK_KEY}) AS ok`;
+const UNLOCK = `SELECT pg_advisory_unlock(${GROUP_LOCK_KEY})`;
 /** How long a round of batches waits for a slower group once another group's batch is done. */
 const STRAGGLER_MS = 1000;
 /** A standby member asks for its group's lock again after this long. */
