@@ -1,5 +1,5 @@
 import type { RpcObserver } from './source/json-rpc-transport';
-import { publishStatus, redactUrl, type Logger, type Running, type Storage } from '@hadron/platform';
+import { everyWarningRepeats, publishStatus, redactUrl, type Logger, type Running, type Storage } from '@hadron/platform';
 import { clusterSettings, type IndexerConfig } from './config/indexer.config';
 import { HADRON_PROGRAMS, PoolReader } from './discovery/pool-reader';
 import { IndexerMetrics } from './metrics/indexer-metrics';
@@ -75,7 +75,7 @@ export async function startIndexer(storage: Storage, config: IndexerConfig, log:
       await publishStatus(storage.pool, `indexer:${s.cluster}`, BigInt(s.slotLag ?? s.headSlot), { ...s, ready: i.ready() });
     }
   };
-  const timer = setInterval(() => void publish().catch((e: Error) => base.warn({ err: e.message }, 'could not publish indexer status')), STATUS_EVERY_MS);
+  const timer = everyWarningRepeats(STATUS_EVERY_MS, publish, base, 'could not publish indexer status');
 
   return {
     metrics,

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics } from 'prom-client';
 import { z } from 'zod';
-import { DEFAULT_BATCH_TIMEOUT_MS, envInt, publishStatus, type Logger, type Running, type Storage } from '@hadron/platform';
+import { DEFAULT_BATCH_TIMEOUT_MS, envInt, everyWarningRepeats, publishStatus, type Logger, type Running, type Storage } from '@hadron/platform';
 import { PromProjectorMetrics } from './metrics/projector-metrics';
 import { ProjectorRunner, type ProjectionLag, type ProjectorLag } from './runner/projector-runner';
 
@@ -52,7 +52,7 @@ export async function startProjector(storage: Storage, config: ProjectorConfig, 
     }
     return lag;
   };
-  const timer = setInterval(() => void publish().catch((e: Error) => log.warn({ err: e.message }, 'could not publish projector status')), 2000);
+  const timer = everyWarningRepeats(2000, publish, log, 'could not publish projector status');
   await publish();
 
   return {

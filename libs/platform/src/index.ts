@@ -12,6 +12,7 @@ export * from './event-log/postgres/postgres-event-log';
 export * from './event-log/postgres/postgres-fan-out';
 export * from './logging/logger';
 export * from './logging/redact';
+export * from './logging/repeats';
 export * from './runtime/backoff';
 export * from './runtime/storage';
 export * from './runtime/run-process';

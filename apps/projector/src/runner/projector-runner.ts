@@ -1,5 +1,6 @@
 import type { OwnedPartitions } from '@hadron/platform/event-log/event-log.port';
 import type { Logger } from '@hadron/platform/logging/logger';
+import { RepeatedWarnings } from '@hadron/platform/logging/repeats';
 import type { Pool } from 'pg';
 import { BuildRegistry, finishDeferred, ProjectionLock, type BuildRecord } from '../builds/build-registry';
 import { noMetrics, type ProjectorMetrics } from '../metrics/projector-metrics';
@@ -319,10 +320,14 @@ export class ProjectorRunner {
 
   private every(ms: number, fn: () => Promise<void>): void {
     let running: Promise<void> | undefined;
+    const warnings = new RepeatedWarnings(this.opts.log);
     const t = setInterval(() => {
       if (running || this.stopped) return;
       const task: Promise<void> = fn()
-        .catch((e) => this.opts.log.warn({ err: (e as Error).message }, 'projector background task failed'))
+        .then(
+          () => warnings.recovered(),
+          (e) => warnings.warn({ err: (e as Error).message }, 'projector background task failed'),
+        )
         .finally(() => {
           running = undefined;
           this.background.delete(task);

@@ -1,5 +1,6 @@
 import { Kafka, Partitioners, logLevel, type Admin, type logCreator } from 'kafkajs';
 import type { Logger } from '../../logging/logger';
+import { RepeatedWarnings } from '../../logging/repeats';
 import type { EventLog, EventLogSettings } from '../event-log.port';
 import { KafkaEventLogConsumer } from './kafka-consumer';
 import { KafkaEventLogProducer } from './kafka-producer';
@@ -19,11 +20,13 @@ export function openKafkaEventLog(settings: EventLogSettings, log: Logger): Even
     throw new Error(`KAFKA_TOPIC_PARTITIONS must be a positive integer, got ${settings.kafkaTopicPartitions}`);
   }
   const kafkaLog = log.child({ component: 'kafka' });
+  const repeats = new RepeatedWarnings(kafkaLog);
+  const flushRepeats = setInterval(() => repeats.flush(), REPEAT_FLUSH_MS).unref();
   const kafka = new Kafka({
     clientId: settings.kafkaClientId,
     brokers,
     logLevel: logLevel.INFO,
-    logCreator: pinoLogCreator(kafkaLog),
+    logCreator: pinoLogCreator(kafkaLog, repeats),
   });
 
   let admin: Promise<Admin> | undefined;
@@ -60,14 +63,16 @@ export function openKafkaEventLog(settings: EventLogSettings, log: Logger): Even
       const a = admin;
       admin = undefined;
       await a?.then((x) => x.disconnect()).catch(() => undefined);
+      clearInterval(flushRepeats);
+      repeats.recovered();
     },
   };
 }
 
-/** What kafkajs reports at ERROR although the client heals it by itself (a rejoin, a retry): routine. */
-const ROUTINE = /rebalanc|already exists|TOPIC_ALREADY_EXISTS/i;
+/** What kafkajs reports at ERROR although the client heals it by itself (a rejoin, a restart after a crash it logged): routine. */
+const ROUTINE = /rebalanc|already exists|TOPIC_ALREADY_EXISTS|Restarting the consumer/i;
 const TRANSIENT =
-  /coordinator is (loading|not available)|not the correct coordinator|COORDINATOR_(LOAD_IN_PROGRESS|NOT_AVAILABLE)|NOT_COORDINATOR|leader not available|LEADER_NOT_AVAILABLE|NOT_LEADER|retrying|Connection (timeout|error)|ECONNREFUSED|ECONNRESET/i;
+  /coordinator is (loading|not available)|not the correct coordinator|COORDINATOR_(LOAD_IN_PROGRESS|NOT_AVAILABLE)|NOT_COORDINATOR|leader not available|LEADER_NOT_AVAILABLE|NOT_LEADER|not the leader|leadership election|retrying|Connection (timeout|error)|ECONNREFUSED|ECONNRESET/i;
 
 /**
  * The level a kafkajs entry deserves in our logs: its INFO lines (joins, starts, stops) are
@@ -85,10 +90,21 @@ export function kafkaLogLevel(level: number, message: string, extra: Record<stri
   return level === logLevel.INFO ? 'debug' : 'trace';
 }
 
-function pinoLogCreator(log: Logger): logCreator {
+/** How often kafkajs's repeated warnings that ended are reported when kafkajs has gone quiet. */
+const REPEAT_FLUSH_MS = 5_000;
+
+/**
+ * kafkajs's entries at our level. Its warnings (a broker unreachable, a coordinator loading:
+ * `kafkaLogLevel`) repeat for as long as the condition lasts, each client (producer, admin, every
+ * consumer group) several times a second while a broker is down: each kind (namespace and message)
+ * is written once per window, then counted (RepeatedWarnings). Errors are always written.
+ */
+function pinoLogCreator(log: Logger, repeats: RepeatedWarnings): logCreator {
   return () =>
     ({ namespace, level, log: entry }) => {
       const { message, timestamp: _timestamp, logger: _logger, ...extra } = entry as typeof entry & { logger?: string };
-      log[kafkaLogLevel(level, message, extra)]({ namespace, ...extra }, message);
+      const ours = kafkaLogLevel(level, message, extra);
+      if (ours === 'warn') repeats.warn({ namespace, ...extra }, message, `${namespace}\0${message}`);
+      else log[ours]({ namespace, ...extra }, message);
     };
 }
