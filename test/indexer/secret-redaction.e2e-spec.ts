@@ -25,6 +25,17 @@ const SECRETS = [API_KEY, PASSWORD, PATH_TOKEN, WS_KEY, Buffer.from(`user:${PASS
 interface Seen {
   url: string;
   authorization?: string;
+  /** The JSON-RPC method (a batch's first). */
+  method: string;
+}
+
+function firstMethod(body: string): string {
+  try {
+    const sent = JSON.parse(body) as { method?: string } | { method?: string }[];
+    return String((Array.isArray(sent) ? sent[0] : sent)?.method);
+  } catch {
+    return '';
+  }
 }
 
 let server: Server;
@@ -34,13 +45,18 @@ const seen: Seen[] = [];
 const upgrades: string[] = [];
 const children: ChildProcess[] = [];
 
-/** Every RPC request fails, in turn per endpoint: 429, 500 echoing what it was sent (its URL and credentials), 200 with garbage. */
+/**
+ * Every RPC request fails, in turn per endpoint and method: 429, 500 echoing what it was sent (its
+ * URL and credentials), 200 with garbage. Per method, so that whatever calls a cycle makes, the one
+ * that fails it meets each of the three in turn.
+ */
 function failingRpc(req: IncomingMessage, res: import('node:http').ServerResponse): void {
-  req.resume();
+  const body: Buffer[] = [];
+  req.on('data', (c: Buffer) => body.push(c));
   req.on('end', () => {
-    const s: Seen = { url: req.url ?? '', authorization: req.headers.authorization };
+    const s: Seen = { url: req.url ?? '', authorization: req.headers.authorization, method: firstMethod(Buffer.concat(body).toString()) };
     seen.push(s);
-    const turn = seen.filter((x) => x.url === s.url).length % 3;
+    const turn = seen.filter((x) => x.url === s.url && x.method === s.method).length % 3;
     const credentials = s.authorization ? Buffer.from(s.authorization.replace(/^Basic /, ''), 'base64').toString() : 'none';
     if (turn === 0) return void res.writeHead(429, { 'retry-after': '0', 'content-type': 'text/plain' }).end(`rate limited: ${s.url}`);
     if (turn === 1)

@@ -18,6 +18,8 @@ export interface IndexerStatus {
   gaps: number | null;
   heldPools: number | null;
   cycleFailures: number | null;
+  /** Why the indexer refuses to index (its RPC serves another chain than the index's), or null. */
+  wrongChain: string | null;
 }
 
 export const INDEXER_COMPONENT_PREFIX = 'indexer:';
@@ -39,5 +41,6 @@ export function readIndexerStatus(component: string, detail: Record<string, unkn
     gaps: num(d.gaps),
     heldPools: num(d.heldPools),
     cycleFailures: num(d.cycleFailures),
+    wrongChain: typeof d.wrongChain === 'string' ? d.wrongChain : null,
   };
 }

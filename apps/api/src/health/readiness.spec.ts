@@ -135,6 +135,18 @@ describe('ReadinessCheck: freshness of every cluster', () => {
       [{ component: 'indexer:devnet', lag: '0', detail: { ...base, ready: true }, age_s: 45 }],
       ['indexer:devnet status is 45 s old (> 30 s)'],
     ],
+    [
+      'an indexer refusing the chain its RPC serves (caught up on the chain it indexed)',
+      [
+        {
+          component: 'indexer:devnet',
+          lag: '0',
+          detail: { ...base, backfillDone: true, slotLag: 0, lagSeconds: 0, wrongChain: 'the RPC serves another chain (genesis B) than … (genesis A)' },
+          age_s: 1,
+        },
+      ],
+      ['indexer:devnet not ready: the RPC serves another chain (genesis B) than … (genesis A)'],
+    ],
     ['no indexer at all', [], ['no indexer has published its status yet']],
   ])('not ready: %s', async (_, indexers, reasons) => {
     const r = await check([...indexers, projector]);

@@ -176,6 +176,7 @@ export class ReadinessCheck {
 /** Why an indexer says it is not ready, from what it published (its own thresholds decided). */
 function indexerReason(f: ClusterFreshness, s: IndexerStatus): string {
   const why: string[] = [];
+  if (s.wrongChain) why.push(s.wrongChain);
   if (!f.backfill_done) why.push('backfilling');
   if (f.lag_slots !== null && f.lag_slots > 0) why.push(`${f.lag_slots} slots${f.lag_seconds !== null ? ` (${f.lag_seconds} s)` : ''} behind the head`);
   if (f.rpc_failing_seconds > 0) why.push(`RPC failing for ${Math.round(f.rpc_failing_seconds)} s`);

@@ -141,6 +141,13 @@ export class IndexerMetrics {
     registers: [this.registry],
     collect: this.standbyHidden(),
   });
+  readonly wrongChain = new Gauge({
+    name: 'hadron_indexer_wrong_chain',
+    help: "1 while the cluster's RPC serves another chain (genesis hash) than the one its index was built from: nothing is indexed",
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: this.standbyHidden(),
+  });
   readonly pools = new Gauge({
     name: 'hadron_indexer_pools',
     help: 'Pools known',

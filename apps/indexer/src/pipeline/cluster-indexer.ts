@@ -38,6 +38,11 @@ export type { ClusterStatus } from './cluster-status';
 
 /** After losing the cluster lock, wait longer than a standby's poll (1 s) before trying again: a healthy standby takes over first. */
 const LOST_LOCK_STEP_BACK_MS = 2500;
+/** While the RPC serves another chain than the index's, how often it is asked again. */
+const CHAIN_RECHECK_MS = 30_000;
+
+/** The environment variable that names a cluster's RPC (indexer.config.ts). */
+const rpcUrlVariable = (cluster: Cluster) => `RPC_URL_${cluster.toUpperCase().replace(/-/g, '_')}`;
 
 export class ClusterIndexer implements ClusterRuntime {
   readonly cluster: Cluster;
@@ -46,6 +51,8 @@ export class ClusterIndexer implements ClusterRuntime {
   readonly observer: IndexerObserver;
   readonly state: ClusterState;
   private lastError: string | null = null;
+  /** Why this indexer refuses to index: its RPC serves another chain than the index's (verifyChain); null otherwise. */
+  private wrongChain: string | null = null;
   private cycleFailures = 0;
   /** Holds the cluster lock (a standby process is never ready). */
   private active = false;
@@ -147,6 +154,7 @@ export class ClusterIndexer implements ClusterRuntime {
       gaps: this.gaps.count,
       pools: progress?.pools.size ?? 0,
       lastError: this.lastError,
+      wrongChain: this.wrongChain,
       cycleFailures: this.cycleFailures,
       lastProgressAt: this.state.lastProgressAt,
       active: this.active,
@@ -210,17 +218,52 @@ export class ClusterIndexer implements ClusterRuntime {
     return null;
   }
 
+  /**
+   * Whether the RPC serves the chain this cluster's index was built from: its genesis hash, pinned
+   * by the cluster's first indexer (indexer.chain). Another chain (an RPC URL for the wrong cluster,
+   * a test validator reset) is refused before anything is listed or appended: its transactions would
+   * enter the log as this cluster's, and its history would look like transactions listed late.
+   */
+  private async verifyChain(): Promise<boolean> {
+    const genesis = await this.d.rpc.getGenesisHash();
+    const pinned = await this.fenced((db) => this.d.store.pinnedGenesis(this.cluster, genesis, db));
+    this.observer.wrongChain(pinned !== genesis);
+    if (pinned === genesis) {
+      if (this.wrongChain !== null) this.log.info({ genesis }, "the RPC serves the index's chain again: indexing");
+      this.wrongChain = null;
+      return true;
+    }
+    const why =
+      `the RPC serves another chain (genesis ${genesis}) than the one this index of ${this.cluster} was built from (genesis ${pinned}): ` +
+      `nothing is indexed until ${rpcUrlVariable(this.cluster)} points at that chain again (or the index is rebuilt in a new database)`;
+    if (this.wrongChain === null) this.log.error({ genesis, pinned, recheckInMs: CHAIN_RECHECK_MS }, `refusing to index: ${why}`);
+    this.wrongChain = why;
+    this.lastError = why;
+    return false;
+  }
+
   private async index(): Promise<void> {
     let failures = 0;
-    const { progress } = this.state;
-    // After a restart: the freshness of what is already indexed (one getBlock; unknown on failure).
-    if (progress.throughSlot !== null) this.observer.noteIndexedTime((await this.d.rpc.getBlockTime(progress.throughSlot).catch(() => null)) ?? -1);
+    /** This holding of the cluster has found its RPC serving the index's chain (verifyChain). */
+    let onChain = false;
     while (!this.state.stopping && this.lease && !this.lease.lost) {
       let busy = false;
       const startedAt = this.now();
       // Notifications before this point are covered by the head this cycle reads.
       this.poked = false;
       try {
+        if (!onChain) {
+          // Before anything is read for indexing: another chain is asked again every CHAIN_RECHECK_MS
+          // (an RPC that does not answer fails like a cycle, below).
+          if (!(await this.verifyChain())) {
+            await this.sleepUnpoked(CHAIN_RECHECK_MS);
+            continue;
+          }
+          onChain = true;
+          // After a restart: the freshness of what is already indexed (one getBlock; unknown on failure).
+          const { throughSlot } = this.state.progress;
+          if (throughSlot !== null) this.observer.noteIndexedTime((await this.d.rpc.getBlockTime(throughSlot).catch(() => null)) ?? -1);
+        }
         busy = await this.cycle();
         if (this.gaps.due()) await this.gaps.retry();
         // Between cycles only: a cycle in progress re-derives its events from the tokens it started with.
@@ -262,6 +305,12 @@ export class ClusterIndexer implements ClusterRuntime {
     const lease = this.lease;
     if (!lease) return Promise.reject(new LeaseLostError(`cluster ${this.cluster}: not holding the cluster lock; not appending`));
     return this.d.store.fenced(lease, (db) => fn(db, lease.epoch));
+  }
+
+  /** Sleeps `ms` whatever websocket notifications come (poke); not past a stop or the cluster lost. */
+  private async sleepUnpoked(ms: number): Promise<void> {
+    const until = this.now() + ms;
+    while (!this.state.stopping && this.lease && !this.lease.lost && this.now() < until) await this.sleep(until - this.now());
   }
 
   private sleep(ms: number): Promise<void> {

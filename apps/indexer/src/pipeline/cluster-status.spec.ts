@@ -9,6 +9,7 @@ const base: StatusInput = {
   gaps: 0,
   pools: 2,
   lastError: null,
+  wrongChain: null,
   cycleFailures: 0,
   lastProgressAt: 99_000,
   active: true,
@@ -39,6 +40,7 @@ describe('cluster status and readiness', () => {
     ['behind and stalled', { cursorSlot: 99 }, 6_000, false],
     ['at the head, no progress for long (idle)', {}, 6_000, true],
     ['an RPC down for long', { rpcFailingSeconds: 11 }, 1_000, false],
+    ['an RPC serving another chain, at the head of what was indexed', { wrongChain: 'the RPC serves another chain' }, 1_000, false],
   ])('given %s, then ready is %s', (_given, over, msSinceProgress, then) => {
     expect(isReady(clusterStatus({ ...base, ...over }), msSinceProgress, settings)).toBe(then);
   });

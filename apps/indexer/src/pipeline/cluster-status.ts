@@ -10,6 +10,8 @@ export interface ClusterStatus {
   gaps: number;
   pools: number;
   lastError: string | null;
+  /** Why the indexer refuses to index: its RPC serves another chain than the index's (by genesis hash); null otherwise. */
+  wrongChain: string | null;
   /** Indexing cycles failed in a row (holding the cursor for a transaction not served yet is not a failure). */
   cycleFailures: number;
   /** Seconds since the cursor last moved, or a poll found nothing new. */
@@ -37,6 +39,7 @@ export interface StatusInput {
   gaps: number;
   pools: number;
   lastError: string | null;
+  wrongChain: string | null;
   cycleFailures: number;
   lastProgressAt: number;
   active: boolean;
@@ -56,6 +59,7 @@ export function clusterStatus(i: StatusInput): ClusterStatus {
     gaps: i.gaps,
     pools: i.pools,
     lastError: i.lastError,
+    wrongChain: i.wrongChain,
     cycleFailures: i.cycleFailures,
     secondsSinceProgress: Math.round((i.now - i.lastProgressAt) / 1000),
     active: i.active,
@@ -82,6 +86,7 @@ export function isReady(
   const old = readyMaxLagSeconds > 0 && s.lagSeconds !== null && s.lagSeconds > readyMaxLagSeconds;
   return (
     s.active &&
+    s.wrongChain === null &&
     s.backfillDone &&
     s.slotLag !== null &&
     s.slotLag <= readyMaxSlotLag &&

@@ -69,6 +69,11 @@ export class IndexerObserver {
     this.metrics.heldPools.set(this.labels, n);
   }
 
+  /** Whether the RPC serves another chain than the index's (ClusterIndexer.verifyChain). */
+  wrongChain(wrong: boolean): void {
+    this.metrics.wrongChain.set(this.labels, wrong ? 1 : 0);
+  }
+
   /** A chunk made durable: what it recorded, and where the cursor now is. */
   committed(c: {
     throughSlot: number;

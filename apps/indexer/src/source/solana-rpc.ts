@@ -1,3 +1,4 @@
+import { tryDecodeBase58 } from '@hadron/domain';
 import { servedTransactionProblem, type RpcTransactionResult } from '../decode';
 import { JsonRpcTransport, type JsonRpcCall, type RpcObserver } from './json-rpc-transport';
 import { RetryPolicy, RpcFailure, type RetryPolicyOptions } from './retry-policy';
@@ -215,6 +216,14 @@ export class SolanaRpc {
       },
       BLOCK_BATCH,
     );
+  }
+
+  /** The hash of the chain's genesis block (base58 of 32 bytes): which chain the node serves. */
+  async getGenesisHash(): Promise<string> {
+    return this.call('getGenesisHash', [], (r) => {
+      if (typeof r !== 'string' || tryDecodeBase58(r)?.length !== 32) throw malformed('getGenesisHash', 'expected the base58 of a 32-byte hash');
+      return r;
+    });
   }
 
   /** Block time of `slot`, or null when the slot has no block (skipped) or the node cannot tell. */

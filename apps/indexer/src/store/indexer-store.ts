@@ -309,6 +309,20 @@ export class IndexerStore {
   }
 
   /** The cluster lock (cluster-lease.ts): null = held elsewhere. */
+  /**
+   * The genesis hash the cluster's index was built from: `genesisHash` itself the first time (pinned
+   * in `db`, a fenced transaction, so only the cluster's current indexer pins), else the one pinned.
+   */
+  async pinnedGenesis(cluster: string, genesisHash: string, db: FencedTx): Promise<string> {
+    const { rows } = await db.query<{ genesis_hash: string }>(
+      `WITH pinned AS (
+         INSERT INTO indexer.chain (cluster, genesis_hash) VALUES ($1, $2) ON CONFLICT (cluster) DO NOTHING RETURNING genesis_hash)
+       SELECT genesis_hash FROM pinned UNION ALL SELECT genesis_hash FROM indexer.chain WHERE cluster = $1`,
+      [cluster, genesisHash],
+    );
+    return rows[0].genesis_hash;
+  }
+
   tryLockCluster(cluster: string): Promise<ClusterLease | null> {
     return tryLockCluster(this.pool, cluster);
   }
