@@ -13,8 +13,8 @@ export type MainConfig = z.infer<typeof mainEnvSchema>;
  * the API (not ready at once, serving through API_SHUTDOWN_GRACE_SECONDS, then closed with its
  * requests in flight answered), stop indexing, drain the projector, close storage.
  */
-export async function startAll(config: MainConfig, log: Logger): Promise<Running & { port: number }> {
-  const storage = await openStorage(config, log, [projectorMigrations, indexerMigrations], { application: 'hadron', poolSize: 24 });
+export async function startAll(config: MainConfig, log: Logger, opts: { freshEmbeddedDatabase?: boolean } = {}): Promise<Running & { port: number }> {
+  const storage = await openStorage(config, log, [projectorMigrations, indexerMigrations], { application: 'hadron', poolSize: 24, ...opts });
   const projector = await startProjector(storage, config, log);
   // The API part alone reads DATABASE_READ_URL's replica when set; indexer and projector stay on the primary.
   const reads = openReadPool(storage.pool, config, log, { application: 'hadron-api', poolSize: 20 });

@@ -24,7 +24,7 @@ runProcess(
     const log = createLogger('hadron-demo', process.env.LOG_LEVEL ?? 'info');
     const sim = await startSimulator({ port: demo.SIM_PORT, seed: demo.SIM_SEED, pools: demo.SIM_POOLS, historySeconds: demo.SIM_HISTORY_SECONDS });
     log.info({ urls: sim.urls, wsUrls: sim.wsUrls }, 'simulated cluster serving');
-    // The demo keeps its own data directory so it never mixes with a real index.
+    // The demo keeps its own data directory so it never mixes with a real index; its index starts anew at each start (below).
     const config = parseEnv(mainEnvSchema, {
       PG_DATA_DIR: '.data/demo-postgres',
       EMBEDDED_PG_PORT: '54319',
@@ -41,7 +41,11 @@ runProcess(
       RPC_RPS: process.env.RPC_RPS ?? '100000',
       INDEXER_TX_POSITIONS: 'all',
     });
-    const running = await startAll(config, log);
+    // The simulated chain is generated anew at every start (its history ends now): another chain
+    // (another genesis hash), which an index built from the last one refuses. So the demo's own
+    // index starts anew with it; a data directory the user names (PG_DATA_DIR) or a DATABASE_URL
+    // is left as it is.
+    const running = await startAll(config, log, { freshEmbeddedDatabase: process.env.PG_DATA_DIR === undefined });
     log.info(`demo ready: http://127.0.0.1:${running.port}/pools — try /pools/<address>/fees?interval=1h${config.API_DOCS ? ' (docs at /docs)' : ''}`);
     return {
       stop: async () => {

@@ -1,5 +1,6 @@
 import { unpackMint } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
 import {
   decodeBase58,
   decodeConfigAccount,
@@ -101,6 +102,20 @@ describe('determinism', () => {
     expect(pools(other)).not.toEqual(pools(market));
     expect(pools(devnet)).not.toEqual(pools(market));
     expect(pools(devnet)).not.toEqual(pools(other));
+  });
+
+  it('the genesis hash (a base58 32-byte hash) is the same for the same chain, and another for a chain generated otherwise', () => {
+    const genesis = (m: SimulatedMarket) => m.ledger.genesisHash;
+    expect(bs58.decode(genesis(market))).toHaveLength(32);
+    expect(genesis(generateMarket(OPTIONS))).toBe(genesis(market));
+    // Another seed, cluster, history end (the same seed started again later: every block re-timed) or rate: another chain.
+    const others = [
+      generateMarket({ ...OPTIONS, seed: 'spec-2', historySeconds: 30 }),
+      generateMarket({ ...OPTIONS, cluster: 'devnet', historySeconds: 30 }),
+      generateMarket({ ...OPTIONS, historyEndTimeMs: OPTIONS.historyEndTimeMs + 60_000 }),
+      generateMarket({ ...OPTIONS, swapsPerSecond: 1 }),
+    ].map(genesis);
+    expect(new Set([genesis(market), ...others]).size).toBe(5);
   });
 });
 

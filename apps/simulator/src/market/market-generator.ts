@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { encodeBase58 } from '@hadron/domain';
 import { KeyBook } from '../ledger/keys';
 import { Ledger } from '../ledger/ledger';
 import { Rng } from '../ledger/prng';
@@ -52,7 +54,7 @@ export class SimulatedMarket {
     // A realistic mainnet-sized slot number, different per seed.
     const firstSlot = 300_000_000 + (root.fork('slot').nextU32() % 20_000_000);
     const clock = { firstSlot, firstSlotTimeMs: options.historyEndTimeMs - historySlots * options.slotMs, slotMs: options.slotMs };
-    const ledger = new Ledger(clock, root.fork('ledger'), keys.key('genesis-hash'), firstSlot - 4_000_000);
+    const ledger = new Ledger(clock, root.fork('ledger'), genesisHash(options), firstSlot - 4_000_000);
     const routerProgram = keys.key('router-program');
     const keeperProgram = keys.key('keeper-program');
     this.market = {
@@ -183,4 +185,21 @@ export class SimulatedMarket {
       failed_transactions: [...t.failed_transactions],
     };
   }
+}
+
+/**
+ * The chain's genesis hash commits to everything that shapes the chain, as a real cluster's does to
+ * its genesis config: the seed and cluster, the history's length and end, the slot time, every rate.
+ * The same options are the same chain, answer for answer. A simulator started again with its
+ * history ending at another time (`npm run demo` and `start:simulator` end it now by default) has
+ * its blocks re-timed: another chain, and it says so, as a test validator reset would; an index
+ * built from the first refuses it (ClusterIndexer.verifyChain).
+ */
+export function genesisHash(options: MarketOptions): string {
+  const fields = Object.entries(options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return encodeBase58(
+    createHash('sha256')
+      .update(`hadron-sim/genesis/${JSON.stringify(fields)}`)
+      .digest(),
+  );
 }

@@ -184,6 +184,39 @@ describe('embedded Postgres (the zero-setup default)', () => {
     expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(false);
   }, 120_000);
 
+  it('starts its database anew when asked (npm run demo), and refuses while another process is connected to it', async () => {
+    const dataDir = join(dir, 'fresh');
+    const port = await freePort();
+    const first = await startEmbeddedPostgres({ dataDir, port, log });
+    const c = new Client({ connectionString: first.url });
+    await c.connect();
+    await c.query('CREATE TABLE kept (n int); INSERT INTO kept VALUES (1), (2)');
+
+    // Another process still connected to the database: it is not pulled from under it.
+    await expect(startEmbeddedPostgres({ dataDir, port, freshDatabase: true, log })).rejects.toThrow(
+      'embedded postgres: database hadron is in use by another process, so it cannot start anew; stop that process first',
+    );
+    expect(Number((await c.query('SELECT count(*) AS n FROM kept')).rows[0].n)).toBe(2);
+    await c.end();
+    await first.stop();
+
+    // Nobody on it: the same data directory, an empty database.
+    const captured = capturingLogger();
+    const fresh = await startEmbeddedPostgres({ dataDir, port, freshDatabase: true, log: captured.log });
+    const tables = async () => {
+      const q = new Client({ connectionString: fresh.url });
+      await q.connect();
+      try {
+        return (await q.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'kept'")).rows[0].n as number;
+      } finally {
+        await q.end();
+      }
+    };
+    expect(await tables()).toBe(0);
+    expect(captured.lines.join('')).toContain('embedded postgres: database dropped, to start anew');
+    await fresh.stop();
+  }, 120_000);
+
   it('upgrades a data directory of an earlier release (trust, no password) in place, keeping its data', async () => {
     const dataDir = join(dir, 'legacy-stopped');
     const port = await legacy.make(dataDir);

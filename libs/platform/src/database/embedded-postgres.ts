@@ -47,7 +47,14 @@ export interface EmbeddedPostgres {
  * commands as the server's OS user (COPY … FROM PROGRAM). A data directory of an earlier release
  * (trust, no password) is upgraded in place on start (ensurePasswordAuth).
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; database?: string; log: Logger }): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  database?: string;
+  /** Drop the database and create it anew (`npm run demo`: its index is of a chain generated anew); refused while another process uses it. */
+  freshDatabase?: boolean;
+  log: Logger;
+}): Promise<EmbeddedPostgres> {
   const dataDir = resolve(opts.dataDir);
   const database = opts.database ?? 'hadron';
   const bin = binDir();
@@ -132,6 +139,8 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   });
   const server = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   const adminUrl = `${server}/postgres`;
+  if (opts.freshDatabase && (await dropDatabase(adminUrl, database)))
+    opts.log.info({ dataDir, database }, 'embedded postgres: database dropped, to start anew');
   await ensureDatabase(adminUrl, database).catch((e: Error & { code?: string }) => {
     throw e.code === '28P01' ? new Error(`embedded postgres: the server on ${dataDir} does not accept the password in ${passwordFile}`) : e;
   });
@@ -221,13 +230,37 @@ async function otherClients(adminUrl: string, ignore?: string): Promise<string[]
 }
 
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  await withDatabaseOf(adminUrl, database, async (client, exists, name) => {
+    if (!exists) await client.query(`CREATE DATABASE ${name}`).catch(ignoreDuplicateDatabase);
+  });
+}
+
+/** Drops `database` if it exists (true when it did); a database another process is connected to is not dropped: that is an error. */
+async function dropDatabase(adminUrl: string, database: string): Promise<boolean> {
+  return withDatabaseOf(adminUrl, database, async (client, exists, name) => {
+    if (!exists) return false;
+    await client.query(`DROP DATABASE ${name}`).catch((e: Error & { code?: string }) => {
+      if (e.code === '55006')
+        throw new Error(`embedded postgres: database ${database} is in use by another process, so it cannot start anew; stop that process first`);
+      throw e;
+    });
+    return true;
+  });
+}
+
+/** `fn` on a connection to the server's admin database (closed after), told whether `database` exists and its quoted name. */
+async function withDatabaseOf<T>(
+  adminUrl: string,
+  database: string,
+  fn: (client: import('pg').Client, exists: boolean, quotedName: string) => Promise<T>,
+): Promise<T> {
   const { Client } = await import('pg');
   const client = new Client({ connectionString: adminUrl });
   client.on('error', () => undefined); // a failure rejects the query below
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (!rowCount) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`).catch(ignoreDuplicateDatabase);
+    return await fn(client, (rowCount ?? 0) > 0, `"${database.replace(/"/g, '""')}"`);
   } finally {
     await client.end();
   }

@@ -21,17 +21,23 @@ export interface Storage {
 /**
  * Connects a process to its database and event log: `DATABASE_URL` or an embedded Postgres,
  * `KAFKA_BROKERS` or the Postgres log. Applies the platform migrations and `extra` sets.
+ * `freshEmbeddedDatabase`: an embedded database starts empty (the one it held is dropped).
  */
 export async function openStorage(
   config: StorageConfig,
   log: Logger,
   extra: readonly MigrationSet[] = [],
-  opts: { poolSize?: number; application?: string } = {},
+  opts: { poolSize?: number; application?: string; freshEmbeddedDatabase?: boolean } = {},
 ): Promise<Storage> {
   let embedded: EmbeddedPostgres | undefined;
   let url = config.DATABASE_URL;
   if (!url) {
-    embedded = await startEmbeddedPostgres({ dataDir: resolve(config.PG_DATA_DIR), port: config.EMBEDDED_PG_PORT, log });
+    embedded = await startEmbeddedPostgres({
+      dataDir: resolve(config.PG_DATA_DIR),
+      port: config.EMBEDDED_PG_PORT,
+      freshDatabase: opts.freshEmbeddedDatabase,
+      log,
+    });
     url = embedded.url;
   }
   const applied = await runMigrations(url, [eventLogMigrations, ...extra]);
