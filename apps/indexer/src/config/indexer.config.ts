@@ -74,6 +74,8 @@ export type IndexerConfig = z.infer<typeof indexerEnvSchema>;
 export interface ClusterSettings {
   cluster: Cluster;
   rpcUrl: string;
+  /** The variable that set `rpcUrl`, to name in messages about it. */
+  rpcUrlVariable: 'RPC_URL_MAINNET_BETA' | 'RPC_URL_DEVNET';
   wsUrl: string | null;
   commitment: Commitment;
   rps: number;
@@ -106,9 +108,11 @@ export function clusterSettings(config: IndexerConfig, cluster: Cluster, now: ()
     config.INDEXER_START_SLOT !== undefined
       ? { slot: config.INDEXER_START_SLOT }
       : { time: config.INDEXER_START_TIME ?? Math.floor(now() / 1000) - DAY_SECONDS };
+  const rpcUrlVariable = cluster === 'mainnet-beta' ? 'RPC_URL_MAINNET_BETA' : 'RPC_URL_DEVNET';
   return {
     cluster,
-    rpcUrl: cluster === 'mainnet-beta' ? config.RPC_URL_MAINNET_BETA : config.RPC_URL_DEVNET,
+    rpcUrl: config[rpcUrlVariable],
+    rpcUrlVariable,
     wsUrl: (cluster === 'mainnet-beta' ? config.RPC_WS_URL_MAINNET_BETA : config.RPC_WS_URL_DEVNET) ?? null,
     commitment: config.INDEXER_COMMITMENT,
     rps: config.RPC_RPS,

@@ -41,9 +41,6 @@ const LOST_LOCK_STEP_BACK_MS = 2500;
 /** While the RPC serves another chain than the index's, how often it is asked again. */
 const CHAIN_RECHECK_MS = 30_000;
 
-/** The environment variable that names a cluster's RPC (indexer.config.ts). */
-const rpcUrlVariable = (cluster: Cluster) => `RPC_URL_${cluster.toUpperCase().replace(/-/g, '_')}`;
-
 export class ClusterIndexer implements ClusterRuntime {
   readonly cluster: Cluster;
   readonly now: () => number;
@@ -235,7 +232,7 @@ export class ClusterIndexer implements ClusterRuntime {
     }
     const why =
       `the RPC serves another chain (genesis ${genesis}) than the one this index of ${this.cluster} was built from (genesis ${pinned}): ` +
-      `nothing is indexed until ${rpcUrlVariable(this.cluster)} points at that chain again (or the index is rebuilt in a new database)`;
+      `nothing is indexed until ${this.d.settings.rpcUrlVariable} points at that chain again (or the index is rebuilt in a new database)`;
     if (this.wrongChain === null) this.log.error({ genesis, pinned, recheckInMs: CHAIN_RECHECK_MS }, `refusing to index: ${why}`);
     this.wrongChain = why;
     this.lastError = why;

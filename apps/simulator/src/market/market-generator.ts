@@ -195,7 +195,7 @@ export class SimulatedMarket {
  * its blocks re-timed: another chain, and it says so, as a test validator reset would; an index
  * built from the first refuses it (ClusterIndexer.verifyChain).
  */
-export function genesisHash(options: MarketOptions): string {
+function genesisHash(options: MarketOptions): string {
   const fields = Object.entries(options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return encodeBase58(
     createHash('sha256')
