@@ -238,6 +238,20 @@ describe('midprice projection v7 (v2 points, the last point of every 5 minutes, 
       expect(await dump(db.pool, `${quoteIdent(SCHEMA)}.midprice_points`, 't')).toEqual(before);
       expect((await db.pool.query('SELECT count(*)::int AS n FROM read.midprice_hourly WHERE pool = $1', [P])).rows[0].n).toBe(1);
     });
+
+    it("a copy of the pool's latest point, in a later batch, leaves the spread it carried to the next point", async () => {
+      const Pc = addr('mid2:copy-carried');
+      const u = midpriceUpdated({ pool: Pc, slot: 30, blockTime: T + 30 }, null, S2); // tag 9: S2 from slot 30
+      const p = midpriceUpdated({ pool: Pc, slot: 40, blockTime: T + 40 }, 2n * Q, null); // tag 5 without After: carries S2
+      const next = midpriceUpdated({ pool: Pc, slot: 50, blockTime: T + 50 }, 3n * Q, null); // the same
+      await apply([poolConfigChanged({ pool: Pc, slot: 20 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S3.toString() }), u, p]);
+      await apply([p]); // the log's copy of the point, delivered in a later batch
+      await apply([next]);
+      expect(await points(Pc)).toEqual([
+        point(T + 40, 40, p.signature, 2n * Q, S2, 'UpdateMidprice'),
+        point(T + 50, 50, next.signature, 3n * Q, S2, 'UpdateMidprice'), // not the snapshot's S3 (slot 20), older than u
+      ]);
+    });
   });
 
   it('keeps the clusters apart', async () => {

@@ -161,7 +161,7 @@ function midpriceHandler(
         advance(st.update, after, pos);
         continue;
       }
-      const spread = after ?? inEffectBefore(st, pos);
+      const spread = after ?? carriedTo(st, pos);
       if (!ids.first(f.id, f)) continue;
       advance(st.update, spread, pos);
       points.push(f, pos, d.midpriceQ32, spread);
@@ -180,8 +180,15 @@ function midpriceHandler(
   };
 }
 
-/** The spread in effect just before `pos`, from the sources seen so far: never one positioned at or after it. */
-function inEffectBefore(st: PoolSources<'update' | 'snapshot'>, pos: ChainPosition): string | null {
+/**
+ * The spread a point at `pos` carries, from the sources seen so far: the one in effect just before
+ * it, never one positioned after it. An update source at `pos` itself was set by this point's own
+ * earlier delivery (a position is one instruction), to what it carried then: a copy of the point
+ * in a later batch carries the same, and leaves the carried state as it was. (Taken as one
+ * positioned after it, the copy would set the pool's carried spread back to an older snapshot's.)
+ */
+function carriedTo(st: PoolSources<'update' | 'snapshot'>, pos: ChainPosition): string | null {
+  if (st.update.pos !== null && compareChainPositions(st.update.pos, pos) === 0) return st.update.value;
   const before = [st.update, st.snapshot].filter((s) => s.value !== null && s.pos !== null && compareChainPositions(s.pos, pos) < 0);
   if (before.length === 0) return null;
   return before.reduce((a, b) => (compareChainPositions(a.pos!, b.pos!) >= 0 ? a : b)).value;
