@@ -1,14 +1,16 @@
 import type { HadronEvent } from '@hadron/contracts';
+import { q32Json } from '@hadron/contracts/read/midprice-sample-json';
 import { eventLogMigrations, PostgresEventLogConsumer, PostgresEventLogProducer } from '@hadron/platform';
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
-import { addr, midpriceUpdated, MID_1_5, poolDiscovered, Q, swapExecuted } from '../../test-support/events';
+import { addr, midpriceUpdated, MID_1_5, poolConfigChanged, poolDiscovered, Q, swapExecuted } from '../../test-support/events';
 import { testLog as log, until, useRunnerHarness } from '../../test-support/runner-harness';
 import { BuildRegistry } from '../builds/build-registry';
 import { projectorMigrations } from '../migrations';
 import type { ProjectionDefinition } from '../projection';
 import { midpriceProjectionV1 } from '../projections/midprice/midprice-v1.projection';
-import { midpriceProjection } from '../projections/midprice/midprice.projection';
+import { midpriceProjection, midpriceProjectionV7 } from '../projections/midprice/midprice.projection';
+import { quoteIdent } from '../sql/identifiers';
 import { poolsProjection } from '../projections/pools/pools.projection';
 import { swapsProjection, swapsProjectionV1, swapsProjectionV2 } from '../projections/swaps/swaps.projection';
 import { ProjectorRunner } from './projector-runner';
@@ -254,6 +256,65 @@ describe('swaps v2 → v3 in place: fees from running totals before, during and 
     ).toBe(1);
     expect(await through(T + 3 * 86_400)).toEqual({ fee: 210n, swaps: 6n, r1: 130n * 700_000n });
     await expectExact();
+  });
+});
+
+describe('midprice v7 → v8 in place: the replay rewrites the points a copy left with a wrong spread', () => {
+  const h = useRunnerHarness({ registryPollMs: 100, maxBatchSize: 50, idlePollMs: 100 });
+  const P = addr('upgrade8:pool');
+  const S3 = Q - 3000n;
+  const snapshot = poolConfigChanged({ pool: P, slot: 20 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S3.toString() });
+  const u = midpriceUpdated({ pool: P, slot: 30, blockTime: T + 30 }, null, S2); // tag 9: S2 from slot 30
+  const p = midpriceUpdated({ pool: P, slot: 40, blockTime: T + 40 }, 2n * Q, null); // tag 5 without After: S2
+  const next = midpriceUpdated({ pool: P, slot: 50, blockTime: T + 50 }, 3n * Q, null); // the same
+  const spreads = async () => ({
+    points: (await h.db.pool.query('SELECT slot::int, spread_factor_q32 AS s FROM read.midprice_points WHERE pool = $1 ORDER BY slot', [P])).rows,
+    minute: (await h.db.pool.query('SELECT slot::int, spread_factor_q32 AS s FROM read.midprice_minute WHERE pool = $1', [P])).rows,
+  });
+
+  it('the upgrade replays v8 from the log, which serves every point right, and retires v7', async () => {
+    // The released v7 (no v8 in this code): its build becomes active and applies the pool's history.
+    const v7 = await h.startRunner([poolsProjection, swapsProjection, { ...midpriceProjectionV7, previousVersions: [midpriceProjectionV1] }]);
+    await h.append([snapshot, u, p, next]);
+    await until('v7 caught up', async () => (await h.registry.active('midprice'))?.version === 7 && (await v7.lag()).total === 0n);
+    await v7.stop();
+    // What v7's code before the fix left when a copy of `p` came in a later batch (the copy is
+    // not in this log: the Postgres log keeps one record per id): `next` took the snapshot's S3.
+    const v7Schema = quoteIdent((await h.registry.active('midprice'))!.schemaName);
+    await h.db.pool.query(`UPDATE ${v7Schema}.midprice_points SET spread_factor_q32 = $2, spread_factor_json = $3 WHERE id = $1`, [
+      next.id,
+      S3.toString(),
+      q32Json(S3.toString()),
+    ]);
+    for (const t of ['midprice_minute', 'midprice_five_minute', 'midprice_hourly'])
+      await h.db.pool.query(`UPDATE ${v7Schema}.${t} SET spread_factor_q32 = $2 WHERE point_id = $1`, [next.id, S3.toString()]);
+    expect(await spreads()).toEqual({
+      points: [
+        { slot: 40, s: S2.toString() },
+        { slot: 50, s: S3.toString() },
+      ],
+      minute: [{ slot: 50, s: S3.toString() }],
+    });
+
+    const v8 = await h.startRunner([poolsProjection, swapsProjection, midpriceProjection]);
+    await until('v8 active and caught up', async () => (await h.registry.active('midprice'))?.version === 8 && (await v8.lag()).total === 0n);
+    expect(await spreads()).toEqual({
+      points: [
+        { slot: 40, s: S2.toString() },
+        { slot: 50, s: S2.toString() },
+      ],
+      minute: [{ slot: 50, s: S2.toString() }],
+    });
+    expect(
+      (await h.registry.list())
+        .filter((b) => b.projection === 'midprice')
+        .map((b) => [b.version, b.status])
+        .sort(),
+    ).toEqual([
+      [1, 'dropped'],
+      [7, 'dropped'],
+      [8, 'active'],
+    ]);
   });
 });
 

@@ -391,6 +391,15 @@ export const midpriceSchemaV7: ProjectionSchemaVersion = {
   views: v6Views('stored'),
 };
 
+/**
+ * v8 of the `midprice` read model: v7's tables and views, replayed with the points' carried spread
+ * right under copies. Before it, a copy of a pool's latest point delivered in a later batch (Kafka
+ * keeps re-appends) set the pool's carried spread back to an older snapshot's, which the pool's
+ * next points without After fields took. A v7 build consumed from Kafka may hold such points; the
+ * upgrade replays every build (v7 keeps serving meanwhile).
+ */
+export const midpriceSchemaV8: ProjectionSchemaVersion = { ...midpriceSchemaV7, version: 8 };
+
 /** How a v6 build is served by this release: v6's tables, the points' sample JSON derived. */
 export const midpriceSchemaV6Served: ProjectionSchemaVersion = { ...midpriceSchemaV6, views: olderBuildViews(6) };
 
