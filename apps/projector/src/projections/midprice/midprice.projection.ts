@@ -250,11 +250,10 @@ export const midpriceProjectionV7: ProjectionDefinition = {
   createHandler: createMidpriceHandler,
 };
 
+/** v8: v7 with a replay path (every midprice build is replayed on upgrade). */
 export const midpriceProjection: ProjectionDefinition = {
-  name: 'midprice',
+  ...midpriceProjectionV7,
   schema: midpriceSchemaV8,
-  eventTypes: EVENT_TYPES,
-  createHandler: createMidpriceHandler,
   createBuildingHandler: createMidpriceBuildingHandler,
   finishBuild: finishMidpriceBuild,
   previousVersions: [
