@@ -12,6 +12,7 @@ import {
 } from 'kafkajs';
 import type { Pool } from 'pg';
 import type { Logger } from '../../logging/logger';
+import { RepeatedWarnings } from '../../logging/repeats';
 import { isTransientDbError } from '../../database/pool';
 import { backoffDelay } from '../../runtime/backoff';
 import {
@@ -110,6 +111,12 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
     private readonly prefix: string,
     private readonly pool: Pool,
     private readonly log: Logger,
+    /**
+     * Where the crashes kafkajs restarts from are warned: while a broker is down, each group
+     * crashes every few seconds, so each group's crash is written once per window, then counted
+     * (the event log's RepeatedWarnings, which kafkajs's own warnings go through too).
+     */
+    private readonly repeats: RepeatedWarnings = new RepeatedWarnings(log),
     private readonly tuning: KafkaConsumerTuning = DEFAULT_CONSUMER_TUNING,
   ) {}
 
@@ -426,7 +433,9 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
   private onCrash(error: Error, restartingItself: boolean): void {
     if (this.stopping) return;
     if (restartingItself) {
-      this.log.warn({ err: error.message, group: this.opts?.group }, 'kafka consumer crashed; kafkajs restarts it');
+      const group = this.opts?.group;
+      const msg = 'kafka consumer crashed; kafkajs restarts it';
+      this.repeats.warn({ err: error.message, group }, msg, `${msg}\0${group}\0${error.message}`);
       return;
     }
     const delay = backoffDelay(++this.restarts, RESTART_BACKOFF);

@@ -57,7 +57,7 @@ export function openKafkaEventLog(settings: EventLogSettings, log: Logger): Even
       producers.add(p);
       return p;
     },
-    consumer: (pool) => new KafkaEventLogConsumer(kafka, getAdmin, topics, settings.kafkaTopicPrefix, pool, kafkaLog),
+    consumer: (pool) => new KafkaEventLogConsumer(kafka, getAdmin, topics, settings.kafkaTopicPrefix, pool, kafkaLog, repeats),
     close: async () => {
       await Promise.all([...producers].map((p) => p.close().catch(() => undefined)));
       const a = admin;
