@@ -7,10 +7,15 @@ export function kafkaBrokersForTests(): string[] | undefined {
     .map((b) => b.trim())
     .filter(Boolean);
   if (brokers?.length) return brokers;
-  if (/^(1|true|yes)$/i.test(process.env.REQUIRE_KAFKA ?? '')) {
+  if (kafkaRequired()) {
     throw new Error('REQUIRE_KAFKA is set but KAFKA_BROKERS is not: start a broker (npm run kafka:start) and export KAFKA_BROKERS');
   }
   return undefined;
+}
+
+/** REQUIRE_KAFKA=1 (CI): every Kafka test must run; a missing broker fails instead of skipping. */
+export function kafkaRequired(): boolean {
+  return /^(1|true|yes)$/i.test(process.env.REQUIRE_KAFKA ?? '');
 }
 
 export function describeWithKafka(name: string, fn: (brokers: string[]) => void): void {

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { createLogger } from '../../logging/logger';
 import { REPEATED_WARNING_WINDOW_MS } from '../../logging/repeats';
 import { freePort } from '../../testing/free-port';
-import { describeWithKafka } from '../../testing/kafka-test-gate';
+import { describeWithKafka, kafkaRequired } from '../../testing/kafka-test-gate';
 import { createTestDatabase, type TestDatabase } from '../../testing/test-database';
 import type { EventLog, EventLogConsumer } from '../event-log.port';
 import { eventLogMigrations } from '../migrations';
@@ -39,7 +39,7 @@ interface Line {
 const describeWithBroker = (name: string, fn: () => void) =>
   // A broker of its own needs Java (scripts/kafka); CI (REQUIRE_KAFKA) has it, a developer pointing
   // KAFKA_BROKERS at a broker in Docker may not: skipped then, visibly.
-  spawnSync('java', ['-version']).status === 0 || /^(1|true|yes)$/i.test(process.env.REQUIRE_KAFKA ?? '')
+  spawnSync('java', ['-version']).status === 0 || kafkaRequired()
     ? describeWithKafka(name, fn)
     : describe.skip(`${name} [skipped: no java to start a broker of its own (scripts/kafka)]`, fn);
 

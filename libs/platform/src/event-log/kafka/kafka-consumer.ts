@@ -12,7 +12,7 @@ import {
 } from 'kafkajs';
 import type { Pool } from 'pg';
 import type { Logger } from '../../logging/logger';
-import { RepeatedWarnings } from '../../logging/repeats';
+import type { RepeatedWarnings } from '../../logging/repeats';
 import { isTransientDbError } from '../../database/pool';
 import { backoffDelay } from '../../runtime/backoff';
 import {
@@ -114,9 +114,10 @@ export class KafkaEventLogConsumer implements EventLogConsumer {
     /**
      * Where the crashes kafkajs restarts from are warned: while a broker is down, each group
      * crashes every few seconds, so each group's crash is written once per window, then counted
-     * (the event log's RepeatedWarnings, which kafkajs's own warnings go through too).
+     * (the event log's RepeatedWarnings, which kafkajs's own warnings go through too, and which
+     * the event log flushes on a timer and at close).
      */
-    private readonly repeats: RepeatedWarnings = new RepeatedWarnings(log),
+    private readonly repeats: RepeatedWarnings,
     private readonly tuning: KafkaConsumerTuning = DEFAULT_CONSUMER_TUNING,
   ) {}
 
