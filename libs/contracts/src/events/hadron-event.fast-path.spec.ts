@@ -155,14 +155,24 @@ const snapshotNullables = ['quotingAuthority', 'feeConfig', 'feePpm', 'feeRecipi
 
 type Container = Record<string, unknown> | unknown[];
 
+/**
+ * An array's elements (holes kept) in a plain array. `arrayify` makes arrays that carry an object's keys:
+ * an own `__proto__` key gives one that object as its prototype (no `map`, no iterator), an own
+ * `constructor` key makes `Array.prototype.map` and `slice` throw (they read it to build their result).
+ */
+function elements(v: readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  out.length = v.length;
+  for (let i = 0; i < v.length; i++) if (i in v) out[i] = v[i];
+  return out;
+}
+
 /** A deep copy that keeps holes, own `__proto__` keys and prototypes carrying keys (structuredClone drops the last). */
 function clone<T>(v: T): T {
   if (typeof v !== 'object' || v === null) return v;
   const proto = Object.getPrototypeOf(v) as object | null;
   if (Array.isArray(v)) {
-    // Array.prototype.map, not v.map: an array made from an object with an own `__proto__` key
-    // (`arrayify`) has that object as its prototype, and no `map` of its own.
-    const out = Array.prototype.map.call(v, clone);
+    const out = elements(v).map(clone);
     if (proto !== Array.prototype) Object.setPrototypeOf(out, proto === null ? null : clone(proto));
     return out as T;
   }
@@ -414,7 +424,10 @@ function nudge(v: unknown, pick: number): unknown {
   }
   if (typeof v === 'number') return [v + 1, v - 1, -v - 1, v + 0.5, String(v), v * 2 ** 53][pick % 6];
   if (typeof v === 'boolean') return [!v, String(v), Number(v)][pick % 3];
-  if (Array.isArray(v)) return [[...v, ...v], v.slice(1), [...v, null], Object.assign([...v], { length: v.length + 1 })][pick % 4];
+  if (Array.isArray(v)) {
+    const a = elements(v);
+    return [[...a, ...a], a.slice(1), [...a, null], Object.assign([...a], { length: a.length + 1 })][pick % 4];
+  }
   return v;
 }
 
