@@ -3,10 +3,13 @@
  * other, each writing its `--json` report into one directory; then every target, met or missed, in
  * one table (libs/platform/src/testing/bench-targets.ts), also written as `summary.json`.
  *
- *   npm run bench [-- --only projector,api,live,indexer] [--out <dir>] [--compare <dir>] [--strict]
+ *   npm run bench [-- --only projector,api,live,indexer] [--out <dir>] [--json <file>] [--compare <dir>] [--strict]
  *
  * --only     a subset, in the order given (default: all four, projector first);
  * --out      where the reports go (default bench-results/<UTC date and time>);
+ * --json     also the whole run as one report of the benches' schema (combineReports: every case as
+ *            `<bench>: <case>` with its share of its bench's baseline, the targets, the exit codes),
+ *            which bench:compare compares with another run's;
  * --compare  an earlier run's directory: each bench's cases side by side with it (bench:compare);
  * --strict   exit 3 when a target is missed or not measured (a bench measures; by default it does not fail).
  * A bench that fails is reported and the next one still runs; the exit code is then 1.
@@ -16,9 +19,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { compareRuns, formatComparison, readBenchFile } from '@hadron/platform/testing/bench-compare';
-import type { BenchFile } from '@hadron/platform/testing/bench-report';
+import { combineReports, type BenchFile } from '@hadron/platform/testing/bench-report';
 import { checkTargets, formatTargets } from '@hadron/platform/testing/bench-targets';
 
 const ROOT = resolve(__dirname, '..');
@@ -31,11 +34,12 @@ const BENCHES: Record<string, { script: string; args: string[]; report: string; 
   indexer: { script: 'bench:indexer', args: ['1800'], report: 'indexer' },
 };
 
-export const BENCH_USAGE = `usage: npm run bench [-- --only ${Object.keys(BENCHES).join(',')}] [--out <dir>] [--compare <dir>] [--strict]`;
+export const BENCH_USAGE = `usage: npm run bench [-- --only ${Object.keys(BENCHES).join(',')}] [--out <dir>] [--json <file>] [--compare <dir>] [--strict]`;
 
 interface Options {
   only: string[];
   out: string;
+  json?: string;
   compare?: string;
   strict: boolean;
 }
@@ -54,6 +58,7 @@ function options(argv: readonly string[]): Options {
       const unknown = o.only.filter((b) => !(b in BENCHES));
       if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}: one of ${Object.keys(BENCHES).join(', ')}\n${BENCH_USAGE}`);
     } else if (a === '--out') o.out = value();
+    else if (a === '--json') o.json = value();
     else if (a === '--compare') o.compare = value();
     else if (a === '--strict') o.strict = true;
     else throw new Error(`unknown argument ${a}\n${BENCH_USAGE}`);
@@ -110,6 +115,12 @@ async function main(): Promise<number> {
   const checks = checkTargets([...reports.values()]).filter((c) => o.only.some((n) => BENCHES[n].report === c.bench));
   process.stdout.write(`\n== targets (${out})\n\n${formatTargets(checks)}\n`);
   writeFileSync(join(out, 'summary.json'), `${JSON.stringify({ at: new Date().toISOString(), exits, targets: checks }, null, 2)}\n`);
+  if (o.json !== undefined) {
+    const file = resolve(ROOT, o.json);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(combineReports('bench', [...reports.values()], { out, exits, targets: checks }), null, 2)}\n`);
+    process.stdout.write(`wrote ${file}\n`);
+  }
   if (o.compare !== undefined) {
     for (const [name, after] of reports) {
       const before = join(resolve(ROOT, o.compare), `${name}.json`);

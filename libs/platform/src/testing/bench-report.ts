@@ -65,7 +65,8 @@ export class BenchReport {
   baselineOf(c: BenchCase): BenchCase | undefined {
     const unit = c.rps !== undefined ? 'rps' : 'events_per_s';
     const i = this.cases.indexOf(c);
-    const isBase = (b: BenchCase) => b.baseline && b !== c && b[unit] !== undefined;
+    // In a run's combined report (combineReports) each case names its bench: its baseline is that bench's.
+    const isBase = (b: BenchCase) => b.baseline && b !== c && b[unit] !== undefined && b.bench === c.bench;
     // Preferably one measured before `c`; else any (a bench may measure its baseline last).
     return [...(i < 0 ? this.cases : this.cases.slice(0, i))].reverse().find(isBase) ?? this.cases.find(isBase);
   }
@@ -97,6 +98,28 @@ export class BenchReport {
     this.out(`wrote ${file}`);
     return file;
   }
+}
+
+/**
+ * The reports of the benches of one `npm run bench`, as one file of the same schema (`--json`):
+ * each case named `<bench>: <case>`, carrying `bench` (so its ratio is against its own bench's
+ * baseline, not another's in the same unit) and, unless it is a baseline, `ratio`, its share of
+ * that baseline as printed. Each bench's run-level facts (dataset, flatness…) are kept under
+ * `benches.<bench>`; `extra` (the targets, exit codes…) at the top.
+ */
+export function combineReports(name: string, reports: readonly BenchFile[], extra: Record<string, unknown> = {}): BenchFile {
+  const cases: BenchCase[] = [];
+  const benches: Record<string, Record<string, unknown>> = {};
+  for (const file of reports) {
+    const { cases: own, bench, ...facts } = file;
+    benches[bench] = facts;
+    const report = BenchReport.of(file);
+    for (const c of own) {
+      const ratio = c.baseline ? undefined : report.ratio(c);
+      cases.push({ ...c, case: `${bench}: ${c.case}`, bench, ...(ratio === undefined ? {} : { ratio: Math.round(ratio * 10_000) / 10_000 }) });
+    }
+  }
+  return { bench: name, at: new Date().toISOString(), ...extra, benches, cases };
 }
 
 /** A rate as printed: rounded, with thousands separators. */
