@@ -17,11 +17,11 @@
  * (the projector bench's own default is 1,000,000), the figures the README reports.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { compareRuns, formatComparison, readBenchFile } from '@hadron/platform/testing/bench-compare';
-import { combineReports, type BenchFile } from '@hadron/platform/testing/bench-report';
+import { combineReports, writeJsonFile, type BenchFile } from '@hadron/platform/testing/bench-report';
 import { checkTargets, formatTargets } from '@hadron/platform/testing/bench-targets';
 
 const ROOT = resolve(__dirname, '..');
@@ -114,11 +114,10 @@ async function main(): Promise<number> {
   // The targets of the benches asked for: those of a bench that failed are "not measured".
   const checks = checkTargets([...reports.values()]).filter((c) => o.only.some((n) => BENCHES[n].report === c.bench));
   process.stdout.write(`\n== targets (${out})\n\n${formatTargets(checks)}\n`);
-  writeFileSync(join(out, 'summary.json'), `${JSON.stringify({ at: new Date().toISOString(), exits, targets: checks }, null, 2)}\n`);
+  writeJsonFile(join(out, 'summary.json'), { at: new Date().toISOString(), exits, targets: checks });
   if (o.json !== undefined) {
     const file = resolve(ROOT, o.json);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(combineReports('bench', [...reports.values()], { out, exits, targets: checks }), null, 2)}\n`);
+    writeJsonFile(file, combineReports('bench', [...reports.values()], { out, exits, targets: checks }));
     process.stdout.write(`wrote ${file}\n`);
   }
   if (o.compare !== undefined) {

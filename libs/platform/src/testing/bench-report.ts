@@ -93,8 +93,7 @@ export class BenchReport {
   /** Writes the file named by `--json <file>` (or `file`); returns its path, or undefined without one. */
   write(file: string | undefined = jsonArg()): string | undefined {
     if (!file) return undefined;
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(this.toJSON(), null, 2)}\n`);
+    writeJsonFile(file, this.toJSON());
     this.out(`wrote ${file}`);
     return file;
   }
@@ -120,6 +119,12 @@ export function combineReports(name: string, reports: readonly BenchFile[], extr
     }
   }
   return { bench: name, at: new Date().toISOString(), ...extra, benches, cases };
+}
+
+/** `value` as indented JSON in `file` (its directory made if need be): a bench's report, or a run's. */
+export function writeJsonFile(file: string, value: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** A rate as printed: rounded, with thousands separators. */
