@@ -348,7 +348,7 @@ export function olderBuildViews(version: 1 | 2 | 3 | 4 | 5 | 6, sampleJson = tru
  * whole hour instead of twelve (5m) or picking among twelve (30m). An hour's items (about 2 KB)
  * are stored as Postgres stores any text, compressed inline (pglz, to about a quarter): keeping
  * them uncompressed (`toast_tuple_target` 8160) made the table 2.3× larger and the reads no faster
- * (README, 2026-11-29 afternoon).
+ * (docs/performance-record.md, 2026-11-29 afternoon).
  */
 export const midpriceSchemaV6: ProjectionSchemaVersion = {
   version: 6,
