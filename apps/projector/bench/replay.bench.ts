@@ -2,7 +2,7 @@
  * Projector replay benchmark (DESIGN §6; issue 14: swaps ≥ 60 000 events/s and ≥ 50 % of a raw
  * COPY of the same rows, every projection at once ≥ 30 000 log events/s on 2 cores). Run:
  *   npm run bench:projector [-- --json <file>]
- * Env: BENCH_EVENTS (default 1 000 000), BENCH_BATCH (consumer batch, default 5000), BENCH_ONLY (a
+ * Env: BENCH_EVENTS (default 3 000 000: see below), BENCH_BATCH (consumer batch, default 5000), BENCH_ONLY (a
  *      regular expression: only the cases whose names match run, besides the raw COPY baseline),
  *      DATABASE_URL (an admin URL; a throwaway database is created in it) or the embedded Postgres
  *      under .data/bench-postgres (port BENCH_PG_PORT, default 54349), BENCH_KEEP=1 (keep the
@@ -14,6 +14,14 @@
  * of its speed (128k against 320k rows/s on one machine). The baseline is the median of three
  * COPYs, each into a new table, after a fourth that is not counted (`warm_up_per_s`): the first
  * large write after the append often ran at two thirds of the speed of the ones after it.
+ * The default log is large enough that the raw COPY runs at the rate the server sustains: 3,000,000
+ * events (2.9 GB of log rows, 3.5 GB of this process's memory with their COPY text). A smaller one
+ * is COPYed at a burst rate the server cannot keep up: its data stays in memory, and the CHECKPOINT
+ * before the next case writes it, outside its timed window. On one 2-core machine (2026-12-01),
+ * 300,000 and 1,000,000 events were COPYed at 250k–295k rows/s, 3,000,000 at 174k–196k (writing
+ * to disk as they went), while the swaps replay kept 100k–120k events/s at all three sizes
+ * (docs/performance-record.md). Each counted COPY's WAL is reported (`wal_mb_per_run`), beside the
+ * server's `max_wal_size`.
  * Cases: raw COPY; the consumer alone (no-op projection); each projection alone (with `finish_s`,
  * the part spent writing the tables its replay deferred, where it defers some); every projection
  * at once through one fan-out reader (how the projector and `npm run replay -- --projection all`
@@ -50,7 +58,7 @@ import { quoteIdent } from '../src/sql/identifiers';
 import { generateEvents, generateRecords } from '../test-support/event-generator';
 import { copyFrom, copyLine } from '../test-support/copy-from';
 
-const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const N = Number(process.env.BENCH_EVENTS ?? 3_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 5000);
 const GEN = { events: N, poolsPerCluster: 20, seed: 1 };
 /** The baseline: the median of this many COPYs (odd), after one not counted. */
@@ -122,16 +130,20 @@ async function main(): Promise<void> {
     //    below the rest (105k–128k rows/s against 142k–196k, 5 of 8 sequences on one machine), and
     //    every case runs after the baseline's COPYs, in the state the later ones saw.
     const copies: number[] = [];
+    const walMb: number[] = [];
     for (let i = 0; i < 1 + BASELINE_RUNS; i++) {
       await pool.query('DROP TABLE IF EXISTS bench_copy');
       await pool.query('CREATE TABLE bench_copy (id text, cluster text, key text, payload text, type text)');
       await settle(pool, report);
       const client = await pool.connect();
       try {
+        const walBefore = (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
         const t = Date.now();
         const n = await copyFrom(client, 'COPY bench_copy (id, cluster, key, payload, type) FROM STDIN', copyChunks);
         copies.push((Date.now() - t) / 1000);
         if (n !== N) throw new Error(`COPY wrote ${n} rows, expected ${N}`);
+        const wal = await client.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text AS bytes', [walBefore]);
+        walMb.push(Math.round(Number(wal.rows[0].bytes) / 1e6));
       } finally {
         client.release();
       }
@@ -149,8 +161,14 @@ async function main(): Promise<void> {
       seconds: copySeconds,
       runs_per_s: counted.map(rowsPerSecond),
       warm_up_per_s: rowsPerSecond(warmUp),
+      wal_mb_per_run: walMb.slice(1),
     });
-    say(`  (raw COPY runs: ${counted.map((c) => formatInt(N / c)).join(', ')} rows/s; the one before them, not counted: ${formatInt(N / warmUp)})`);
+    const maxWal = (await pool.query<{ max_wal_size: string }>('SHOW max_wal_size')).rows[0].max_wal_size;
+    report.set('max_wal_size', maxWal);
+    say(
+      `  (raw COPY runs: ${counted.map((c) => formatInt(N / c)).join(', ')} rows/s, ${walMb.slice(1).map(formatInt).join(', ')} MB of WAL each, max_wal_size ${maxWal}; ` +
+        `the one before them, not counted: ${formatInt(N / warmUp)})`,
+    );
     copyChunks.length = 0;
 
     // 3. What the consumer core spends per event before any projection runs: JSON.parse + contract validation (one core).
