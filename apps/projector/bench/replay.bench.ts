@@ -150,6 +150,7 @@ async function main(): Promise<void> {
     }
     await pool.query('DROP TABLE bench_copy');
     const [warmUp, ...counted] = copies;
+    const [, ...countedWalMb] = walMb;
     const copySeconds = [...counted].sort((a, b) => a - b)[(BASELINE_RUNS - 1) / 2];
     const rowsPerSecond = (seconds: number) => Math.round(N / seconds);
     report.add({
@@ -161,12 +162,12 @@ async function main(): Promise<void> {
       seconds: copySeconds,
       runs_per_s: counted.map(rowsPerSecond),
       warm_up_per_s: rowsPerSecond(warmUp),
-      wal_mb_per_run: walMb.slice(1),
+      wal_mb_per_run: countedWalMb,
     });
     const maxWal = (await pool.query<{ max_wal_size: string }>('SHOW max_wal_size')).rows[0].max_wal_size;
     report.set('max_wal_size', maxWal);
     say(
-      `  (raw COPY runs: ${counted.map((c) => formatInt(N / c)).join(', ')} rows/s, ${walMb.slice(1).map(formatInt).join(', ')} MB of WAL each, max_wal_size ${maxWal}; ` +
+      `  (raw COPY runs: ${counted.map((c) => formatInt(N / c)).join(', ')} rows/s, ${countedWalMb.map(formatInt).join(', ')} MB of WAL each, max_wal_size ${maxWal}; ` +
         `the one before them, not counted: ${formatInt(N / warmUp)})`,
     );
     copyChunks.length = 0;
