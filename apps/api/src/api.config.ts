@@ -75,8 +75,8 @@ export const apiEnvShape = {
   /** Responses at least this large are compressed (br or gzip, as the client accepts); smaller ones are not worth it. */
   API_COMPRESS_MIN_BYTES: envInt(0, 100_000_000, 1024),
   /**
-   * Response cache of the per-pool endpoints (README "Response cache"): at most this many answers
-   * (least recently used dropped first); 0 turns it off.
+   * Response cache of the per-pool endpoints (apps/api/README.md, "Response cache"): at most this
+   * many answers (least recently used dropped first); 0 turns it off.
    */
   API_RESPONSE_CACHE_MAX_ENTRIES: envInt(0, 10_000_000, 10_000),
   /** …and at most about this many bytes of bodies. */

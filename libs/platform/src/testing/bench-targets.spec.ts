@@ -55,6 +55,11 @@ describe('performance targets over bench reports', () => {
     expect(byCase['500/s default']).toBeUndefined();
   });
 
+  it("says the log size the projector's share was measured on, when its report gives it", () => {
+    const sized = file('projector-replay', [evs('raw COPY of the log rows', 200_000, true), evs('swaps alone', 90_000)], { events: 300_000 });
+    expect(checkTargets([sized]).find((c) => c.subject === 'swaps alone')).toMatchObject({ measured: '90,000 ev/s, 45 % (300,000-event log)', met: false });
+  });
+
   it('says "not measured" for a bench without a report or a renamed case, never met', () => {
     const checks = checkTargets([file('projector-replay', [evs('raw COPY of the log rows', 100_000, true), evs('swaps, renamed', 90_000)])]);
     expect(checks.find((c) => c.bench === 'indexer')).toMatchObject({ measured: '—', met: 'not measured' });
