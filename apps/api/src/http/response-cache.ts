@@ -45,10 +45,10 @@ export function cacheKey(url: string, nowSec: number): string {
 
 /**
  * Answers of the per-pool endpoints, kept in memory for clients that poll the same pool
- * (apps/api/README.md, "Response cache"). An entry is served again only while nothing it was made from has moved:
- * the served projections' position (read.projection_status, read afresh for every hit: see
- * ProjectionPosition.fresh), the pool list snapshot and the indexers' freshness (both in memory),
- * all in `version`; wall-clock windows are in the key. So a hit is never older than the same
+ * (apps/api/README.md, "Response cache"). An entry is served again only while nothing it was made
+ * from has moved: the served projections' position (read.projection_status, read afresh for every
+ * hit: see ProjectionPosition.fresh), the pool list snapshot and the indexers' freshness (both in
+ * memory), all in `version`; wall-clock windows are in the key. So a hit is never older than the same
  * request answered without the cache. Only 200s are kept; least recently used entries are dropped
  * beyond API_RESPONSE_CACHE_MAX_ENTRIES or API_RESPONSE_CACHE_MAX_BYTES (0 entries = off).
  */
