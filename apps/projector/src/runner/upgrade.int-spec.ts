@@ -9,7 +9,7 @@ import { BuildRegistry } from '../builds/build-registry';
 import { projectorMigrations } from '../migrations';
 import type { ProjectionDefinition } from '../projection';
 import { midpriceProjectionV1 } from '../projections/midprice/midprice-v1.projection';
-import { midpriceProjection, midpriceProjectionV7 } from '../projections/midprice/midprice.projection';
+import { midpriceProjection, midpriceProjectionV7, midpriceProjectionV8 } from '../projections/midprice/midprice.projection';
 import { quoteIdent } from '../sql/identifiers';
 import { poolsProjection } from '../projections/pools/pools.projection';
 import { swapsProjection, swapsProjectionV1, swapsProjectionV2 } from '../projections/swaps/swaps.projection';
@@ -259,7 +259,7 @@ describe('swaps v2 → v3 in place: fees from running totals before, during and 
   });
 });
 
-describe('midprice v7 → v8 in place: the replay rewrites the points a copy left with a wrong spread', () => {
+describe('midprice v7 → v8 and on in place: the replay rewrites the points a copy left with a wrong spread', () => {
   const h = useRunnerHarness({ registryPollMs: 100, maxBatchSize: 50, idlePollMs: 100 });
   const P = addr('upgrade8:pool');
   const S3 = Q - 3000n;
@@ -272,8 +272,8 @@ describe('midprice v7 → v8 in place: the replay rewrites the points a copy lef
     minute: (await h.db.pool.query('SELECT slot::int, spread_factor_q32 AS s FROM read.midprice_minute WHERE pool = $1', [P])).rows,
   });
 
-  it('the upgrade replays v8 from the log, which serves every point right, and retires v7', async () => {
-    // The released v7 (no v8 in this code): its build becomes active and applies the pool's history.
+  it('the upgrade replays the current version from the log, which serves every point right, and retires v7', async () => {
+    // The released v7 (no v8 in its code): its build becomes active and applies the pool's history.
     const v7 = await h.startRunner([poolsProjection, swapsProjection, { ...midpriceProjectionV7, previousVersions: [midpriceProjectionV1] }]);
     await h.append([snapshot, u, p, next]);
     await until('v7 caught up', async () => (await h.registry.active('midprice'))?.version === 7 && (await v7.lag()).total === 0n);
@@ -296,8 +296,11 @@ describe('midprice v7 → v8 in place: the replay rewrites the points a copy lef
       minute: [{ slot: 50, s: S3.toString() }],
     });
 
-    const v8 = await h.startRunner([poolsProjection, swapsProjection, midpriceProjection]);
-    await until('v8 active and caught up', async () => (await h.registry.active('midprice'))?.version === 8 && (await v8.lag()).total === 0n);
+    const current = await h.startRunner([poolsProjection, swapsProjection, midpriceProjection]);
+    await until(
+      'the current version active and caught up',
+      async () => (await h.registry.active('midprice'))?.version === TARGET.midprice && (await current.lag()).total === 0n,
+    );
     expect(await spreads()).toEqual({
       points: [
         { slot: 40, s: S2.toString() },
@@ -313,7 +316,66 @@ describe('midprice v7 → v8 in place: the replay rewrites the points a copy lef
     ).toEqual([
       [1, 'dropped'],
       [7, 'dropped'],
-      [8, 'active'],
+      [TARGET.midprice, 'active'],
+    ]);
+  });
+});
+
+describe('midprice v8 → v9 in place: the points keyed by the raw page', () => {
+  const h = useRunnerHarness({ registryPollMs: 100, maxBatchSize: 50, idlePollMs: 100 });
+  const P = addr('upgrade9:pool');
+  const Other = addr('upgrade9:other');
+  // Two pools' updates interleaved in time, several in one second and one slot, as a live log has them.
+  const history: HadronEvent[] = [
+    poolConfigChanged({ pool: P, slot: 20 }, { midpriceQ32: MID_NOW.toString(), spreadFactorQ32: S_NOW.toString() }),
+    ...[0, 1, 2, 3, 4, 5].flatMap((i) => [
+      midpriceUpdated({ pool: P, slot: 30 + i, blockTime: T + 30 + (i >> 1) }, BigInt(i + 2) * Q, S2),
+      midpriceUpdated({ pool: Other, slot: 30 + i, blockTime: T + 30 + (i >> 1) }, BigInt(i + 7) * Q, null),
+    ]),
+  ];
+  /** What the API's raw history reads: every point's sample JSON, newest first, as `read.midprice_points` serves it. */
+  const rawPage = async (pool: string) =>
+    (
+      await h.db.pool.query(
+        `SELECT ts::int, '{"timestamp":' || ts::text || sample_json AS item FROM read.midprice_points WHERE cluster = 'mainnet-beta' AND pool = $1
+          ORDER BY ts DESC, slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC`,
+        [pool],
+      )
+    ).rows;
+  const primaryKey = async () => {
+    const schema = (await h.registry.active('midprice'))!.schemaName;
+    return (
+      await h.db.pool.query<{ def: string }>(
+        `SELECT pg_get_indexdef(i.indexrelid) AS def FROM pg_index i WHERE i.indisprimary AND i.indrelid = format('%I.midprice_points', $1::text)::regclass`,
+        [schema],
+      )
+    ).rows[0].def;
+  };
+
+  it('replays v9, which serves the same raw pages from a key holding them, and retires v8', async () => {
+    const v8 = await h.startRunner([poolsProjection, swapsProjection, { ...midpriceProjectionV8, previousVersions: [midpriceProjectionV1] }]);
+    await h.append(history);
+    await until('v8 caught up', async () => (await h.registry.active('midprice'))?.version === 8 && (await v8.lag()).total === 0n);
+    await v8.stop();
+    const before = { p: await rawPage(P), other: await rawPage(Other) };
+    expect(before.p).toHaveLength(6);
+    expect(await primaryKey()).toMatch(/\(cluster, pool, ts, id\)$/);
+
+    const v9 = await h.startRunner([poolsProjection, swapsProjection, midpriceProjection]);
+    await until('v9 active and caught up', async () => (await h.registry.active('midprice'))?.version === 9 && (await v9.lag()).total === 0n);
+    expect({ p: await rawPage(P), other: await rawPage(Other) }).toEqual(before);
+    expect(await primaryKey()).toMatch(
+      /\(cluster, pool, ts, slot, tx_index, ix_index, inner_index, id\) INCLUDE \(signature, midprice_json, spread_factor_json\)$/,
+    );
+    expect(
+      (await h.registry.list())
+        .filter((b) => b.projection === 'midprice')
+        .map((b) => [b.version, b.status])
+        .sort(),
+    ).toEqual([
+      [1, 'dropped'],
+      [8, 'dropped'],
+      [9, 'active'],
     ]);
   });
 });

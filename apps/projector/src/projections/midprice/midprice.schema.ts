@@ -17,9 +17,10 @@ const Q32 = '4294967296';
  * as the API writes them (`midprice_json`, `spread_factor_json`: `null` for none), written by the
  * projector with them (q32Json, the API's own formula), and refuses a signature that is not base58,
  * so that its JSON value is the text quoted (`quotedBase58`; the event contract admits only base58
- * signatures anyway).
+ * signatures anyway). With `rawPageKey` (v9), the primary key is a raw page's order, newest first
+ * read backwards, and holds what the page's JSON is made of (RAW_PAGE_KEY).
  */
-const pointsTable = (s: string, numbersJson = false) => `CREATE TABLE ${s}.midprice_points (
+const pointsTable = (s: string, numbersJson = false, rawPageKey = false) => `CREATE TABLE ${s}.midprice_points (
       cluster text NOT NULL,
       pool text NOT NULL,
       ts bigint NOT NULL,
@@ -41,7 +42,26 @@ const pointsTable = (s: string, numbersJson = false) => `CREATE TABLE ${s}.midpr
       CHECK (signature ~ ${BASE58_PATTERN_SQL}),`
           : ''
       }
-      PRIMARY KEY (cluster, pool, ts, id))`;
+      PRIMARY KEY ${rawPageKey ? RAW_PAGE_KEY : '(cluster, pool, ts, id)'})${rawPageKey ? ` WITH (${KEEP_VISIBLE})` : ''}`;
+
+/**
+ * v9's points key: the API's raw page (`ORDER BY ts DESC, slot DESC, tx_index DESC, ix_index DESC,
+ * inner_index DESC, id DESC`, each sample's JSON from `ts`, `slot`, the numbers' JSON and the
+ * signature) is an index-only scan of it, in its order, with no sort and no visit to the table. The
+ * projector writes the points in the log's order, time across pools, so a pool's points lie one
+ * to a table page: through v8's key, a page of 200 points read 231 buffers (Postgres 0.95–1.12 ms),
+ * through this one 14 (0.35–0.46 ms; docs/performance-record.md, 2026-12-02, afternoon). Unique as
+ * before: it holds `id`, itself unique in its cluster (uniquePointId, the writes' conflict arbiter).
+ */
+const RAW_PAGE_KEY = '(cluster, pool, ts, slot, tx_index, ix_index, inner_index, id) INCLUDE (signature, midprice_json, spread_factor_json)';
+
+/**
+ * An index-only scan still visits a table page that is not yet marked all-visible, and the newest
+ * points (the API's default raw page) are on those: autovacuum marks the points' new pages every
+ * 10,000 inserted rows (at most once a minute, its naptime, each run reading only the pages not yet
+ * marked), instead of the default's every fifth of the table.
+ */
+const KEEP_VISIBLE = 'autovacuum_vacuum_insert_threshold = 10000, autovacuum_vacuum_insert_scale_factor = 0';
 
 /**
  * A last point's sample as text, all but its timestamp (the bucket): `<slot> <midprice_q32>
@@ -264,9 +284,9 @@ export const LAST_POINT_TABLES = [
 ] as const;
 
 /** v4 …: the tables and the order of their DDL, each last-point table storing `stored` (v7: the points their numbers' JSON). */
-const lastPointsDdl = (s: string, stored: Stored, numbersJson = false): string[] => [
+const lastPointsDdl = (s: string, stored: Stored, numbersJson = false, rawPageKey = false): string[] => [
   JSON_TEXT_FUNCTION(s),
-  pointsTable(s, numbersJson),
+  pointsTable(s, numbersJson, rawPageKey),
   uniquePointId(s),
   stateTableV2(s),
   ...LAST_POINT_TABLES.map((t) => lastPointTable(s, t.table, t.bucketCol, stored)),
@@ -357,10 +377,10 @@ export const midpriceSchemaV6: ProjectionSchemaVersion = {
   views: v6Views('none'),
 };
 
-/** v6's DDL, and v7's (`numbersJson`). */
-function v6Ddl(s: string, numbersJson = false): string[] {
+/** v6's DDL, v7's (`numbersJson`) and v9's (`rawPageKey` too). */
+function v6Ddl(s: string, numbersJson = false, rawPageKey = false): string[] {
   return [
-    ...lastPointsDdl(s, 'tail and sample_json', numbersJson),
+    ...lastPointsDdl(s, 'tail and sample_json', numbersJson, rawPageKey),
     `ALTER TABLE ${s}.midprice_hourly ADD COLUMN five_minute_items text, ADD COLUMN thirty_minute_items text`,
   ];
 }
@@ -399,6 +419,14 @@ export const midpriceSchemaV7: ProjectionSchemaVersion = {
  * upgrade replays every build (v7 keeps serving meanwhile).
  */
 export const midpriceSchemaV8: ProjectionSchemaVersion = { ...midpriceSchemaV7, version: 8 };
+
+/**
+ * v9 of the `midprice` read model: v8's rules, columns and views, the points keyed by the API's
+ * raw page (RAW_PAGE_KEY) and vacuumed as they come (KEEP_VISIBLE). A key cannot be changed on a
+ * table in place without rewriting it under a lock, so the upgrade replays every build (v8 keeps
+ * serving meanwhile).
+ */
+export const midpriceSchemaV9: ProjectionSchemaVersion = { ...midpriceSchemaV8, version: 9, ddl: (s) => v6Ddl(s, true, true) };
 
 /** How a v6 build is served by this release: v6's tables, the points' sample JSON derived. */
 export const midpriceSchemaV6Served: ProjectionSchemaVersion = { ...midpriceSchemaV6, views: olderBuildViews(6) };

@@ -123,7 +123,9 @@ const FIRST_HOUR_SQL = `SELECT min(hour_start) AS first FROM read.midprice_hourl
  * holds one: to_json escapes it, a v7 point's signature is base58), so that the API cuts the page
  * on whole seconds (cutRawPage) and joins the items it keeps without writing a number. node-postgres's
  * cost is per field and per row. Measured on the bench's dataset, old and new API alternated, the
- * 50/200-point mix: docs/performance-record.md, 2026-11-29 (evening).
+ * 50/200-point mix: docs/performance-record.md, 2026-11-29 (evening). From midprice v9 on, the
+ * points' primary key is this order and holds what `sample_json` is made of, so the page is an
+ * index-only scan read backwards, with no sort (2026-12-02, afternoon).
  */
 const RAW = batchable(
   'api-midprice-raw',
