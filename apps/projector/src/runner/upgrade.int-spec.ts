@@ -37,6 +37,13 @@ function gated(def: ProjectionDefinition, gate: { open: Promise<void> }): Projec
   };
 }
 
+/** Every midprice build the registry knows, as [version, status], by version. */
+const midpriceBuilds = async (registry: BuildRegistry) =>
+  (await registry.list())
+    .filter((b) => b.projection === 'midprice')
+    .map((b) => [b.version, b.status])
+    .sort();
+
 /** The code's versions: what an in-place upgrade ends on. */
 const TARGET: Record<string, number> = { swaps: swapsProjection.schema.version, midprice: midpriceProjection.schema.version };
 
@@ -308,12 +315,7 @@ describe('midprice v7 → v8 and on in place: the replay rewrites the points a c
       ],
       minute: [{ slot: 50, s: S2.toString() }],
     });
-    expect(
-      (await h.registry.list())
-        .filter((b) => b.projection === 'midprice')
-        .map((b) => [b.version, b.status])
-        .sort(),
-    ).toEqual([
+    expect(await midpriceBuilds(h.registry)).toEqual([
       [1, 'dropped'],
       [7, 'dropped'],
       [TARGET.midprice, 'active'],
@@ -367,12 +369,7 @@ describe('midprice v8 → v9 in place: the points keyed by the raw page', () => 
     expect(await primaryKey()).toMatch(
       /\(cluster, pool, ts, slot, tx_index, ix_index, inner_index, id\) INCLUDE \(signature, midprice_json, spread_factor_json\)$/,
     );
-    expect(
-      (await h.registry.list())
-        .filter((b) => b.projection === 'midprice')
-        .map((b) => [b.version, b.status])
-        .sort(),
-    ).toEqual([
+    expect(await midpriceBuilds(h.registry)).toEqual([
       [1, 'dropped'],
       [8, 'dropped'],
       [9, 'active'],
