@@ -345,12 +345,11 @@ describe('midprice v8 → v9 in place: the points keyed by the raw page', () => 
       )
     ).rows;
   const primaryKey = async () => {
-    const schema = (await h.registry.active('midprice'))!.schemaName;
+    const table = `${quoteIdent((await h.registry.active('midprice'))!.schemaName)}.midprice_points`;
     return (
-      await h.db.pool.query<{ def: string }>(
-        `SELECT pg_get_indexdef(i.indexrelid) AS def FROM pg_index i WHERE i.indisprimary AND i.indrelid = format('%I.midprice_points', $1::text)::regclass`,
-        [schema],
-      )
+      await h.db.pool.query<{ def: string }>(`SELECT pg_get_indexdef(i.indexrelid) AS def FROM pg_index i WHERE i.indisprimary AND i.indrelid = $1::regclass`, [
+        table,
+      ])
     ).rows[0].def;
   };
 

@@ -42,15 +42,15 @@ const pointsTable = (s: string, numbersJson = false, rawPageKey = false) => `CRE
       CHECK (signature ~ ${BASE58_PATTERN_SQL}),`
           : ''
       }
-      PRIMARY KEY ${rawPageKey ? RAW_PAGE_KEY : '(cluster, pool, ts, id)'})${rawPageKey ? ` WITH (${KEEP_VISIBLE})` : ''}`;
+      PRIMARY KEY ${rawPageKey ? `${RAW_PAGE_KEY}) WITH (${KEEP_VISIBLE})` : '(cluster, pool, ts, id))'}`;
 
 /**
  * v9's points key: the API's raw page (`ORDER BY ts DESC, slot DESC, tx_index DESC, ix_index DESC,
  * inner_index DESC, id DESC`, each sample's JSON from `ts`, `slot`, the numbers' JSON and the
  * signature) is an index-only scan of it, in its order, with no sort and no visit to the table. The
  * projector writes the points in the log's order, time across pools, so a pool's points lie one
- * to a table page: through v8's key, a page of 200 points read 231 buffers (Postgres 0.95–1.12 ms),
- * through this one 14 (0.35–0.46 ms; docs/performance-record.md, 2026-12-02, afternoon). Unique as
+ * to a table page: through v8's key, a page of 200 points read 231 buffers (Postgres 1.03 ms),
+ * through this one 18 (0.37 ms; docs/performance-record.md, 2026-12-02, afternoon). Unique as
  * before: it holds `id`, itself unique in its cluster (uniquePointId, the writes' conflict arbiter).
  */
 const RAW_PAGE_KEY = '(cluster, pool, ts, slot, tx_index, ix_index, inner_index, id) INCLUDE (signature, midprice_json, spread_factor_json)';
