@@ -1,6 +1,6 @@
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { MIDPRICE_MAX_BUCKETS, TIMEFRAME_SECONDS, type SampledTimeframe } from '@hadron/contracts/api';
-import { q32Json, sampleJsonRestSql, sampleJsonSql, toJsonText } from '@hadron/contracts/read/midprice-sample-json';
+import { q32Json, sampleJsonSql } from '@hadron/contracts/read/midprice-sample-json';
 import { bucketCount, HOUR, MINUTE } from '@hadron/domain';
 import { invalidParameter, poolNotFound } from '../../../http/api-exception.filter';
 import { jsonInt8, jsonString, jsonTextWithData, jsonTextWithItems, type JsonText } from '../../../http/json';
@@ -12,7 +12,9 @@ import { FIVE_MINUTES, planSampled } from './midprice-plan';
 import { cutRawPage } from './raw-page';
 
 const POINT = 'ts, slot, tx_index, ix_index, inner_index, id, signature, midprice_q32, spread_factor_q32';
-const ROLLUP_POINT = 'ts, slot, tx_index, ix_index, inner_index, point_id AS id, signature, midprice_q32, spread_factor_q32';
+/** A sampled query's edge rows: what picks the last point of a bucket (chain position), and its sample JSON. */
+const EDGE_POINT = 'ts, slot, tx_index, ix_index, inner_index, id, sample_json';
+const EDGE_ROLLUP = 'ts, slot, tx_index, ix_index, inner_index, point_id AS id, sample_json';
 const NEWEST_FIRST = 'slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC';
 
 /**
@@ -51,18 +53,20 @@ const BRANCHES: readonly Branch[] = [
   { unit: null, from: 16, to: 17 },
 ];
 
-/** A rollup's rows carry their stored (or, from an older build, derived) sample JSON; raw points none (it is written for the few picked). */
+/**
+ * A branch's rows: each one's chain position and its sample JSON but the timestamp, as every read
+ * view gives it (`sample_json`: stored by the build, or derived in an older build's view). From
+ * midprice v9 on, a point's is made of what the points' key holds, so a raw edge is an
+ * index-only scan, as the raw page is.
+ */
 const branchRows = ({ unit, from, to }: Branch): string =>
   unit === null
-    ? `SELECT ${POINT}, NULL::text AS sample_json FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $${from} AND ts < $${to}`
-    : `SELECT ${ROLLUP_POINT}, sample_json FROM ${unit.table} WHERE cluster = $1 AND pool = $2 AND ${unit.key} >= $${from} AND ${unit.key} < $${to}`;
-
-/** A sample's JSON (`item`) from its bucket and a row of the read views: its stored `sample_json`, or written here. */
-const ITEM_OF_BUCKET = `${sampleJsonSql('bucket', `coalesce(sample_json, ${sampleJsonRestSql(toJsonText)})`)} AS item`;
+    ? `SELECT ${EDGE_POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $${from} AND ts < $${to}`
+    : `SELECT ${EDGE_ROLLUP} FROM ${unit.table} WHERE cluster = $1 AND pool = $2 AND ${unit.key} >= $${from} AND ${unit.key} < $${to}`;
 
 /** The last point of each bucket that the branches' rows touch, as `bucket, item`, by bucket. */
-const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket, ${ITEM_OF_BUCKET} FROM (
-    SELECT DISTINCT ON (bucket) bucket, slot, signature, midprice_q32, spread_factor_q32, sample_json
+const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket, ${sampleJsonSql('bucket', 'sample_json')} AS item FROM (
+    SELECT DISTINCT ON (bucket) bucket, sample_json
       FROM (SELECT *, ts - ((ts % $3::int8) + $3::int8) % $3::int8 AS bucket FROM (${branches.map(branchRows).join('\n      UNION ALL ')}) c) x
      ORDER BY bucket, ${NEWEST_FIRST}) s`;
 
