@@ -11,10 +11,9 @@ import { GetMidpriceHistoryQuery } from './get-midprice-history.query';
 import { FIVE_MINUTES, planSampled } from './midprice-plan';
 import { cutRawPage } from './raw-page';
 
-const POINT = 'ts, slot, tx_index, ix_index, inner_index, id, signature, midprice_q32, spread_factor_q32';
-/** A sampled query's edge rows: what picks the last point of a bucket (chain position), and its sample JSON. */
-const EDGE_POINT = 'ts, slot, tx_index, ix_index, inner_index, id, sample_json';
-const EDGE_ROLLUP = 'ts, slot, tx_index, ix_index, inner_index, point_id AS id, sample_json';
+/** A point's time and chain position but its id (`id` on a point, `point_id` on a rollup's row). */
+const POSITION = 'ts, slot, tx_index, ix_index, inner_index';
+const POINT = `${POSITION}, id, signature, midprice_q32, spread_factor_q32`;
 const NEWEST_FIRST = 'slot DESC, tx_index DESC, ix_index DESC, inner_index DESC, id DESC';
 
 /**
@@ -61,8 +60,8 @@ const BRANCHES: readonly Branch[] = [
  */
 const branchRows = ({ unit, from, to }: Branch): string =>
   unit === null
-    ? `SELECT ${EDGE_POINT} FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $${from} AND ts < $${to}`
-    : `SELECT ${EDGE_ROLLUP} FROM ${unit.table} WHERE cluster = $1 AND pool = $2 AND ${unit.key} >= $${from} AND ${unit.key} < $${to}`;
+    ? `SELECT ${POSITION}, id, sample_json FROM read.midprice_points WHERE cluster = $1 AND pool = $2 AND ts >= $${from} AND ts < $${to}`
+    : `SELECT ${POSITION}, point_id AS id, sample_json FROM ${unit.table} WHERE cluster = $1 AND pool = $2 AND ${unit.key} >= $${from} AND ${unit.key} < $${to}`;
 
 /** The last point of each bucket that the branches' rows touch, as `bucket, item`, by bucket. */
 const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket, ${sampleJsonSql('bucket', 'sample_json')} AS item FROM (
