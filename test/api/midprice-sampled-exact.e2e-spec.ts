@@ -80,14 +80,16 @@ describe('sampled midprice history equals the last point of each bucket by chain
    * requests in flight together, so that their queries share round trips to the database
    * (API_QUERY_BATCHES); otherwise one after the other, each query alone.
    */
-  async function checkWindows(count: number, atOnce = false): Promise<number> {
+  async function checkWindows(count: number, atOnce = false, near?: readonly number[]): Promise<number> {
     const windows = Array.from({ length: count }, (_, i) => {
       // 1m, 5m and 1h read their own unit straight (aligned), the rest pick among units.
       const timeframe = TIMEFRAMES[i % TIMEFRAMES.length];
       const size = TIMEFRAME_SECONDS[timeframe];
-      const start = T0 - 600 + Math.floor(random() * 3 * DAY);
-      // Up to ~2 000 buckets, at least a few seconds: windows on and off every level's edges.
-      const end = Math.min(NOW, start + 5 + Math.floor(random() * Math.min(2 * DAY, 2000 * size)));
+      // `near`: a window of 1-120 s around a point's time, so that it holds no whole minute and
+      // its raw edge often spans a minute's end; otherwise up to ~2 000 buckets, at least a few
+      // seconds: windows on and off every level's edges.
+      const start = near ? near[Math.floor(random() * near.length)] - Math.floor(random() * 60) : T0 - 600 + Math.floor(random() * 3 * DAY);
+      const end = near ? start + Math.floor(random() * 120) : Math.min(NOW, start + 5 + Math.floor(random() * Math.min(2 * DAY, 2000 * size)));
       return { timeframe, size, start, end, url: `/pools/${POOL}/midprice/history?timeframe=${timeframe}&start_time=${start}&end_time=${end}` };
     });
     const answers = atOnce ? await Promise.all(windows.map((w) => h.get(w.url))) : [];
@@ -119,5 +121,14 @@ describe('sampled midprice history equals the last point of each bucket by chain
     expect(after.roundTrips - before.roundTrips).toBeLessThan(20); // not vacuous: they did share
     const n = (await h.db.pool.query('SELECT count(*)::int AS n FROM read.midprice_points WHERE pool = $1', [POOL])).rows[0].n;
     expect(n).toBe(events.length);
+  });
+
+  it('holds for windows shorter than a minute or two, across a minute end, answered by raw points and the minute rollup', async () => {
+    // After the test above: every point projected. A raw edge inside one minute may be answered
+    // by the minute's last point, one across a minute's end may not (half of these windows cross one).
+    const { rows } = await h.db.pool.query<{ ts: string }>('SELECT ts FROM read.midprice_points WHERE pool = $1', [POOL]);
+    const times = rows.map((r) => Number(r.ts));
+    expect(times.length).toBe(events.length);
+    expect(await checkWindows(240, false, times)).toBeGreaterThan(120);
   });
 });
