@@ -82,7 +82,7 @@ const branchRows = ({ unit, from, to }: Branch): string =>
 const edgeFromMinute = (from: number, to: number): string =>
   `SELECT ${POSITION}, point_id AS id, sample_json FROM read.midprice_minute
         WHERE cluster = $1 AND pool = $2 AND minute_start = $${from} - $${from} % ${MINUTE} AND ts >= $${from} AND ts < $${to}
-          AND $${to} <= $${from} - $${from} % ${MINUTE} + ${MINUTE}`;
+          AND $${to} <= minute_start + ${MINUTE}`;
 
 /** The last point of each bucket that the branches' rows touch, as `bucket, item`, by bucket. */
 const lastOfEachBucket = (branches: readonly Branch[]): string => `SELECT bucket, ${sampleJsonSql('bucket', 'sample_json')} AS item FROM (
