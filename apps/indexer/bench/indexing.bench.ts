@@ -20,6 +20,7 @@ import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createLogger, eventLogMigrations, openEventLog, parseEnv, startEmbeddedPostgres, type Storage } from '@hadron/platform';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
+import { benchSharedBuffers } from '@hadron/platform/testing/bench-postgres';
 import { processCpuSeconds } from '@hadron/platform/testing/cpu-time';
 import { createTestDatabase } from '@hadron/platform/testing/test-database';
 import type { Pool } from 'pg';
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
         dataDir: resolve(__dirname, '../../../.data/bench-postgres'),
         port: 54349,
         database: 'postgres',
+        sharedBuffers: benchSharedBuffers(),
         log: createLogger('bench-pg', 'warn'),
       });
   process.env.TEST_ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? embedded!.url;

@@ -39,6 +39,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { createLogger, startEmbeddedPostgres } from '@hadron/platform';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
+import { benchSharedBuffers } from '@hadron/platform/testing/bench-postgres';
 import { freePort } from '@hadron/platform/testing/free-port';
 import { npmScriptNodeFlags } from '@hadron/platform/testing/node-command';
 import { createTestDatabase } from '@hadron/platform/testing/test-database';
@@ -76,7 +77,13 @@ interface CaseResult {
 async function main(): Promise<void> {
   const embedded = process.env.DATABASE_URL
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: resolve(ROOT, '.data/bench-postgres'), port: 54349, database: 'postgres', log: createLogger('bench-pg', 'warn') });
+    : await startEmbeddedPostgres({
+        dataDir: resolve(ROOT, '.data/bench-postgres'),
+        port: 54349,
+        database: 'postgres',
+        sharedBuffers: benchSharedBuffers(),
+        log: createLogger('bench-pg', 'warn'),
+      });
   const admin = process.env.DATABASE_URL ?? embedded!.url;
   const report = new BenchReport('live');
   report.set('swaps_per_case_min', SWAPS);

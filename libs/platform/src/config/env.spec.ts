@@ -18,6 +18,16 @@ describe('environment validation at boot', () => {
     expect(parseEnv(storageEnvSchema, { DATABASE_URL: '', KAFKA_BROKERS: '' }).DATABASE_URL).toBeUndefined();
   });
 
+  it("takes the embedded server's shared_buffers as Postgres writes a size, and names the variable when it is not one", () => {
+    expect(parseEnv(storageEnvSchema, { EMBEDDED_PG_SHARED_BUFFERS: '4GB' }).EMBEDDED_PG_SHARED_BUFFERS).toBe('4GB');
+    expect(parseEnv(storageEnvSchema, { EMBEDDED_PG_SHARED_BUFFERS: '128kB' }).EMBEDDED_PG_SHARED_BUFFERS).toBe('128kB');
+    for (const bad of ['4G', '4 GB', 'lots', '64kB', '0MB', '1.5GB', '-1GB', '512mb']) {
+      expect(() => parseEnv(storageEnvSchema, { EMBEDDED_PG_SHARED_BUFFERS: bad })).toThrow(
+        'invalid configuration: EMBEDDED_PG_SHARED_BUFFERS: must be a size such as 512MB or 4GB',
+      );
+    }
+  });
+
   it('parses broker lists and ports', () => {
     const c = parseEnv(storageEnvSchema, { KAFKA_BROKERS: 'a:9092, b:9093', EMBEDDED_PG_PORT: '6000' });
     expect(c.KAFKA_BROKERS).toEqual(['a:9092', 'b:9093']);

@@ -39,6 +39,14 @@ export const brokerList = z
   .refine((v) => v.split(',').every((b) => /^[^\s:,]+:\d{1,5}$/.test(b.trim())), 'expected host:port[,host:port]')
   .transform((v) => v.split(',').map((b) => b.trim()));
 
+const PG_MEMORY_KB: Record<string, number> = { kB: 1, MB: 1024, GB: 1024 ** 2, TB: 1024 ** 3 };
+
+/** A memory size as Postgres reads one in its settings: a whole number and a unit, at least 128kB (16 pages). */
+export const pgMemorySize = z.string().refine((v) => {
+  const m = /^([1-9][0-9]{0,12})(kB|MB|GB|TB)$/.exec(v);
+  return m !== null && Number(m[1]) * PG_MEMORY_KB[m[2]] >= 128;
+}, 'must be a size such as 512MB or 4GB (a whole number and kB, MB, GB or TB), at least 128kB');
+
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
 
 /** LOG_FORMAT: JSON lines, human-readable text, or `auto` (pretty on a terminal, JSON otherwise). */
@@ -51,6 +59,8 @@ export const storageEnvShape = {
   DATABASE_URL: postgresUrl.optional(),
   PG_DATA_DIR: z.string().default('.data/postgres'),
   EMBEDDED_PG_PORT: envInt(1, 65535, 54329),
+  /** The embedded server's shared_buffers; unset: a quarter of the usable memory, 128 MB..8 GB. */
+  EMBEDDED_PG_SHARED_BUFFERS: pgMemorySize.optional(),
   KAFKA_BROKERS: brokerList.optional(),
   KAFKA_CLIENT_ID: z.string().default('hadron-pool-analytics'),
   KAFKA_TOPIC_PREFIX: z

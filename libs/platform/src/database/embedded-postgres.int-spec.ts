@@ -1,6 +1,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { createLogger } from '../logging/logger';
@@ -183,6 +183,28 @@ describe('embedded Postgres (the zero-setup default)', () => {
     expect(await next.release()).toBe('stopped');
     expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(false);
   }, 120_000);
+
+  it("sizes shared_buffers to a quarter of the machine's memory (128 MB..8 GB) unless told a size", async () => {
+    const show = async (url: string) => {
+      const c = new Client({ connectionString: url });
+      await c.connect();
+      try {
+        return (await c.query<{ bytes: string }>(`SELECT setting::int8 * 8192 AS bytes FROM pg_settings WHERE name = 'shared_buffers'`)).rows[0].bytes;
+      } finally {
+        await c.end();
+      }
+    };
+    const dataDir = join(dir, 'sized');
+    const port = await freePort();
+    const auto = await startEmbeddedPostgres({ dataDir, port, log });
+    const quarterMb = Math.floor(totalmem() / 4 / 2 ** 20); // this machine has no cgroup limit below its memory
+    expect(Number(await show(auto.url))).toBe(Math.min(8192, Math.max(128, quarterMb)) * 2 ** 20);
+    await auto.release();
+    const told = await startEmbeddedPostgres({ dataDir, port, sharedBuffers: '160MB', log });
+    expect(told.reused).toBe(false);
+    expect(Number(await show(told.url))).toBe(160 * 2 ** 20);
+    await told.release();
+  });
 
   it('starts its database anew when asked (npm run demo), and refuses while another process is connected to it', async () => {
     const dataDir = join(dir, 'fresh');

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../logging/logger';
@@ -14,6 +14,27 @@ const run = promisify(execFile);
 const RELEASE_RECHECK_MS = 2_000;
 const RELEASE_CHECK_APPLICATION = 'hadron-embedded-release-check';
 const PRESENCE_APPLICATION = 'hadron-embedded-user';
+
+const MIB = 1024 * 1024;
+
+/**
+ * The embedded server's default `shared_buffers`, in MB, for a machine of `memoryBytes`: a quarter
+ * of it, PostgreSQL's documented starting point for a server of its own, at least 128 MB
+ * (Postgres's default) and at most 8 GB. A busy pool's history outgrows 256 MB (the size before):
+ * on the API bench's 10^7-point dataset, each sampled or raw request on its 10^6-point pool read
+ * pages from outside the buffers, which this VM's page cache does not keep either; with a quarter
+ * of 24 GiB, 4,651-4,842 -> 5,704 req/s sampled and 5,156-5,244 -> 5,709 raw
+ * (docs/performance-record.md, 2026-12-03, midday). Memory Postgres has not touched is not taken.
+ */
+export function defaultSharedBuffersMb(memoryBytes: number): number {
+  return Math.min(8192, Math.max(128, Math.floor(memoryBytes / 4 / MIB)));
+}
+
+/** The memory this process may use: the machine's, or its cgroup's limit when lower (a container). */
+export function usableMemoryBytes(): number {
+  const limit = process.constrainedMemory?.() ?? 0;
+  return limit > 0 ? Math.min(limit, totalmem()) : totalmem();
+}
 
 export interface EmbeddedPostgres {
   /** Carries the password: hand it to a driver, never to a log line. */
@@ -53,6 +74,12 @@ export async function startEmbeddedPostgres(opts: {
   database?: string;
   /** Drop the database and create it anew (`npm run demo`: its index is of a chain generated anew); refused while another process uses it. */
   freshDatabase?: boolean;
+  /**
+   * Its `shared_buffers` when this call starts it, as Postgres writes a size (`512MB`, `4GB`);
+   * default defaultSharedBuffersMb of the usable memory. A server found running keeps its own
+   * until it is started again.
+   */
+  sharedBuffers?: string;
   log: Logger;
 }): Promise<EmbeddedPostgres> {
   const dataDir = resolve(opts.dataDir);
@@ -124,11 +151,12 @@ export async function startEmbeddedPostgres(opts: {
     const logFile = join(dataDir, 'server.log'); // inside the data dir: writable by the server's user
     // Write-heavy (the log and the projections' batches): room between checkpoints, so a replay
     // is not slowed down by checkpoints every few seconds full-page-writing the pages it touches.
-    const flags = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=on -c max_connections=200 -c shared_buffers=256MB -c max_wal_size=4GB -c checkpoint_timeout=15min`;
+    const sharedBuffers = opts.sharedBuffers ?? `${defaultSharedBuffersMb(usableMemoryBytes())}MB`;
+    const flags = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=on -c max_connections=200 -c shared_buffers=${sharedBuffers} -c max_wal_size=4GB -c checkpoint_timeout=15min`;
     await pgCtl(['start', '-D', dataDir, '-w', '-t', '60', '-l', logFile, '-o', flags]).catch((e: Error & { stderr?: string }) => {
       throw new Error(`embedded postgres failed to start (see ${logFile}): ${e.stderr?.trim() || e.message}`);
     });
-    opts.log.info({ dataDir, port }, 'embedded postgres: started');
+    opts.log.info({ dataDir, port, sharedBuffers }, 'embedded postgres: started');
   }
 
   const passwordFile = join(dataDir, PASSWORD_FILE);

@@ -36,6 +36,7 @@ export async function openStorage(
       dataDir: resolve(config.PG_DATA_DIR),
       port: config.EMBEDDED_PG_PORT,
       freshDatabase: opts.freshEmbeddedDatabase,
+      sharedBuffers: config.EMBEDDED_PG_SHARED_BUFFERS,
       log,
     });
     url = embedded.url;

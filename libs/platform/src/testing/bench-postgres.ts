@@ -2,6 +2,12 @@ import { relative, resolve } from 'node:path';
 import { withClient } from '../database/admin';
 import { startEmbeddedPostgres } from '../database/embedded-postgres';
 import { createLogger } from '../logging/logger';
+import { z } from 'zod';
+import { parseEnv, pgMemorySize } from '../config/env';
+
+/** EMBEDDED_PG_SHARED_BUFFERS for a bench's embedded server, as the processes read it (unset: the embedded default). */
+export const benchSharedBuffers = (): string | undefined =>
+  parseEnv(z.object({ EMBEDDED_PG_SHARED_BUFFERS: pgMemorySize.optional() })).EMBEDDED_PG_SHARED_BUFFERS;
 
 /** A benchmark's Postgres server, and how the benchmark leaves it. */
 export interface BenchPostgres {
@@ -35,7 +41,13 @@ export async function benchPostgres(root: string): Promise<BenchPostgres> {
   }
   const dataDir = resolve(root, '.data/bench-postgres');
   const port = Number(process.env.BENCH_PG_PORT ?? 54349);
-  const pg = await startEmbeddedPostgres({ dataDir, port, database: 'postgres', log: createLogger('bench-postgres', 'warn') });
+  const pg = await startEmbeddedPostgres({
+    dataDir,
+    port,
+    database: 'postgres',
+    sharedBuffers: benchSharedBuffers(),
+    log: createLogger('bench-postgres', 'warn'),
+  });
   /** A path as the user typing the printed command sees it: relative to where the bench was started. */
   const shown = (path: string) => relative(process.cwd(), path) || path;
   return {
