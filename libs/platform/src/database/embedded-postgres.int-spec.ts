@@ -17,15 +17,18 @@ function serverOwner(): { uid?: number; gid?: number } {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-async function count(url: string): Promise<number> {
+/** One value (the first row's `v`) of `sql` on the database at `url`, through a connection of its own. */
+async function value(url: string, sql: string): Promise<number> {
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
-    return Number((await c.query('SELECT count(*) AS n FROM kept')).rows[0].n);
+    return Number((await c.query(sql)).rows[0].v);
   } finally {
     await c.end();
   }
 }
+
+const count = (url: string) => value(url, 'SELECT count(*) AS v FROM kept');
 
 /** A logger whose JSON lines the test reads. */
 function capturingLogger(): { log: ReturnType<typeof createLogger>; lines: string[] } {
@@ -185,24 +188,16 @@ describe('embedded Postgres (the zero-setup default)', () => {
   }, 120_000);
 
   it("sizes shared_buffers to a quarter of the machine's memory (128 MB..8 GB) unless told a size", async () => {
-    const show = async (url: string) => {
-      const c = new Client({ connectionString: url });
-      await c.connect();
-      try {
-        return (await c.query<{ bytes: string }>(`SELECT setting::int8 * 8192 AS bytes FROM pg_settings WHERE name = 'shared_buffers'`)).rows[0].bytes;
-      } finally {
-        await c.end();
-      }
-    };
+    const show = (url: string) => value(url, `SELECT setting::int8 * 8192 AS v FROM pg_settings WHERE name = 'shared_buffers'`);
     const dataDir = join(dir, 'sized');
     const port = await freePort();
     const auto = await startEmbeddedPostgres({ dataDir, port, log });
     const quarterMb = Math.floor(totalmem() / 4 / 2 ** 20); // this machine has no cgroup limit below its memory
-    expect(Number(await show(auto.url))).toBe(Math.min(8192, Math.max(128, quarterMb)) * 2 ** 20);
+    expect(await show(auto.url)).toBe(Math.min(8192, Math.max(128, quarterMb)) * 2 ** 20);
     await auto.release();
     const told = await startEmbeddedPostgres({ dataDir, port, sharedBuffers: '160MB', log });
     expect(told.reused).toBe(false);
-    expect(Number(await show(told.url))).toBe(160 * 2 ** 20);
+    expect(await show(told.url)).toBe(160 * 2 ** 20);
     await told.release();
   });
 

@@ -23,7 +23,7 @@ const MIB = 1024 * 1024;
  * (Postgres's default) and at most 8 GB. A busy pool's history outgrows 256 MB (the size before):
  * on the API bench's 10^7-point dataset, each sampled or raw request on its 10^6-point pool read
  * pages from outside the buffers, which this VM's page cache does not keep either; with a quarter
- * of 24 GiB, 4,651-4,842 -> 5,704 req/s sampled and 5,156-5,244 -> 5,709 raw
+ * of 24 GiB, 4,651-4,846 -> 5,704 req/s sampled and 5,156-5,244 -> 5,709 raw
  * (docs/performance-record.md, 2026-12-03, midday). Memory Postgres has not touched is not taken.
  */
 export function defaultSharedBuffersMb(memoryBytes: number): number {

@@ -1,13 +1,13 @@
 import { relative, resolve } from 'node:path';
+import { z } from 'zod';
+import { parseEnv, storageEnvShape } from '../config/env';
 import { withClient } from '../database/admin';
 import { startEmbeddedPostgres } from '../database/embedded-postgres';
 import { createLogger } from '../logging/logger';
-import { z } from 'zod';
-import { parseEnv, pgMemorySize } from '../config/env';
 
 /** EMBEDDED_PG_SHARED_BUFFERS for a bench's embedded server, as the processes read it (unset: the embedded default). */
 export const benchSharedBuffers = (): string | undefined =>
-  parseEnv(z.object({ EMBEDDED_PG_SHARED_BUFFERS: pgMemorySize.optional() })).EMBEDDED_PG_SHARED_BUFFERS;
+  parseEnv(z.object({ EMBEDDED_PG_SHARED_BUFFERS: storageEnvShape.EMBEDDED_PG_SHARED_BUFFERS })).EMBEDDED_PG_SHARED_BUFFERS;
 
 /** A benchmark's Postgres server, and how the benchmark leaves it. */
 export interface BenchPostgres {
