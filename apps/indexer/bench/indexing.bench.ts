@@ -18,9 +18,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createLogger, eventLogMigrations, openEventLog, parseEnv, startEmbeddedPostgres, type Storage } from '@hadron/platform';
+import { createLogger, eventLogMigrations, openEventLog, parseEnv, type Storage } from '@hadron/platform';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
-import { benchSharedBuffers } from '@hadron/platform/testing/bench-postgres';
+import { startBenchEmbeddedPostgres } from '@hadron/platform/testing/bench-postgres';
 import { processCpuSeconds } from '@hadron/platform/testing/cpu-time';
 import { createTestDatabase } from '@hadron/platform/testing/test-database';
 import type { Pool } from 'pg';
@@ -39,15 +39,7 @@ async function main(): Promise<void> {
   const rpcConcurrency = process.env.BENCH_RPC_CONCURRENCY ?? '4';
   const txBatch = process.env.BENCH_TX_BATCH ?? '100';
   const report = new BenchReport('indexer');
-  const embedded = process.env.DATABASE_URL
-    ? undefined
-    : await startEmbeddedPostgres({
-        dataDir: resolve(__dirname, '../../../.data/bench-postgres'),
-        port: 54349,
-        database: 'postgres',
-        sharedBuffers: benchSharedBuffers(),
-        log: createLogger('bench-pg', 'warn'),
-      });
+  const embedded = process.env.DATABASE_URL ? undefined : await startBenchEmbeddedPostgres(resolve(__dirname, '../../..'));
   process.env.TEST_ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? embedded!.url;
   const db = await createTestDatabase([eventLogMigrations, indexerMigrations]);
   const genStarted = Date.now();

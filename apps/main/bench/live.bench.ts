@@ -37,9 +37,8 @@ import { resolve } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { createLogger, startEmbeddedPostgres } from '@hadron/platform';
 import { BenchReport } from '@hadron/platform/testing/bench-report';
-import { benchSharedBuffers } from '@hadron/platform/testing/bench-postgres';
+import { startBenchEmbeddedPostgres } from '@hadron/platform/testing/bench-postgres';
 import { freePort } from '@hadron/platform/testing/free-port';
 import { npmScriptNodeFlags } from '@hadron/platform/testing/node-command';
 import { createTestDatabase } from '@hadron/platform/testing/test-database';
@@ -75,15 +74,7 @@ interface CaseResult {
 }
 
 async function main(): Promise<void> {
-  const embedded = process.env.DATABASE_URL
-    ? undefined
-    : await startEmbeddedPostgres({
-        dataDir: resolve(ROOT, '.data/bench-postgres'),
-        port: 54349,
-        database: 'postgres',
-        sharedBuffers: benchSharedBuffers(),
-        log: createLogger('bench-pg', 'warn'),
-      });
+  const embedded = process.env.DATABASE_URL ? undefined : await startBenchEmbeddedPostgres(ROOT);
   const admin = process.env.DATABASE_URL ?? embedded!.url;
   const report = new BenchReport('live');
   report.set('swaps_per_case_min', SWAPS);

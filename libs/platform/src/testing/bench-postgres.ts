@@ -2,12 +2,25 @@ import { relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseEnv, storageEnvShape } from '../config/env';
 import { withClient } from '../database/admin';
-import { startEmbeddedPostgres } from '../database/embedded-postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../database/embedded-postgres';
 import { createLogger } from '../logging/logger';
 
-/** EMBEDDED_PG_SHARED_BUFFERS for a bench's embedded server, as the processes read it (unset: the embedded default). */
-export const benchSharedBuffers = (): string | undefined =>
-  parseEnv(z.object({ EMBEDDED_PG_SHARED_BUFFERS: storageEnvShape.EMBEDDED_PG_SHARED_BUFFERS })).EMBEDDED_PG_SHARED_BUFFERS;
+const benchDataDir = (root: string) => resolve(root, '.data/bench-postgres');
+
+/**
+ * The benchmarks' embedded Postgres under <root>/.data/bench-postgres on `port`, its
+ * `shared_buffers` from EMBEDDED_PG_SHARED_BUFFERS as the processes read it (unset: the embedded default).
+ */
+export function startBenchEmbeddedPostgres(root: string, port = 54349): Promise<EmbeddedPostgres> {
+  const { EMBEDDED_PG_SHARED_BUFFERS } = parseEnv(z.object({ EMBEDDED_PG_SHARED_BUFFERS: storageEnvShape.EMBEDDED_PG_SHARED_BUFFERS }));
+  return startEmbeddedPostgres({
+    dataDir: benchDataDir(root),
+    port,
+    database: 'postgres',
+    sharedBuffers: EMBEDDED_PG_SHARED_BUFFERS,
+    log: createLogger('bench-postgres', 'warn'),
+  });
+}
 
 /** A benchmark's Postgres server, and how the benchmark leaves it. */
 export interface BenchPostgres {
@@ -39,15 +52,9 @@ export async function benchPostgres(root: string): Promise<BenchPostgres> {
       },
     };
   }
-  const dataDir = resolve(root, '.data/bench-postgres');
+  const dataDir = benchDataDir(root);
   const port = Number(process.env.BENCH_PG_PORT ?? 54349);
-  const pg = await startEmbeddedPostgres({
-    dataDir,
-    port,
-    database: 'postgres',
-    sharedBuffers: benchSharedBuffers(),
-    log: createLogger('bench-postgres', 'warn'),
-  });
+  const pg = await startBenchEmbeddedPostgres(root, port);
   /** A path as the user typing the printed command sees it: relative to where the bench was started. */
   const shown = (path: string) => relative(process.cwd(), path) || path;
   return {
