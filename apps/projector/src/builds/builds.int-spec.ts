@@ -204,6 +204,8 @@ describe('projection builds: registry, replay, atomic switch', () => {
     expect(active.consumerGroup).toMatch(new RegExp(`^midprice\\.v${next}\\.b`));
     await caughtUp(runner);
     expect(await checksumBuild(h.db.pool, midprice, active.schemaName)).toEqual(expected);
+    // The switch retires the old build, then drops it in its own transaction (dropObsolete).
+    await until('the old build dropped', async () => !(await h.registry.list('midprice')).some((b) => b.status === 'retired'));
     expect((await h.registry.list('midprice')).filter((b) => b.status !== 'dropped').map((b) => b.version)).toEqual([next]);
   });
 });

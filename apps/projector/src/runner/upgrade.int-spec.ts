@@ -44,6 +44,12 @@ const midpriceBuilds = async (registry: BuildRegistry) =>
     .map((b) => [b.version, b.status])
     .sort();
 
+/**
+ * The switch's housekeeping done: a switch retires the replaced build in its own transaction and
+ * drops it in the next one (dropObsolete), so "active and caught up" can be seen between the two.
+ */
+const noneRetired = async (registry: BuildRegistry) => !(await registry.list()).some((b) => b.status === 'retired');
+
 /** The code's versions: what an in-place upgrade ends on. */
 const TARGET: Record<string, number> = { swaps: swapsProjection.schema.version, midprice: midpriceProjection.schema.version };
 
@@ -147,7 +153,7 @@ describe('upgrading projections in place (midprice v1 → v4, swaps v1 → v3)',
       'new versions active',
       async () => (await h.registry.active('midprice'))?.version === TARGET.midprice && (await h.registry.active('swaps'))?.version === TARGET.swaps,
     );
-    await until('new versions caught up', async () => (await runner.lag()).total === 0n);
+    await until('new versions caught up and the v1 builds dropped', async () => (await runner.lag()).total === 0n && (await noneRetired(h.registry)));
     expect(await points(P)).toEqual([
       { slot: 11, instruction: 'UpdateMidprice', midprice_q32: (2n * Q).toString(), spread_factor_q32: S2.toString() }, // from the tag-9 before it
       { slot: 200, instruction: 'UpdateMidprice', midprice_q32: (3n * Q).toString(), spread_factor_q32: S_NOW.toString() }, // the snapshot (100) is before it
@@ -305,8 +311,8 @@ describe('midprice v7 → v8 and on in place: the replay rewrites the points a c
 
     const current = await h.startRunner([poolsProjection, swapsProjection, midpriceProjection]);
     await until(
-      'the current version active and caught up',
-      async () => (await h.registry.active('midprice'))?.version === TARGET.midprice && (await current.lag()).total === 0n,
+      'the current version active and caught up, v7 dropped',
+      async () => (await h.registry.active('midprice'))?.version === TARGET.midprice && (await current.lag()).total === 0n && (await noneRetired(h.registry)),
     );
     expect(await spreads()).toEqual({
       points: [
@@ -363,7 +369,10 @@ describe('midprice v8 → v9 in place: the points keyed by the raw page', () => 
     expect(await primaryKey()).toMatch(/\(cluster, pool, ts, id\)$/);
 
     const v9 = await h.startRunner([poolsProjection, swapsProjection, midpriceProjection]);
-    await until('v9 active and caught up', async () => (await h.registry.active('midprice'))?.version === 9 && (await v9.lag()).total === 0n);
+    await until(
+      'v9 active and caught up, v8 dropped',
+      async () => (await h.registry.active('midprice'))?.version === 9 && (await v9.lag()).total === 0n && (await noneRetired(h.registry)),
+    );
     expect({ p: await rawPage(P), other: await rawPage(Other) }).toEqual(before);
     expect(await primaryKey()).toMatch(
       /\(cluster, pool, ts, slot, tx_index, ix_index, inner_index, id\) INCLUDE \(signature, midprice_json, spread_factor_json\)$/,
