@@ -87,13 +87,20 @@ async function main(): Promise<void> {
    * backends) and the rate that CPU would allow with every core busy all the time: no overlap of
    * the reader, the handler and Postgres can beat it.
    */
-  const replayRate = (name: string, seconds: number, { self, postgres }: CpuSeconds, extra: Record<string, unknown> = {}) => {
+  const replayRate = (name: string, seconds: number, { self, postgres, machine }: CpuSeconds, extra: Record<string, unknown> = {}) => {
     const bound = self + postgres > 0 ? Math.round(N / ((self + postgres) / cores)) : undefined;
-    const cpu = bound === undefined ? {} : { cpu_s: { node: +self.toFixed(2), postgres: +postgres.toFixed(2) }, cpu_bound_events_per_s: bound };
+    const busy = machine ? { machine_busy: +machine.busy.toFixed(2), machine_all: +machine.all.toFixed(2) } : {};
+    const cpu = bound === undefined ? {} : { cpu_s: { node: +self.toFixed(2), postgres: +postgres.toFixed(2), ...busy }, cpu_bound_events_per_s: bound };
     rate(name, N, seconds, { ...extra, ...cpu });
     if (bound !== undefined)
       say(
         `    CPU: node ${self.toFixed(2)} s + postgres ${postgres.toFixed(2)} s in ${seconds.toFixed(2)} s; ${cores} cores busy throughout: ${bound.toLocaleString('en-US')} ev/s at most`,
+      );
+    // What the bound does not count: the server's own processes (checkpointer, WAL writer,
+    // autovacuum, parallel workers), the kernel's writeback, anything else on the machine.
+    if (bound !== undefined && machine)
+      say(
+        `    the machine: ${machine.busy.toFixed(2)} of ${machine.all.toFixed(2)} core-s busy (${Math.round((100 * machine.busy) / machine.all)} %), ${Math.max(0, machine.busy - self - postgres).toFixed(2)} s of it outside this process and the bench database's backends`,
       );
   };
 

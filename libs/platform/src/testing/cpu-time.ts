@@ -44,11 +44,37 @@ async function databaseBackends(databaseUrl: string): Promise<number[]> {
   }
 }
 
-/** CPU seconds a run took: this process's, the other `pids'` together, and Postgres's. */
+/**
+ * The whole machine's CPU from /proc/stat's `cpu` line, in seconds summed over its cores: busy
+ * (user, nice, system, irq, softirq) and all (with idle, iowait and the hypervisor's steal); null
+ * where /proc is absent.
+ */
+export function machineCpuSeconds(): { busy: number; all: number } | null {
+  try {
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n', 1)[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number);
+    const busy = user + nice + system + irq + softirq;
+    return { busy: busy / 100, all: (busy + idle + iowait + (steal || 0)) / 100 }; // USER_HZ = 100
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds a run took: this process's, the other `pids'` together, and Postgres's; `machine`,
+ * the whole machine's busy and available core-seconds meanwhile (also what the counted processes
+ * miss: the server's checkpointer, WAL writer and autovacuum, workers that came and went, the
+ * kernel's writeback; null without /proc).
+ */
 export interface CpuSeconds {
   self: number;
   pids: number;
   postgres: number;
+  machine: { busy: number; all: number } | null;
 }
 
 /**
@@ -67,9 +93,11 @@ export async function cpuDuring<T>(
   const backendsBefore = databaseUrl && hasProc ? await databaseBackends(databaseUrl) : [];
   const pgBefore = new Map(backendsBefore.map((pid) => [pid, processCpuSeconds(pid)]));
   const sum = () => pids.reduce((t, pid) => t + processCpuSeconds(pid), 0);
-  const before = { pids: sum(), postgres: databaseUrl ? 0 : postgresCpuSeconds(), self: process.cpuUsage() };
+  const before = { pids: sum(), postgres: databaseUrl ? 0 : postgresCpuSeconds(), self: process.cpuUsage(), machine: machineCpuSeconds() };
   const result = await run();
   const self = process.cpuUsage(before.self);
+  const after = machineCpuSeconds();
+  const machine = before.machine && after ? { busy: after.busy - before.machine.busy, all: after.all - before.machine.all } : null;
   let postgres: number;
   if (databaseUrl && hasProc) {
     const all = new Set([...backendsBefore, ...(await databaseBackends(databaseUrl))]);
@@ -77,7 +105,7 @@ export async function cpuDuring<T>(
   } else {
     postgres = postgresCpuSeconds() - before.postgres;
   }
-  return { result, hasProc, cpu: { self: (self.user + self.system) / 1e6, pids: sum() - before.pids, postgres } };
+  return { result, hasProc, cpu: { self: (self.user + self.system) / 1e6, pids: sum() - before.pids, postgres, machine } };
 }
 
 /**
