@@ -97,7 +97,7 @@ async function main(): Promise<void> {
         `    CPU: node ${self.toFixed(2)} s + postgres ${postgres.toFixed(2)} s in ${seconds.toFixed(2)} s; ${cores} cores busy throughout: ${bound.toLocaleString('en-US')} ev/s at most`,
       );
     // What the bound does not count: the server's own processes (checkpointer, WAL writer,
-    // autovacuum, parallel workers), the kernel's writeback, anything else on the machine.
+    // autovacuum), the kernel's writeback, anything else on the machine.
     if (bound !== undefined && machine)
       say(
         `    the machine: ${machine.busy.toFixed(2)} of ${machine.all.toFixed(2)} core-s busy (${Math.round((100 * machine.busy) / machine.all)} %), ${Math.max(0, machine.busy - self - postgres).toFixed(2)} s of it outside this process and the bench database's backends`,

@@ -32,18 +32,6 @@ export interface CpuSplit {
   loadGenerator: number;
 }
 
-/** The backends connected to `databaseUrl`'s database (the server under test's pool), from pg_stat_activity. */
-async function databaseBackends(databaseUrl: string): Promise<number[]> {
-  const c = new Client({ connectionString: databaseUrl, application_name: 'bench-cpu-probe' });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
-    return rows.map((r) => r.pid);
-  } finally {
-    await c.end();
-  }
-}
-
 /**
  * The whole machine's CPU from /proc/stat's `cpu` line, in seconds summed over its cores: busy
  * (user, nice, system, irq, softirq) and all (with idle, iowait and the hypervisor's steal); null
@@ -67,8 +55,8 @@ export function machineCpuSeconds(): { busy: number; all: number } | null {
 /**
  * CPU seconds a run took: this process's, the other `pids'` together, and Postgres's; `machine`,
  * the whole machine's busy and available core-seconds meanwhile (also what the counted processes
- * miss: the server's checkpointer, WAL writer and autovacuum, workers that came and went, the
- * kernel's writeback; null without /proc).
+ * miss: the server's checkpointer, WAL writer and autovacuum, the kernel's writeback; null
+ * without /proc).
  */
 export interface CpuSeconds {
   self: number;
@@ -77,11 +65,16 @@ export interface CpuSeconds {
   machine: { busy: number; all: number } | null;
 }
 
+/** How often cpuDuring looks for the database's backends: one that exits between two looks loses at most this much CPU. */
+const BACKEND_POLL_MS = 250;
+
 /**
  * The CPU seconds `run` took (Linux /proc; zeros elsewhere, `hasProc` false). With `databaseUrl`,
- * Postgres is only the backends connected to that database (on a server shared with other work,
- * the rest is not the bench's; its checkpointer and WAL writer are not counted either); without,
- * every process named postgres. Backends that start and exit during the run are not counted.
+ * Postgres is the backends connected to that database (on a server shared with other work, the
+ * rest is not the bench's; its checkpointer and WAL writer are not counted either, `machine` has
+ * them), looked for every BACKEND_POLL_MS while it runs: one that starts and exits meanwhile (a
+ * pooled connection closed when idle, a parallel worker) is counted up to its last look; without,
+ * every process named postgres.
  */
 export async function cpuDuring<T>(
   run: () => Promise<T>,
@@ -90,22 +83,68 @@ export async function cpuDuring<T>(
   const hasProc = processCpuSeconds(process.pid) > 0;
   const { databaseUrl } = opts;
   const pids = opts.pids ?? [];
-  const backendsBefore = databaseUrl && hasProc ? await databaseBackends(databaseUrl) : [];
-  const pgBefore = new Map(backendsBefore.map((pid) => [pid, processCpuSeconds(pid)]));
+  const backends = databaseUrl && hasProc ? await BackendCpu.start(databaseUrl) : undefined;
   const sum = () => pids.reduce((t, pid) => t + processCpuSeconds(pid), 0);
   const before = { pids: sum(), postgres: databaseUrl ? 0 : postgresCpuSeconds(), self: process.cpuUsage(), machine: machineCpuSeconds() };
-  const result = await run();
+  let result: T;
+  try {
+    result = await run();
+  } finally {
+    await backends?.stop();
+  }
   const self = process.cpuUsage(before.self);
   const after = machineCpuSeconds();
   const machine = before.machine && after ? { busy: after.busy - before.machine.busy, all: after.all - before.machine.all } : null;
-  let postgres: number;
-  if (databaseUrl && hasProc) {
-    const all = new Set([...backendsBefore, ...(await databaseBackends(databaseUrl))]);
-    postgres = [...all].reduce((t, pid) => t + Math.max(0, processCpuSeconds(pid) - (pgBefore.get(pid) ?? 0)), 0);
-  } else {
-    postgres = postgresCpuSeconds() - before.postgres;
-  }
+  const postgres = backends ? backends.seconds() : databaseUrl ? 0 : postgresCpuSeconds() - before.postgres;
   return { result, hasProc, cpu: { self: (self.user + self.system) / 1e6, pids: sum() - before.pids, postgres, machine } };
+}
+
+/** The CPU of a database's backends while it is followed: each one's first and last reading. */
+class BackendCpu {
+  private readonly first = new Map<number, number>();
+  private readonly last = new Map<number, number>();
+  private looking: Promise<void> = Promise.resolve();
+  private timer?: NodeJS.Timeout;
+
+  private constructor(private readonly client: Client) {}
+
+  /** Follows `databaseUrl`'s backends from now on; the ones there now start at their CPU so far. */
+  static async start(databaseUrl: string): Promise<BackendCpu> {
+    const client = new Client({ connectionString: databaseUrl, application_name: 'bench-cpu-probe' });
+    await client.connect();
+    const b = new BackendCpu(client);
+    await b.look(true);
+    b.timer = setInterval(() => (b.looking = b.looking.then(() => b.look(false))), BACKEND_POLL_MS);
+    return b;
+  }
+
+  /** Reads every backend's CPU; one first seen after the start counts from zero (it started meanwhile). */
+  private async look(atStart: boolean): Promise<void> {
+    const { rows } = await this.client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    for (const { pid } of rows) {
+      const cpu = processCpuSeconds(pid);
+      if (!this.first.has(pid)) this.first.set(pid, atStart ? cpu : 0);
+      if (cpu > 0) this.last.set(pid, cpu); // 0: it exited between the query and the read
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.looking.catch(() => undefined);
+    try {
+      await this.look(false);
+    } finally {
+      await this.client.end();
+    }
+  }
+
+  seconds(): number {
+    let total = 0;
+    for (const [pid, first] of this.first) total += Math.max(0, (this.last.get(pid) ?? first) - first);
+    return total;
+  }
 }
 
 /**
