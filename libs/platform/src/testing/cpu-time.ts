@@ -105,6 +105,8 @@ class BackendCpu {
   private readonly last = new Map<number, number>();
   private looking: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
+  /** The first look that failed: stop() throws it (a count with holes in it is not a figure). */
+  private failed?: Error;
 
   private constructor(private readonly client: Client) {}
 
@@ -114,7 +116,7 @@ class BackendCpu {
     await client.connect();
     const b = new BackendCpu(client);
     await b.look(true);
-    b.timer = setInterval(() => (b.looking = b.looking.then(() => b.look(false))), BACKEND_POLL_MS);
+    b.timer = setInterval(() => (b.looking = b.looking.then(() => b.look(false)).catch((e: Error) => void (b.failed ??= e))), BACKEND_POLL_MS);
     return b;
   }
 
@@ -132,12 +134,13 @@ class BackendCpu {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.looking.catch(() => undefined);
+    await this.looking;
     try {
       await this.look(false);
     } finally {
       await this.client.end();
     }
+    if (this.failed) throw new Error(`reading the database's backends during the run failed: ${this.failed.message}`);
   }
 
   seconds(): number {
