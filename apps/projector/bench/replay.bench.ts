@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     /** The log's records by type: a projection with `eventTypes` reads and parses only its own. */
     const ofType = new Map<string, number>();
     for (const chunk of generateRecords(GEN, 20_000)) {
-      for (const r of chunk) ofType.set(r.type ?? '', (ofType.get(r.type ?? '') ?? 0) + 1);
+      for (const { type } of chunk) ofType.set(type ?? '', (ofType.get(type ?? '') ?? 0) + 1);
       const text = Buffer.from(chunk.map((r) => copyLine([r.id, r.cluster, r.key, r.payload, r.type ?? null])).join(''));
       bytes += text.length;
       copyChunks.push(text);
@@ -245,10 +245,11 @@ async function main(): Promise<void> {
       const finish = r.finishSeconds === undefined ? {} : { finish_s: +r.finishSeconds.toFixed(3) };
       // A projection with eventTypes reads and parses only those records: its CPU is not the
       // consumer alone's plus its handler's (each case with them says how much of the log it read).
-      const read = def.eventTypes?.reduce((n, t) => n + (ofType.get(t) ?? 0), 0);
-      replayRate(`${def.name} alone`, r.seconds, r.cpu, { ...(def.eventTypes ? { reads: def.eventTypes, reads_records: read } : {}), ...finish });
-      if (read !== undefined)
-        say(`    reads ${formatInt(read)} of the ${formatInt(N)} log records (${Math.round((100 * read) / N)} %: ${def.eventTypes!.join(', ')})`);
+      const types = def.eventTypes;
+      const read = types?.reduce((n, t) => n + (ofType.get(t) ?? 0), 0);
+      replayRate(`${def.name} alone`, r.seconds, r.cpu, { ...(types ? { reads: types, reads_records: read } : {}), ...finish });
+      if (types && read !== undefined)
+        say(`    reads ${formatInt(read)} of the ${formatInt(N)} log records (${Math.round((100 * read) / N)} %: ${types.join(', ')})`);
       if (r.finishSeconds !== undefined)
         say(
           `    writing the deferred tables (finishBuild) ${r.finishSeconds.toFixed(2)} s; the replay before it and the switch ${(r.seconds - r.finishSeconds).toFixed(2)} s`,

@@ -20,6 +20,14 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
   }
 }
 
+/**
+ * Whether a switch's housekeeping is done (`projection`'s builds, or every one's): a switch retires
+ * the replaced build in its own transaction and drops it in the next (dropObsolete), so "active and
+ * caught up" can be seen between the two.
+ */
+export const noneRetired = async (registry: BuildRegistry, projection?: string): Promise<boolean> =>
+  !(await registry.list(projection)).some((b) => b.status === 'retired');
+
 export interface RunnerSettings {
   /** How often runners re-read the build registry. */
   registryPollMs: number;

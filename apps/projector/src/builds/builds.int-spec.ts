@@ -2,7 +2,7 @@ import type { HadronEvent } from '@hadron/contracts';
 import { generateEvents } from '../../test-support/event-generator';
 import { buildShape } from '../../test-support/build-shape';
 import { checksumBuild } from '../../test-support/read-checksum';
-import { testLog as log, until, useRunnerHarness } from '../../test-support/runner-harness';
+import { testLog as log, noneRetired, until, useRunnerHarness } from '../../test-support/runner-harness';
 import type { ProjectionDefinition } from '../projection';
 import { ALL_PROJECTIONS, projectionByName } from '../projections';
 import { rebuildProjection } from '../replay/rebuild';
@@ -204,8 +204,7 @@ describe('projection builds: registry, replay, atomic switch', () => {
     expect(active.consumerGroup).toMatch(new RegExp(`^midprice\\.v${next}\\.b`));
     await caughtUp(runner);
     expect(await checksumBuild(h.db.pool, midprice, active.schemaName)).toEqual(expected);
-    // The switch retires the old build, then drops it in its own transaction (dropObsolete).
-    await until('the old build dropped', async () => !(await h.registry.list('midprice')).some((b) => b.status === 'retired'));
+    await until('the old build dropped', () => noneRetired(h.registry, 'midprice'));
     expect((await h.registry.list('midprice')).filter((b) => b.status !== 'dropped').map((b) => b.version)).toEqual([next]);
   });
 });

@@ -4,7 +4,7 @@ import { eventLogMigrations, PostgresEventLogConsumer, PostgresEventLogProducer 
 import type { BatchHandler } from '@hadron/platform/event-log/event-log.port';
 import { createTestDatabase, type TestDatabase } from '@hadron/platform/testing/test-database';
 import { addr, midpriceUpdated, MID_1_5, poolConfigChanged, poolDiscovered, Q, swapExecuted } from '../../test-support/events';
-import { testLog as log, until, useRunnerHarness } from '../../test-support/runner-harness';
+import { testLog as log, noneRetired, until, useRunnerHarness } from '../../test-support/runner-harness';
 import { BuildRegistry } from '../builds/build-registry';
 import { projectorMigrations } from '../migrations';
 import type { ProjectionDefinition } from '../projection';
@@ -43,12 +43,6 @@ const midpriceBuilds = async (registry: BuildRegistry) =>
     .filter((b) => b.projection === 'midprice')
     .map((b) => [b.version, b.status])
     .sort();
-
-/**
- * The switch's housekeeping done: a switch retires the replaced build in its own transaction and
- * drops it in the next one (dropObsolete), so "active and caught up" can be seen between the two.
- */
-const noneRetired = async (registry: BuildRegistry) => !(await registry.list()).some((b) => b.status === 'retired');
 
 /** The code's versions: what an in-place upgrade ends on. */
 const TARGET: Record<string, number> = { swaps: swapsProjection.schema.version, midprice: midpriceProjection.schema.version };
