@@ -13,7 +13,8 @@
  * one's dirty pages: a COPY overlapping the checkpoint that appending the log triggers ran at 40 %
  * of its speed (128k against 320k rows/s on one machine). The baseline is the median of three
  * COPYs, each into a new table, after a fourth that is not counted (`warm_up_per_s`): the first
- * large write after the append often ran at two thirds of the speed of the ones after it.
+ * large write after the append often ran at two thirds of the speed of the ones after it. Then the
+ * server's buffers are used once (touchBuffers), so no case pays for their first use.
  * The default log is large enough that the raw COPY runs at the rate the server sustains: 3,000,000
  * events (2.9 GB of log rows, 3.5 GB of this process's memory with their COPY text). A smaller one
  * is COPYed at a burst rate the server cannot keep up: its data stays in memory, and the CHECKPOINT
@@ -87,11 +88,12 @@ async function main(): Promise<void> {
    * backends) and the rate that CPU would allow with every core busy all the time: no overlap of
    * the reader, the handler and Postgres can beat it.
    */
-  const replayRate = (name: string, seconds: number, { self, postgres, machine }: CpuSeconds, extra: Record<string, unknown> = {}) => {
+  const replayRate = (name: string, seconds: number, { self, postgres, machine, shmemGrowthBytes }: CpuSeconds, extra: Record<string, unknown> = {}) => {
     const bound = self + postgres > 0 ? Math.round(N / ((self + postgres) / cores)) : undefined;
     const busy = machine ? { machine_busy: +machine.busy.toFixed(2), machine_all: +machine.all.toFixed(2) } : {};
+    const shmemGrowthMb = shmemGrowthBytes === null ? undefined : Math.max(0, Math.round(shmemGrowthBytes / 1024 / 1024));
     const cpu = bound === undefined ? {} : { cpu_s: { node: +self.toFixed(2), postgres: +postgres.toFixed(2), ...busy }, cpu_bound_events_per_s: bound };
-    rate(name, N, seconds, { ...extra, ...cpu });
+    rate(name, N, seconds, { ...extra, ...cpu, ...(shmemGrowthMb === undefined ? {} : { shmem_growth_mb: shmemGrowthMb }) });
     if (bound !== undefined)
       say(
         `    CPU: node ${self.toFixed(2)} s + postgres ${postgres.toFixed(2)} s in ${seconds.toFixed(2)} s; ${cores} cores busy throughout: ${bound.toLocaleString('en-US')} ev/s at most`,
@@ -100,7 +102,10 @@ async function main(): Promise<void> {
     // autovacuum), the kernel's writeback, anything else on the machine.
     if (bound !== undefined && machine)
       say(
-        `    the machine: ${machine.busy.toFixed(2)} of ${machine.all.toFixed(2)} core-s busy (${Math.round((100 * machine.busy) / machine.all)} %), ${Math.max(0, machine.busy - self - postgres).toFixed(2)} s of it outside this process and the bench database's backends`,
+        `    the machine: ${machine.busy.toFixed(2)} of ${machine.all.toFixed(2)} core-s busy (${Math.round((100 * machine.busy) / machine.all)} %), ${Math.max(0, machine.busy - self - postgres).toFixed(2)} s of it outside this process and the bench database's backends` +
+          (shmemGrowthMb === undefined
+            ? ''
+            : `; its shared memory grew ${formatInt(shmemGrowthMb)} MB (buffers used for the first time since the server started)`),
       );
   };
 
@@ -159,7 +164,6 @@ async function main(): Promise<void> {
         client.release();
       }
     }
-    await pool.query('DROP TABLE bench_copy');
     const [warmUp, ...counted] = copies;
     const [, ...countedWalMb] = walMb;
     const copySeconds = [...counted].sort((a, b) => a - b)[(BASELINE_RUNS - 1) / 2];
@@ -182,6 +186,8 @@ async function main(): Promise<void> {
         `the one before them, not counted: ${formatInt(N / warmUp)})`,
     );
     copyChunks.length = 0;
+    await touchBuffers(pool, report);
+    await pool.query('DROP TABLE bench_copy');
 
     // 3. What the consumer core spends per event before any projection runs: JSON.parse + contract validation (one core).
     const sample = [...generateEvents({ ...GEN, events: Math.min(N, 50_000) })].map((e) => JSON.stringify(e));
@@ -318,6 +324,37 @@ async function main(): Promise<void> {
     await endPool(pool);
     const kept = await stop({ name: dbName, keep: benchKeepsDatabase() });
     if (kept) say(`${kept}; drop it with: DROP DATABASE ${dbName}`);
+  }
+}
+
+/**
+ * Reads the last baseline COPY's table into Postgres's buffers (pg_prewarm), up to as many blocks as
+ * the server has buffers, before it is dropped, so that the cases run on buffers already used once,
+ * as a server that has been running has them. A freshly started server's buffers are shared memory
+ * the kernel has not allocated yet: the first use of each costs a page fault and zeroing its pages.
+ * The COPYs write through a small ring of buffers and the log's append used about half of a 6 GB
+ * server's, so on a fresh server the replays, which read the log through its index and build new
+ * tables, paid for the first use of the rest inside their timed window (swaps alone: 2.1 GB of
+ * first use, about a sixth more Postgres CPU than with 256 MB of buffers; docs/performance-record.md,
+ * 2026-12-07). Where pg_prewarm cannot be had (another server, no privilege), the run goes on and
+ * its report says so. Each case prints how much the machine's shared memory grew during it.
+ */
+async function touchBuffers(pool: ReturnType<typeof createPool>, report: BenchReport): Promise<void> {
+  const start = Date.now();
+  try {
+    await pool.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
+    const { rows } = await pool.query<{ blocks: string }>(
+      `SELECT pg_prewarm('bench_copy', 'buffer', 'main', 0, least(pg_relation_size('bench_copy') / current_setting('block_size')::int8,
+         (SELECT setting::int8 FROM pg_settings WHERE name = 'shared_buffers')) - 1)::text AS blocks`,
+    );
+    const seconds = (Date.now() - start) / 1000;
+    report.set('buffersTouched', { blocks: Number(rows[0].blocks), seconds });
+    say(
+      `  (the server's buffers used once before the cases: ${formatInt(Number(rows[0].blocks))} blocks of the baseline's table read in ${seconds.toFixed(1)} s)`,
+    );
+  } catch (e) {
+    report.set('buffersTouched', { error: (e as Error).message });
+    say(`  (the server's buffers were not used before the cases: ${(e as Error).message}; their first use is in the cases' time)`);
   }
 }
 

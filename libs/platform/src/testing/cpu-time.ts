@@ -53,6 +53,21 @@ export function machineCpuSeconds(): { busy: number; all: number } | null {
 }
 
 /**
+ * The machine's shared memory in use (/proc/meminfo `Shmem`, in bytes; null without /proc): on
+ * Linux, Postgres's shared buffers are shared memory that the kernel allocates, zeroed, the first
+ * time a buffer is used after the server starts, so its growth during a run is how much of the
+ * buffers that run used for the first time (and paid the page faults and zeroing of).
+ */
+export function machineShmemBytes(): number | null {
+  try {
+    const kb = /^Shmem:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'));
+    return kb ? Number(kb[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * CPU seconds a run took: this process's, the other `pids'` together, and Postgres's; `machine`,
  * the whole machine's busy and available core-seconds meanwhile (also what the counted processes
  * miss: the server's checkpointer, WAL writer and autovacuum, the kernel's writeback; null
@@ -63,6 +78,8 @@ export interface CpuSeconds {
   pids: number;
   postgres: number;
   machine: { busy: number; all: number } | null;
+  /** How much the machine's shared memory grew meanwhile (machineShmemBytes; null without /proc). */
+  shmemGrowthBytes: number | null;
 }
 
 /** How often cpuDuring looks for the database's backends: one that exits between two looks loses at most this much CPU. */
@@ -85,7 +102,13 @@ export async function cpuDuring<T>(
   const pids = opts.pids ?? [];
   const backends = databaseUrl && hasProc ? await BackendCpu.start(databaseUrl) : undefined;
   const sum = () => pids.reduce((t, pid) => t + processCpuSeconds(pid), 0);
-  const before = { pids: sum(), postgres: databaseUrl ? 0 : postgresCpuSeconds(), self: process.cpuUsage(), machine: machineCpuSeconds() };
+  const before = {
+    pids: sum(),
+    postgres: databaseUrl ? 0 : postgresCpuSeconds(),
+    self: process.cpuUsage(),
+    machine: machineCpuSeconds(),
+    shmem: machineShmemBytes(),
+  };
   let result: T;
   try {
     result = await run();
@@ -94,9 +117,20 @@ export async function cpuDuring<T>(
   }
   const self = process.cpuUsage(before.self);
   const after = machineCpuSeconds();
+  const shmem = machineShmemBytes();
   const machine = before.machine && after ? { busy: after.busy - before.machine.busy, all: after.all - before.machine.all } : null;
   const postgres = backends ? backends.seconds() : databaseUrl ? 0 : postgresCpuSeconds() - before.postgres;
-  return { result, hasProc, cpu: { self: (self.user + self.system) / 1e6, pids: sum() - before.pids, postgres, machine } };
+  return {
+    result,
+    hasProc,
+    cpu: {
+      self: (self.user + self.system) / 1e6,
+      pids: sum() - before.pids,
+      postgres,
+      machine,
+      shmemGrowthBytes: before.shmem !== null && shmem !== null ? shmem - before.shmem : null,
+    },
+  };
 }
 
 /** The CPU of a database's backends while it is followed: each one's first and last reading. */
