@@ -82,8 +82,10 @@ export async function ensurePasswordAuth(o: {
  */
 async function connectWithoutPassword(port: number): Promise<PgClient | undefined> {
   const { Client } = await import('pg');
-  // password '' rather than none: no PGPASSWORD or ~/.pgpass stands in for it.
-  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password: '', database: 'postgres', application_name: AUTH_CHECK_APPLICATION });
+  // An empty password, given as a function: node-postgres sends PGPASSWORD or the ~/.pgpass line in
+  // place of an empty string (or none), and an operator's shell holding the server's password made
+  // a server that asks for one look trusting (the upgrade then waited for it to stop, and failed).
+  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password: () => '', database: 'postgres', application_name: AUTH_CHECK_APPLICATION });
   client.on('error', () => undefined); // a failure rejects connect() below
   try {
     await client.connect();

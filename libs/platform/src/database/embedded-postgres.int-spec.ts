@@ -36,9 +36,12 @@ function capturingLogger(): { log: ReturnType<typeof createLogger>; lines: strin
   return { log: createLogger('test', 'info', { write: (line: string) => void lines.push(line) }, 'json'), lines };
 }
 
-/** Connects as postgres with the given password ('' = none) and runs `sql`. */
+/**
+ * Connects as postgres with the given password ('' = none: given as a function, which node-postgres
+ * calls as it is, where an empty string would send PGPASSWORD or ~/.pgpass instead) and runs `sql`.
+ */
 async function asPostgres(port: number, password: string, sql = 'SELECT 1', database = 'postgres'): Promise<void> {
-  const c = new Client({ host: '127.0.0.1', port, user: 'postgres', password, database });
+  const c = new Client({ host: '127.0.0.1', port, user: 'postgres', password: () => password, database });
   c.on('error', () => undefined);
   try {
     await c.connect();
@@ -185,6 +188,39 @@ describe('embedded Postgres (the zero-setup default)', () => {
     expect(next.reused).toBe(true);
     expect(await next.release()).toBe('stopped');
     expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(false);
+  }, 120_000);
+
+  it("starts in an operator's shell whose PGPASSWORD or ~/.pgpass holds the server's password", async () => {
+    // The check that the server asks for a password must send none: node-postgres sends PGPASSWORD,
+    // or the password file's line, in place of an empty one, and the server would seem to trust.
+    const dataDir = join(dir, 'operator-shell');
+    const port = await freePort();
+    const first = await startEmbeddedPostgres({ dataDir, port, log });
+    const password = readFileSync(first.passwordFile, 'utf8').trim();
+    await first.stop();
+    const passFile = join(dir, 'pgpass');
+    writeFileSync(passFile, `127.0.0.1:${port}:*:postgres:${password}\n`, { mode: 0o600 });
+    /** Starts the server as from a shell with `env` (and no other PGPASSWORD or PGPASSFILE); a start that works, upgrading nothing. */
+    const startIn = async (env: Record<string, string>) => {
+      const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
+      delete process.env.PGPASSWORD;
+      delete process.env.PGPASSFILE;
+      Object.assign(process.env, env);
+      try {
+        const captured = capturingLogger();
+        const pg = await startEmbeddedPostgres({ dataDir, port, log: captured.log });
+        expect(await value(pg.url, 'SELECT 1 AS v')).toBe(1);
+        expect(captured.lines.join('')).not.toContain('upgraded');
+        await pg.stop();
+      } finally {
+        for (const [k, v] of Object.entries(saved))
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+      }
+    };
+    await startIn({ PGPASSWORD: password });
+    await startIn({ PGPASSFILE: passFile });
+    expect(readFileSync(join(dataDir, 'postgres.password'), 'utf8').trim()).toBe(password);
   }, 120_000);
 
   it("sizes shared_buffers to a quarter of the machine's memory (128 MB..8 GB) unless told a size", async () => {
