@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { createLogger } from '../logging/logger';
 import { freePort } from '../testing/free-port';
+import { withEnv } from '../testing/with-env';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 
 const log = createLogger('test', 'silent');
@@ -200,24 +201,15 @@ describe('embedded Postgres (the zero-setup default)', () => {
     await first.stop();
     const passFile = join(dir, 'pgpass');
     writeFileSync(passFile, `127.0.0.1:${port}:*:postgres:${password}\n`, { mode: 0o600 });
-    /** Starts the server as from a shell with `env` (and no other PGPASSWORD or PGPASSFILE); a start that works, upgrading nothing. */
-    const startIn = async (env: Record<string, string>) => {
-      const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
-      delete process.env.PGPASSWORD;
-      delete process.env.PGPASSFILE;
-      Object.assign(process.env, env);
-      try {
+    /** Starts the server as from a shell with `env` (and no other PGPASSWORD or PGPASSFILE): a start that works, upgrading nothing. */
+    const startIn = (env: Record<string, string>) =>
+      withEnv({ PGPASSWORD: undefined, PGPASSFILE: undefined, ...env }, async () => {
         const captured = capturingLogger();
         const pg = await startEmbeddedPostgres({ dataDir, port, log: captured.log });
         expect(await value(pg.url, 'SELECT 1 AS v')).toBe(1);
         expect(captured.lines.join('')).not.toContain('upgraded');
         await pg.stop();
-      } finally {
-        for (const [k, v] of Object.entries(saved))
-          if (v === undefined) delete process.env[k];
-          else process.env[k] = v;
-      }
-    };
+      });
     await startIn({ PGPASSWORD: password });
     await startIn({ PGPASSFILE: passFile });
     expect(readFileSync(join(dataDir, 'postgres.password'), 'utf8').trim()).toBe(password);

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { benchPostgres } from './bench-postgres';
 import { freePort } from './free-port';
+import { withEnv } from './with-env';
 
 /** Runs `text` on `url` in a connection of its own. */
 async function sql<R extends object = object>(url: string, text: string): Promise<R[]> {
@@ -13,23 +14,6 @@ async function sql<R extends object = object>(url: string, text: string): Promis
     return (await c.query<R>(text)).rows;
   } finally {
     await c.end();
-  }
-}
-
-/** Runs `fn` with these environment variables set (undefined: unset), restoring them afterwards. */
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
-  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  const apply = (v: Record<string, string | undefined>) => {
-    for (const [k, value] of Object.entries(v)) {
-      if (value === undefined) delete process.env[k];
-      else process.env[k] = value;
-    }
-  };
-  apply(vars);
-  try {
-    return await fn();
-  } finally {
-    apply(before);
   }
 }
 
