@@ -101,6 +101,18 @@ describe('GET /pools/:address/midprice/history', () => {
       expect((await history(`?start_time=${NOW - DAY - 10}&timeframe=1m`)).data[0]).toEqual(point(Math.floor((NOW - DAY - 10) / 60) * 60, 'm6'));
     });
 
+    it.each(['1m', '5m', '30m', '1h', '4h', '24h'])('timeframe=%s answers windows at and after 2^31 seconds (2038) like any other', async (tf) => {
+      // Unaligned windows, so that every level of the plan (partial minutes included) is read, one request at a time.
+      const start = 2 ** 31 - 7 * DAY + 17;
+      for (const qs of [`?start_time=${start}&end_time=${2 ** 31 + 3 * 3600 + 41}`, `?start_time=${2 ** 31 + 1}&end_time=${2 ** 31 + 1}`, '?end_time=9999999999']) {
+        const r = await h.get(url(`${qs}&timeframe=${tf}`));
+        expect(r.status).toBe(200);
+        expect(r.body.data).toEqual([]);
+      }
+      // A window from before it to after it still holds the pool's samples.
+      expect((await history(`?start_time=${NOW - DAY}&end_time=${2 ** 31 + 59}&timeframe=24h`)).data).toEqual([point(D0, 'm7')]);
+    });
+
     it("at most 100000 buckets, counted from the pool's first recorded hour", async () => {
       expect((await history('?start_time=0&timeframe=1h')).data).toHaveLength(3); // m6's hour, H0 − 2h, H0
       expect((await history('?start_time=0&timeframe=1m')).data).toHaveLength(6);

@@ -13,6 +13,11 @@ describe('batchable', () => {
     );
   });
 
+  it('run alone, each parameter has its declared type, whatever its first use would make it', () => {
+    const s = batchable('s', 'SELECT $2 - $2 % 60 FROM t WHERE a = $1 AND b < $2', ['text', 'int8']);
+    expect(s.text).toBe('SELECT $2::int8 - $2::int8 % 60 FROM t WHERE a = $1::text AND b < $2::int8');
+  });
+
   it('refuses a parameter without a type, or a type without its parameter', () => {
     expect(() => batchable('s', 'SELECT $1, $3', ['text', 'text'])).toThrow('s: $3 has no type (2 given)');
     expect(() => batchable('s', 'SELECT $1', ['text', 'int8'])).toThrow('s: 2 types for 1 parameters');

@@ -18,6 +18,11 @@ export type ParamType = 'text' | 'int4' | 'int8';
  */
 export interface BatchableStatement {
   readonly name: string;
+  /**
+   * The statement run alone: the text given, each `$n` cast to its type. Without the casts
+   * Postgres would infer a parameter's type from its first use (`$14 - $14 % 60` makes `$14` an
+   * int4, and a time from 2038 on fails), where `batchText` reads it with its declared type.
+   */
   readonly text: string;
   readonly batchText: string;
   readonly types: readonly ParamType[];
@@ -39,7 +44,7 @@ export function batchable(name: string, text: string, types: readonly ParamType[
   const columns = types.map((t, i) => `${param(i + 1)} ${t}`).join(', ');
   return {
     name,
-    text,
+    text: text.replace(/\$(\d+)/g, (ref: string, d: string) => `${ref}::${types[Number(d) - 1]}`),
     types,
     batchText: `SELECT ${SETS}.i AS batch_index, one.* FROM json_to_recordset($1::json) AS ${SETS}(i int4, ${columns})
   CROSS JOIN LATERAL (${inner}) AS one`,
