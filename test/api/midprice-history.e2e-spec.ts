@@ -104,7 +104,11 @@ describe('GET /pools/:address/midprice/history', () => {
     it.each(['1m', '5m', '30m', '1h', '4h', '24h'])('timeframe=%s answers windows at and after 2^31 seconds (2038) like any other', async (tf) => {
       // Unaligned windows, so that every level of the plan (partial minutes included) is read, one request at a time.
       const start = 2 ** 31 - 7 * DAY + 17;
-      for (const qs of [`?start_time=${start}&end_time=${2 ** 31 + 3 * 3600 + 41}`, `?start_time=${2 ** 31 + 1}&end_time=${2 ** 31 + 1}`, '?end_time=9999999999']) {
+      for (const qs of [
+        `?start_time=${start}&end_time=${2 ** 31 + 3 * 3600 + 41}`,
+        `?start_time=${2 ** 31 + 1}&end_time=${2 ** 31 + 1}`,
+        '?end_time=9999999999',
+      ]) {
         const r = await h.get(url(`${qs}&timeframe=${tf}`));
         expect(r.status).toBe(200);
         expect(r.body.data).toEqual([]);
