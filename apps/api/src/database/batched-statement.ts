@@ -33,9 +33,10 @@ const param = (n: number) => `p${n}`;
 const SETS = 'batch_params';
 
 export function batchable(name: string, text: string, types: readonly ParamType[]): BatchableStatement {
+  /** The text with each `$n` written by `write(n)`. */
+  const eachParam = (write: (n: number) => string) => text.replace(/\$(\d+)/g, (_, d: string) => write(Number(d)));
   const used = new Set<number>();
-  const inner = text.replace(/\$(\d+)/g, (_, d: string) => {
-    const n = Number(d);
+  const inner = eachParam((n) => {
     if (n < 1 || n > types.length) throw new Error(`${name}: $${n} has no type (${types.length} given)`);
     used.add(n);
     return `${SETS}.${param(n)}`;
@@ -44,7 +45,7 @@ export function batchable(name: string, text: string, types: readonly ParamType[
   const columns = types.map((t, i) => `${param(i + 1)} ${t}`).join(', ');
   return {
     name,
-    text: text.replace(/\$(\d+)/g, (ref: string, d: string) => `${ref}::${types[Number(d) - 1]}`),
+    text: eachParam((n) => `$${n}::${types[n - 1]}`),
     types,
     batchText: `SELECT ${SETS}.i AS batch_index, one.* FROM json_to_recordset($1::json) AS ${SETS}(i int4, ${columns})
   CROSS JOIN LATERAL (${inner}) AS one`,
